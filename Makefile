@@ -1,0 +1,40 @@
+# The README's two commands. Each bootstraps .venv from the pinned constraints first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PLUGINS := plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts
+EXAMPLES := examples/dining
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test lint typecheck pytest bootstrap lock clean
+
+bootstrap: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES),$(p)/pyproject.toml)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES),-e $(p))
+	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/campus-mcp serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy host plugins/*/campus_* examples/*/campus_*
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+# Refresh the pins after changing a dependency: installs fresh, then writes constraints.txt.
+lock:
+	rm -rf $(VENV) && $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES),-e $(p))
+	$(BIN)/pip freeze --exclude-editable | grep -v '^-e' | grep -iv '^campus-mcp' > constraints.txt
+
+clean:
+	rm -rf $(VENV) var

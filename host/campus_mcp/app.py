@@ -1,0 +1,188 @@
+"""The Litestar application: the MCP endpoint, the plugins' routes, and the lifespan.
+
+``create_app`` is the one place that wires things together. Everything per-deployment lives in
+a :class:`Campus` object on ``app.state.campus`` so that tests can build as many apps as they
+like in one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
+
+from litestar import Litestar, MediaType, Request, Response, Router, get
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.exceptions import HTTPException
+from litestar.handlers import asgi
+from litestar.types import Receive, Scope, Send
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from campus_mcp import metrics
+from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_security
+from campus_mcp.errors import CampusError
+from campus_mcp.jobs import build_scheduler
+from campus_mcp.mcp_server import CampusServer
+from campus_mcp.principal import ANONYMOUS, Principal
+from campus_mcp.registry import PluginError, Registry, load_registry
+from campus_mcp.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PLUGIN_OPT = "campus_plugin"
+
+
+@dataclasses.dataclass
+class Campus:
+    """One deployment's runtime: registry, database, MCP server."""
+
+    registry: Registry
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    mcp: CampusServer
+    endpoint: McpEndpoint
+
+    @property
+    def settings(self) -> Settings:
+        return self.registry.settings
+
+
+def plugin_routers(registry: Registry) -> list[Router]:
+    """One router per route group, tagged with its plugin; clashes are refused naming both."""
+    routers: list[Router] = []
+    owners: dict[tuple[str, str], str] = {}
+    for group in registry.route_groups:
+        router = Router(path="/", route_handlers=list(group.handlers), opt={PLUGIN_OPT: group.plugin})
+        for route in router.routes:
+            for method in sorted(getattr(route, "methods", ()) or ()):
+                if method in ("HEAD", "OPTIONS"):
+                    continue
+                key = (method, route.path)
+                if key in owners and owners[key] != group.plugin:
+                    raise PluginError(
+                        f"two plugins register the route {method} {route.path}: {owners[key]!r} and "
+                        f"{group.plugin!r}. Disable one of them (CAMPUS_MCP_DISABLE)."
+                    )
+                owners[key] = group.plugin
+        routers.append(router)
+    return routers
+
+
+async def provide_db_session(state: State) -> AsyncIterator[AsyncSession]:
+    campus: Campus = state.campus
+    async with campus.sessions() as session:
+        yield session
+
+
+async def provide_principal(request: Request[Any, Any, Any]) -> Principal:
+    """The signed-in student of a REST or page request (set by the sign-in middleware), else anonymous."""
+    principal = request.scope.get("campus_principal")
+    return principal if isinstance(principal, Principal) else ANONYMOUS
+
+
+def provide_campus(state: State) -> Campus:
+    campus: Campus = state.campus
+    return campus
+
+
+def campus_error_handler(_request: Request[Any, Any, Any], exc: CampusError) -> Response[Any]:
+    body: dict[str, Any] = {"error": type(exc).__name__, "message": exc.message}
+    if exc.field:
+        body["field"] = exc.field
+    return Response(body, status_code=exc.status, media_type=MediaType.JSON)
+
+
+def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, HTTPException):
+        return Response(
+            {"error": type(exc).__name__, "message": exc.detail, **({"extra": exc.extra} if exc.extra else {})},
+            status_code=exc.status_code,
+            media_type=MediaType.JSON,
+            headers=exc.headers,
+        )
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return Response(
+        {"error": "InternalServerError", "message": "Something failed on the server. It was logged; try again later."},
+        status_code=500,
+        media_type=MediaType.JSON,
+    )
+
+
+@get("/healthz", media_type=MediaType.JSON, opt={"exclude_from_parity": True})
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/metrics", media_type=MediaType.TEXT, opt={"exclude_from_parity": True})
+async def metrics_page() -> str:
+    return metrics.render()
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    registry: Registry | None = None,
+    extra_plugins: Iterable[tuple[str, object]] = (),
+    resolve_token: TokenResolver | None = None,
+    extra_handlers: Sequence[Any] = (),
+    run_scheduler: bool | None = None,
+) -> Litestar:
+    settings = settings or Settings()
+    registry = registry or load_registry(settings, extra_plugins)
+    engine = make_engine(registry.settings.database_url)
+    sessions = make_sessions(engine)
+    campus_server = CampusServer(registry, sessions)
+    manager = StreamableHTTPSessionManager(
+        app=campus_server.server,
+        stateless=True,
+        json_response=True,
+        security_settings=transport_security(registry),
+    )
+    endpoint = McpEndpoint(registry, manager, resolve_token)
+    campus = Campus(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
+    with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
+
+    @asgi(MCP_PATH, copy_scope=True, opt={"exclude_from_parity": True})
+    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await campus.endpoint(scope, receive, send)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        scheduler = build_scheduler(registry, sessions) if with_scheduler else None
+        if scheduler is not None:
+            scheduler.start()
+        try:
+            async with manager.run():
+                yield
+        finally:
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+            await engine.dispose()
+
+    from campus_mcp.web import host_handlers
+
+    return Litestar(
+        route_handlers=[
+            mcp_endpoint,
+            healthz,
+            metrics_page,
+            *host_handlers(campus),
+            *plugin_routers(registry),
+            *extra_handlers,
+        ],
+        dependencies={
+            "db_session": Provide(provide_db_session),
+            "principal": Provide(provide_principal),
+            "campus": Provide(provide_campus, sync_to_thread=False),
+        },
+        exception_handlers={CampusError: campus_error_handler, Exception: internal_error_handler},
+        lifespan=[lifespan],
+        state=State({"campus": campus}),
+        openapi_config=None,
+        debug=False,
+    )

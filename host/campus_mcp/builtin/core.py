@@ -1,0 +1,38 @@
+"""The host's own contributions, registered like any plugin: its tables and the platform rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from campus_mcp.contributions import InstructionFragment, Migrations, PluginInfo
+from campus_mcp.hookspecs import hookimpl
+from campus_mcp.settings import Settings
+from campus_mcp.version import __version__
+
+
+@hookimpl
+def campus_plugin_info(settings: Settings) -> PluginInfo:
+    return PluginInfo(
+        name="core",
+        version=__version__,
+        title="Campus MCP host",
+        description="The host: job records, sign-in and the MCP endpoint.",
+    )
+
+
+@hookimpl
+def register_migrations(settings: Settings) -> list[Migrations]:
+    return [Migrations(path=Path(__file__).parent.parent / "migrations" / "versions")]
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    return [
+        InstructionFragment(
+            priority=900,
+            text=(
+                "Times are in the {timezone} time zone. Never change a student's data without "
+                "the student's say-so: write tools ask the student to confirm."
+            ),
+        )
+    ]

@@ -1,0 +1,266 @@
+"""``campus-mcp``: serve, run the scheduler, migrate, load the demo, inspect plugins and jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from typing import Any
+
+import click
+
+from campus_mcp.registry import PluginError, Registry, load_registry
+from campus_mcp.settings import Settings
+
+
+def _registry() -> Registry:
+    try:
+        return load_registry(Settings())
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.group()
+def main() -> None:
+    """Campus MCP: campus data for AI assistants, as installable plugins."""
+
+
+def prepare_database(registry: Registry, *, load_demo_if_empty: bool) -> None:
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.demo import load_demo
+    from campus_mcp.migrate import upgrade
+
+    upgrade(registry)
+    if load_demo_if_empty and registry.settings.demo:
+
+        async def _load() -> bool:
+            engine = make_engine(registry.settings.database_url)
+            try:
+                return await load_demo(registry, make_sessions(engine), reload=False)
+            finally:
+                await engine.dispose()
+
+        if asyncio.run(_load()):
+            click.echo("Loaded the demo campus.")
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to listen on (default: CAMPUS_MCP_HOST or 127.0.0.1).")
+@click.option("--port", default=None, type=int, help="Port (default: CAMPUS_MCP_PORT or 8000).")
+@click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
+def serve(host: str | None, port: int | None, no_prepare: bool) -> None:
+    """Serve the MCP endpoint, the REST API and the pages (and run the scheduler unless disabled)."""
+    import uvicorn
+
+    from campus_mcp.app import create_app
+
+    overrides: dict[str, Any] = {}
+    if host:
+        overrides["host"] = host
+    if port:
+        overrides["port"] = port
+    settings = Settings(**overrides)
+    try:
+        registry = load_registry(settings)
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not no_prepare:
+        prepare_database(registry, load_demo_if_empty=True)
+    app = create_app(registry=registry)
+    click.echo(f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False)
+
+
+@main.command()
+def worker() -> None:
+    """Run only the job scheduler (for deployments with several web workers)."""
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.jobs import build_scheduler
+
+    registry = _registry()
+
+    async def _run() -> None:
+        engine = make_engine(registry.settings.database_url)
+        scheduler = build_scheduler(registry, make_sessions(engine))
+        scheduler.start()
+        click.echo(f"Scheduler running {len(registry.jobs)} job(s); Ctrl-C stops it.")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            scheduler.shutdown(wait=False)
+            await engine.dispose()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run())
+
+
+@main.group()
+def db() -> None:
+    """Database commands."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Apply the migrations of every enabled plugin."""
+    from campus_mcp.migrate import upgrade
+
+    upgrade(_registry())
+    click.echo("Database is up to date.")
+
+
+@main.command()
+@click.option("--scale", default=1, show_default=True, type=int, help="Multiply the demo campus (benchmarks).")
+def demo(scale: int) -> None:
+    """Load (or reload) the demo campus."""
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.demo import load_demo
+    from campus_mcp.migrate import upgrade
+
+    registry = _registry()
+    upgrade(registry)
+
+    async def _load() -> None:
+        engine = make_engine(registry.settings.database_url)
+        try:
+            await load_demo(registry, make_sessions(engine), scale=scale, reload=True)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(_load())
+    click.echo(f"Loaded the demo campus at scale {scale}.")
+
+
+def plugins_report(registry: Registry) -> list[dict[str, Any]]:
+    report = []
+    for name, info in registry.plugins.items():
+        report.append(
+            {
+                "name": name,
+                "version": info.version,
+                "title": info.title,
+                "depends_on": list(info.depends_on),
+                "hooks": registry.hooks_of(name) if registry.pm.get_plugin(name) else [],
+                **registry.contributions_of(name),
+                "routes": _routes_of(registry, name),
+            }
+        )
+    return report
+
+
+def _routes_of(registry: Registry, plugin: str) -> list[str]:
+    from campus_mcp.app import plugin_routers
+
+    routes: list[str] = []
+    for router in plugin_routers(registry):
+        if router.opt.get("campus_plugin") != plugin:
+            continue
+        for route in router.routes:
+            for method in sorted(getattr(route, "methods", ()) or ()):
+                if method not in ("HEAD", "OPTIONS"):
+                    routes.append(f"{method} {route.path}")
+    return sorted(set(routes))
+
+
+@main.command()
+def plugins() -> None:
+    """Print the loaded plugins as JSON: versions, hooks, tools, scopes, routes, jobs."""
+    click.echo(json.dumps(plugins_report(_registry()), indent=2))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+def parity(as_json: bool) -> None:
+    """Check that every REST route of every plugin has its MCP tool."""
+    from campus_mcp.app import create_app
+    from campus_mcp.parity import check_parity
+
+    registry = _registry()
+    report = check_parity(create_app(registry=registry, run_scheduler=False), registry)
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2))
+    else:
+        click.echo(
+            f"{len(report.routes)} routes, {len(report.covered)} mirrored by tools, "
+            f"{len(report.exempt)} exempt, {len(report.pending)} pending."
+        )
+        for problem in report.problems:
+            click.echo(f"  FAIL {problem}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.group()
+def jobs() -> None:
+    """Scheduled jobs."""
+
+
+@jobs.command("list")
+def jobs_list() -> None:
+    """List the jobs with their triggers, and the recent runs with what they lost."""
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.jobs import recent_runs, trigger_for
+
+    registry = _registry()
+    for job in registry.jobs.values():
+        click.echo(f"{job.id:40} {job.plugin:10} {trigger_for(job, registry.settings.timezone)}  {job.description}")
+
+    async def _runs() -> list[dict[str, Any]]:
+        engine = make_engine(registry.settings.database_url)
+        try:
+            async with make_sessions(engine)() as session:
+                return await recent_runs(session)
+        finally:
+            await engine.dispose()
+
+    runs = asyncio.run(_runs())
+    if runs:
+        click.echo("\nRecent runs:")
+    for run in runs:
+        lost = (
+            f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
+            if run["lost"]
+            else ""
+        )
+        error = f", error: {run['error']}" if run["error"] else ""
+        click.echo(f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}")
+
+
+@jobs.command("run")
+@click.argument("job_id")
+def jobs_run(job_id: str) -> None:
+    """Run one job now and record the run."""
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.jobs import run_job
+
+    registry = _registry()
+    job = registry.jobs.get(job_id)
+    if job is None:
+        raise click.ClickException(
+            f"no job {job_id!r}; `campus-mcp jobs list` shows the jobs: {', '.join(registry.jobs) or 'none'}"
+        )
+
+    async def _run() -> Any:
+        engine = make_engine(registry.settings.database_url)
+        try:
+            return await run_job(job, registry, make_sessions(engine))
+        finally:
+            await engine.dispose()
+
+    run = asyncio.run(_run())
+    click.echo(f"{job_id}: {run.outcome}, {run.items} item(s){', error: ' + run.error if run.error else ''}")
+    if run.outcome == "failed":
+        sys.exit(1)
+
+
+def _plugin_commands() -> None:
+    """Commands that plugins add (``campus-mcp import ...``)."""
+    try:
+        registry = load_registry(Settings())
+    except PluginError:
+        return  # the commands that need the registry report the error themselves
+    for command in registry.commands:
+        main.add_command(command)
+
+
+_plugin_commands()

@@ -1,0 +1,247 @@
+"""The typed contributions a plugin hands to the host, one class per hook.
+
+Every contribution is a frozen dataclass so that the registry can hold them without anybody
+changing them after start-up. The host stamps each one with the plugin that gave it
+(``plugin`` is filled by the registry, never by the plugin itself), which is how duplicate
+names are reported with both plugins named.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from campus_mcp.jobs import JobContext
+    from campus_mcp.tool_context import ToolContext
+
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PluginInfo:
+    """Who a plugin is: shown by ``campus-mcp plugins`` and used as its toolbox text."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    depends_on: tuple[str, ...] = ()
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scope:
+    """An OAuth scope. The consent page shows one checkbox per scope that is not ``always_on``."""
+
+    name: str
+    description: str
+    writes: bool = False
+    starts_checked: bool = True
+    always_on: bool = False
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RouteRef:
+    """The REST route a tool mirrors, as the parity check compares them."""
+
+    method: HttpMethod
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PageLink:
+    """A ``resource_link`` to a page of the campus site that shows the same data."""
+
+    name: str
+    title: str
+    url: str
+    description: str | None = None
+
+
+ToolHandler = Callable[["ToolContext", Any], Awaitable[BaseModel | Mapping[str, Any]]]
+PageLinker = Callable[["ToolContext", Mapping[str, Any]], Awaitable[Sequence[PageLink]]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Tool:
+    """An MCP tool. ``handler`` must be one call to the query or service the REST route calls."""
+
+    name: str
+    title: str
+    description: str
+    scope: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    handler: ToolHandler
+    mirrors: tuple[RouteRef, ...] = ()
+    writes: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+    data_sources: tuple[str, ...] = ()
+    app_resource: str | None = None
+    page_links: PageLinker | None = None
+    # Output schemas may be loosened by a tool whose shape follows its input (GraphQL).
+    output_schema_override: Mapping[str, Any] | None = None
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RouteGroup:
+    """Litestar route handlers (controllers, routers or handler functions) of one plugin.
+
+    ``exempt`` lists routes with no tool and the written reason; ``pending`` lists routes whose
+    tool is still to come. The parity check fails on a stale entry in either.
+    """
+
+    handlers: Sequence[Any]
+    exempt: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    pending: Sequence[str] = ()
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PromptArgument:
+    name: str
+    description: str
+    required: bool = False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Prompt:
+    """A prompt: ``render`` turns the (already cut and quoted) arguments into the user message."""
+
+    name: str
+    title: str
+    description: str
+    arguments: tuple[PromptArgument, ...] = ()
+    render: Callable[[Mapping[str, str]], Awaitable[str] | str]
+    plugin: str = ""
+
+
+Completer = Callable[["AsyncSession", str, Mapping[str, str]], Awaitable[Sequence[str]]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Completion:
+    """Values for one prompt argument name (``term``, ``subject``, ``courses``...)."""
+
+    argument: str
+    complete: Completer
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AppResource:
+    """An MCP Apps (``ui://``) HTML template."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    html: Callable[[], str]
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Cron:
+    """A cron trigger in the campus time zone; fields follow APScheduler's ``CronTrigger``."""
+
+    minute: str = "0"
+    hour: str = "*"
+    day: str = "*"
+    day_of_week: str = "*"
+    month: str = "*"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Interval:
+    minutes: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class JobOutcome:
+    """What a run did. ``lost`` names items that could not be stored, with the reason."""
+
+    items: int = 0
+    lost: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    summary: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Job:
+    id: str
+    description: str
+    trigger: Cron | Interval
+    run: Callable[[JobContext], Awaitable[JobOutcome | None]]
+    refreshes: tuple[str, ...] = ()
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DataSource:
+    """A source of data named in the advisory of the tools that read it.
+
+    ``last_refresh`` returns either one time or one time per term uid.
+    """
+
+    key: str
+    covers: str
+    origin: str
+    refresh: str
+    last_refresh: Callable[[AsyncSession], Awaitable[datetime | Mapping[str, datetime] | None]]
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class InstructionFragment:
+    """A piece of the server instructions. Lower ``priority`` comes first: triggers before rules."""
+
+    text: str
+    priority: int = 100
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Migrations:
+    """A plugin's Alembic version folder; its revisions carry the plugin name as branch label."""
+
+    path: Path
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DemoData:
+    """Fills the plugin's tables for the demo campus. ``order`` sorts loaders (catalog first)."""
+
+    load: Callable[[AsyncSession, int], Awaitable[None]]
+    order: int = 100
+    plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToolExample:
+    """A tool call the contract tests make, on the demo campus or on sparse data.
+
+    ``data="sparse"`` runs against a database that only ``prepare`` filled: rows with null
+    fields and empty lists, so that output schemas are held to the awkward cases too.
+    ``user`` is the demo user the call is made as (``None``: anonymous).
+    """
+
+    tool: str
+    arguments: Mapping[str, Any]
+    data: Literal["demo", "sparse"] = "demo"
+    prepare: Callable[[AsyncSession], Awaitable[None]] | None = None
+    user: str | None = "student1"
+    plugin: str = ""

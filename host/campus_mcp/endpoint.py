@@ -1,0 +1,128 @@
+"""``POST /api/mcp``: the SDK's stateless Streamable HTTP handler behind our bearer check.
+
+The bearer token resolves to a :class:`Principal` before the SDK sees the request, and the
+principal is put in a context variable for the handlers. No token: the anonymous toolset when
+the deployment allows it, else 401 with ``WWW-Authenticate`` naming the resource metadata and
+every scope, which is how a client discovers the sign-in (seed 000 "How the sign-in works").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from litestar.types import Receive, Scope, Send
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from campus_mcp.principal import ANONYMOUS, Principal, current_principal
+from campus_mcp.registry import Registry
+
+MCP_PATH = "/api/mcp"
+PRM_PATH = "/.well-known/oauth-protected-resource"
+
+# Resolves a bearer token to its principal; None when the token is unknown, expired or revoked.
+TokenResolver = Callable[[str], Awaitable[Principal | None]]
+
+
+async def _no_tokens(_token: str) -> Principal | None:
+    return None
+
+
+def transport_security(registry: Registry) -> TransportSecuritySettings:
+    settings = registry.settings
+    hosts = [f"{settings.host}:{settings.port}", "127.0.0.1:*", "localhost:*", "[::1]:*", *settings.allowed_hosts]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *settings.allowed_origins]
+    if settings.public_url:
+        from urllib.parse import urlsplit
+
+        public = urlsplit(settings.public_url)
+        hosts.append(public.netloc)
+        origins.append(f"{public.scheme}://{public.netloc}")
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+class McpEndpoint:
+    """The ASGI app mounted at ``/api/mcp``."""
+
+    def __init__(
+        self, registry: Registry, manager: StreamableHTTPSessionManager, resolve_token: TokenResolver | None = None
+    ) -> None:
+        self.registry = registry
+        self.manager = manager
+        self.resolve_token: TokenResolver = resolve_token or _no_tokens
+
+    def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
+        settings = self.registry.settings
+        scopes = " ".join(self.registry.scopes)
+        parts = [f'resource_metadata="{settings.base_url}{PRM_PATH}{MCP_PATH}"', f'scope="{scopes}"']
+        if error:
+            parts.insert(0, f'error="{error}"')
+        if description:
+            parts.insert(1, f'error_description="{description}"')
+        return "Bearer " + ", ".join(parts)
+
+    async def _reply(self, send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> None:
+        payload = json.dumps(body).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                    *headers,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            # A stateless server has no stream to offer on GET; DELETE has no session to end.
+            await self._reply(
+                send,
+                405,
+                {"error": "method_not_allowed", "error_description": "Send MCP requests as POST."},
+                [(b"allow", b"POST")],
+            )
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        authorization = headers.get("authorization", "")
+        principal: Principal
+        if authorization:
+            scheme, _, token = authorization.partition(" ")
+            resolved = await self.resolve_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+            if resolved is None:
+                await self._reply(
+                    send,
+                    401,
+                    {
+                        "error": "invalid_token",
+                        "error_description": "The access token is invalid, expired or revoked. Sign in again.",
+                    },
+                    [
+                        (
+                            b"www-authenticate",
+                            self.www_authenticate("invalid_token", "The access token is invalid or expired").encode(),
+                        )
+                    ],
+                )
+                return
+            principal = resolved
+        elif self.registry.settings.anonymous_access:
+            principal = ANONYMOUS
+        else:
+            await self._reply(
+                send,
+                401,
+                {"error": "invalid_token", "error_description": "Sign in: this server needs an OAuth access token."},
+                [(b"www-authenticate", self.www_authenticate().encode())],
+            )
+            return
+        reset = current_principal.set(principal)
+        try:
+            await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+        finally:
+            current_principal.reset(reset)

@@ -1,0 +1,414 @@
+"""The MCP server over the registry: the SDK's low-level ``Server`` with our handlers.
+
+One tool call (DESIGN section 4): find the tool, validate the arguments against its input model
+(an error names the field), check the scope (an error says how to add the permission), run the
+handler (one call to the plugin's query or service), add the advisory when the tool declares
+data sources, and page links when the client's protocol version allows ``resource_link``.
+The JSON text is the first content item and ``structuredContent`` holds the same object.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import mcp_types as types
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
+from mcp.server.caching import CacheHint
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from campus_mcp import metrics
+from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
+from campus_mcp.contributions import PageLink, Tool
+from campus_mcp.errors import CampusError, PermissionMissing
+from campus_mcp.instructions import assemble_instructions, server_description
+from campus_mcp.principal import Principal, current_principal
+from campus_mcp.registry import Registry
+from campus_mcp.tool_context import ToolContext
+from campus_mcp.version import __version__
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "campus-mcp"
+# Seed 000 "Cache hints": the lists are the same for every token and change only on a deploy.
+CACHE_TTL_MS = 300_000
+CACHEABLE = (
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "server/discover",
+)
+# resource_link content arrived in 2025-06-18; older clients may refuse a result that has one.
+LINKS_SINCE = "2025-06-18"
+PROMPT_ARGUMENT_LIMIT = 500
+
+
+def input_schema(tool: Tool) -> dict[str, Any]:
+    return tool.input_model.model_json_schema()
+
+
+def output_schema(tool: Tool) -> dict[str, Any]:
+    schema = dict(tool.output_schema_override or tool.output_model.model_json_schema())
+    if tool.data_sources:
+        props = dict(schema.get("properties", {}))
+        defs = dict(schema.get("$defs", {}))
+        advisory = dict(ADVISORY_SCHEMA)
+        defs.update(advisory.pop("$defs", {}))
+        props["advisory"] = advisory
+        schema["properties"] = props
+        if defs:
+            schema["$defs"] = defs
+    return schema
+
+
+def read_scopes(registry: Registry) -> frozenset[str]:
+    return frozenset(name for name, scope in registry.scopes.items() if not scope.writes)
+
+
+def effective_scopes(registry: Registry, principal: Principal) -> frozenset[str]:
+    """What the caller may use: the granted scopes plus the always-on public ones."""
+    always = {name for name, scope in registry.scopes.items() if scope.always_on}
+    granted = set(principal.scopes)
+    if "read" in granted:  # tokens from before the scopes were split (seed 000)
+        granted |= read_scopes(registry)
+    return frozenset(granted | always)
+
+
+def visible_tools(registry: Registry, principal: Principal) -> list[Tool]:
+    """A signed-in client sees every tool; an anonymous one only the public toolset (seed 002)."""
+    if principal.is_anonymous:
+        always = {name for name, scope in registry.scopes.items() if scope.always_on}
+        return [tool for tool in registry.tools.values() if tool.scope in always]
+    return list(registry.tools.values())
+
+
+def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
+    meta: dict[str, Any] = {}
+    if tool.app_resource:
+        meta["ui"] = {"resourceUri": tool.app_resource}
+        meta["ui/resourceUri"] = tool.app_resource  # the old flat key, for older hosts
+    scope = registry.scopes[tool.scope]
+    description = tool.description
+    if not scope.always_on:
+        description = f"{description}\n\nNeeds the permission {scope.name!r} ({scope.description})."
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=description,
+        input_schema=input_schema(tool),
+        output_schema=output_schema(tool),
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=not tool.writes,
+            destructive_hint=False,
+            idempotent_hint=tool.idempotent or not tool.writes,
+            open_world_hint=tool.open_world,
+        ),
+        _meta=meta or None,
+    )
+
+
+def _field_errors(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def _version_at_least(version: str | None, floor: str) -> bool:
+    # Protocol versions are ISO dates, so they compare as strings.
+    return bool(version) and str(version) >= floor
+
+
+def _text_result(message: str, links: Sequence[PageLink] = (), *, with_links: bool) -> types.CallToolResult:
+    content: list[Any] = [types.TextContent(type="text", text=message)]
+    if with_links:
+        content.extend(_link_items(links))
+    return types.CallToolResult(content=content, is_error=True)
+
+
+def _link_items(links: Sequence[PageLink]) -> list[types.ResourceLink]:
+    return [
+        types.ResourceLink(
+            type="resource_link", uri=link.url, name=link.name, title=link.title, description=link.description
+        )
+        for link in links
+    ]
+
+
+def _request_version(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    version = getattr(ctx, "protocol_version", None)
+    if version:
+        return str(version)
+    request = ctx.request
+    if request is not None and hasattr(request, "headers"):
+        return request.headers.get("mcp-protocol-version")
+    return None
+
+
+class CampusServer:
+    """Builds the SDK server and holds what its handlers need."""
+
+    def __init__(self, registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self.registry = registry
+        self.sessions = sessions
+        self.read_scopes = read_scopes(registry)
+        self.server = self._build()
+
+    def _build(self) -> Server[Any]:
+        registry = self.registry
+        server: Server[Any] = Server(
+            SERVER_NAME,
+            version=__version__,
+            title=registry.settings.product_name,
+            description=server_description(registry),
+            instructions=assemble_instructions(registry),
+            cache_hints={m: CacheHint(ttl_ms=CACHE_TTL_MS, scope="public") for m in CACHEABLE},  # type: ignore[misc]
+            get_tool_input_schema=lambda name: input_schema(registry.tools[name]) if name in registry.tools else None,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
+            on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
+            on_read_resource=self.read_resource,
+            on_completion=self.complete,
+        )
+        if registry.app_resources:
+            server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
+        server.middleware.append(
+            RequestStateBoundary(
+                RequestStateSecurity(keys=[registry.settings.seal_key()]), default_audience=SERVER_NAME
+            )
+        )
+        return server
+
+    # tools ---------------------------------------------------------------------------------
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        principal = current_principal.get()
+        return types.ListToolsResult(
+            tools=[describe_tool(self.registry, tool) for tool in visible_tools(self.registry, principal)]
+        )
+
+    def tool_context(self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal) -> ToolContext:
+        meta: dict[str, Any] = {}
+        if ctx is not None and ctx.meta is not None:
+            meta = (
+                ctx.meta.model_dump(by_alias=True, exclude_none=True)
+                if isinstance(ctx.meta, BaseModel)
+                else dict(ctx.meta)
+            )
+        return ToolContext(
+            principal=principal,
+            settings=self.registry.settings,
+            registry=self.registry,
+            sessions=self.sessions,
+            protocol_version=_request_version(ctx) if ctx is not None else None,
+            request_meta=meta,
+        )
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        principal = current_principal.get()
+        tool = self.registry.tools.get(params.name)
+        if tool is None or tool not in visible_tools(self.registry, principal):
+            known = ", ".join(sorted(t.name for t in visible_tools(self.registry, principal)))
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool {params.name!r}. Call tools/list to see the tools; they are: {known}.",
+            )
+        context = self.tool_context(ctx, principal)
+        with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
+        try:
+            result, links = await self.run_tool(tool, params.arguments or {}, context)
+        except PermissionMissing as exc:
+            metrics.count("scope_denials_total", tool=tool.name, scope=exc.scope)
+            metrics.count("tool_calls_total", tool=tool.name, outcome="denied")
+            return _text_result(exc.message, exc.links, with_links=with_links)
+        except CampusError as exc:
+            metrics.count("tool_calls_total", tool=tool.name, outcome="error")
+            return _text_result(exc.message, with_links=False)
+        except Exception:
+            log.exception("tool %s failed", tool.name)
+            metrics.count("tool_calls_total", tool=tool.name, outcome="failed")
+            return _text_result(
+                f"{tool.name} failed on the server. The error was logged; try again later, "
+                "or answer without this tool.",
+                with_links=False,
+            )
+        metrics.count("tool_calls_total", tool=tool.name, outcome="ok")
+        content: list[Any] = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
+        if with_links:
+            content.extend(_link_items(links))
+        return types.CallToolResult(content=content, structured_content=result)
+
+    async def run_tool(
+        self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
+    ) -> tuple[dict[str, Any], Sequence[PageLink]]:
+        """Validate, authorize, run. Shared by ``tools/call`` and the toolbox proxies."""
+        try:
+            args = tool.input_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            raise CampusError(
+                f"Invalid arguments for {tool.name}: {_field_errors(exc)}. "
+                "Fix these arguments and call the tool again; its inputSchema lists every field."
+            ) from None
+        self.check_scope(tool, context.principal)
+        raw = await tool.handler(context, args)
+        result = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else dict(raw)
+        if tool.data_sources:
+            async with context.session() as session:
+                advisory = await build_advisory(self.registry, session, tool.data_sources)
+            result["advisory"] = advisory.model_dump(mode="json")
+        links: Sequence[PageLink] = ()
+        if tool.page_links is not None:
+            try:
+                links = await tool.page_links(context, result)
+            except Exception:
+                # A link is extra (seed 000): report it, answer without links.
+                log.exception("page links of %s failed", tool.name)
+        return result, links
+
+    def check_scope(self, tool: Tool, principal: Principal) -> None:
+        if tool.scope in effective_scopes(self.registry, principal):
+            return
+        scope = self.registry.scopes[tool.scope]
+        settings_url = f"{self.registry.settings.base_url}/dashboard/settings#connected-apps"
+        raise PermissionMissing(
+            f"{tool.name} needs the permission {scope.name!r} ({scope.description}), which this app "
+            "was not given. To add it: open the app's connector settings, disconnect "
+            f"{self.registry.settings.product_name}, connect it again and check the box "
+            f"for {scope.name!r} on the consent page. Settings on the dashboard "
+            f"({settings_url}) shows the permissions of each app.",
+            scope=tool.scope,
+            links=[
+                PageLink(
+                    name="connected-apps",
+                    title="Connected apps",
+                    url=settings_url,
+                    description="The permissions each app holds, and Disconnect.",
+                )
+            ],
+        )
+
+    # prompts -------------------------------------------------------------------------------
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=prompt.name,
+                    title=prompt.title,
+                    description=prompt.description,
+                    arguments=[
+                        types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        for a in prompt.arguments
+                    ],
+                )
+                for prompt in self.registry.prompts.values()
+            ]
+        )
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        prompt = self.registry.prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown prompt {params.name!r}. Call prompts/list to see the prompts.",
+            )
+        raw = params.arguments or {}
+        if not isinstance(raw, Mapping) or not all(isinstance(v, str) for v in raw.values()):
+            raise MCPError(types.INVALID_PARAMS, "Prompt arguments must be an object of strings.")
+        known = {a.name for a in prompt.arguments}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown argument(s) {', '.join(unknown)} for {prompt.name}; it takes: {', '.join(sorted(known)) or 'none'}.",
+            )
+        args = {k: v[:PROMPT_ARGUMENT_LIMIT] for k, v in raw.items() if v.strip()}
+        text = prompt.render(args)
+        if not isinstance(text, str):
+            text = await text
+        return types.GetPromptResult(
+            description=prompt.description,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+        )
+
+    # resources -----------------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=APP_MIME_TYPE
+                )
+                for app in self.registry.app_resources.values()
+            ]
+        )
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        app = self.registry.app_resources.get(str(params.uri))
+        if app is None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown resource {str(params.uri)!r}. Call resources/list to see the resources.",
+            )
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=app.uri,
+                    mime_type=APP_MIME_TYPE,
+                    text=app.html(),
+                    # No network loads: the host applies its strictest CSP (seed 000 "Apps").
+                    _meta={"ui": {"csp": {}, "prefersBorder": True}},
+                )
+            ]
+        )
+
+    # completions ---------------------------------------------------------------------------
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        argument = params.argument.name
+        completion = self.registry.completions.get(argument)
+        values: list[str] = []
+        if completion is not None:
+            context_args: dict[str, str] = {}
+            raw_context = getattr(params, "context", None)
+            raw_args = getattr(raw_context, "arguments", None) if raw_context is not None else None
+            if isinstance(raw_args, Mapping):
+                context_args = {str(k): str(v) for k, v in raw_args.items() if isinstance(v, str)}
+            async with self.sessions() as session:
+                values = list(await completion.complete(session, params.argument.value, context_args))
+        return types.CompleteResult(
+            completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
+        )

@@ -1,0 +1,190 @@
+"""Loads the plugins and assembles their contributions into one registry.
+
+Invariants, each held by a test in ``tests/test_registry.py``:
+
+- a blocked or not-allowed plugin contributes nothing (it is never registered with pluggy);
+- two contributions of one kind with one name are refused at start-up, naming both plugins;
+- a plugin whose dependency is not loaded stops start-up, naming both plugins;
+- a hookimpl with no hookspec (a misspelled hook) stops start-up (``check_pending``);
+- a plugin that fails to import stops start-up, naming the plugin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import pluggy
+
+from campus_mcp import hookspecs
+from campus_mcp.contributions import (
+    AppResource,
+    Completion,
+    DataSource,
+    DemoData,
+    InstructionFragment,
+    Job,
+    Migrations,
+    PluginInfo,
+    Prompt,
+    RouteGroup,
+    Scope,
+    Tool,
+    ToolExample,
+)
+from campus_mcp.settings import Settings
+
+ENTRY_POINT_GROUP = "campus_mcp"
+# The host's own features, registered exactly like third-party plugins.
+BUILTIN_PLUGINS: tuple[str, ...] = ("campus_mcp.builtin.core",)
+
+C = TypeVar("C")
+
+
+class PluginError(RuntimeError):
+    """A plugin set that cannot start. The message names the plugins involved."""
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    return sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
+
+
+def installed_plugin_names() -> list[str]:
+    return [entry.name for entry in _entry_points()]
+
+
+def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]] = ()) -> pluggy.PluginManager:
+    """Register the built-in plugins, the enabled installed ones, and ``extra`` (tests)."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for module_name in BUILTIN_PLUGINS:
+        module = importlib.import_module(module_name)
+        pm.register(module, name=module_name.rsplit(".", 1)[-1])
+    for entry in _entry_points():
+        if settings.plugins is not None and entry.name not in settings.plugins:
+            continue
+        if entry.name in settings.disable:
+            continue
+        try:
+            plugin = entry.load()
+        except Exception as exc:  # any import failure: name the plugin, keep the cause
+            raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to import: {exc}") from exc
+        pm.register(plugin, name=entry.name)
+    for name, plugin in extra:
+        if name not in settings.disable:
+            pm.register(plugin, name=name)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin!r} implements a hook that does not exist: {exc}") from exc
+    return pm
+
+
+def _collect(pm: pluggy.PluginManager, hook_name: str, settings: Settings) -> list[Any]:
+    """Call one hook plugin by plugin and stamp each item with the plugin that gave it."""
+    caller = getattr(pm.hook, hook_name)
+    items: list[Any] = []
+    for impl in caller.get_hookimpls():  # registration order
+        result = impl.function(**{arg: settings for arg in impl.argnames if arg == "settings"})
+        if result is None:
+            continue
+        for item in result if isinstance(result, (list, tuple)) else [result]:
+            is_contribution = dataclasses.is_dataclass(item) and not isinstance(item, type)
+            items.append(dataclasses.replace(item, plugin=impl.plugin_name) if is_contribution else item)
+    return items
+
+
+def _unique(items: Sequence[C], kind: str, key: str) -> dict[str, C]:
+    seen: dict[str, C] = {}
+    for item in items:
+        name = getattr(item, key)
+        if name in seen:
+            first = seen[name].plugin
+            second = item.plugin
+            raise PluginError(
+                f"two plugins contribute the {kind} {name!r}: {first!r} and {second!r}. "
+                f"Disable one of them (CAMPUS_MCP_DISABLE) or rename the {kind}."
+            )
+        seen[name] = item
+    return seen
+
+
+@dataclasses.dataclass(frozen=True)
+class Registry:
+    """Everything the enabled plugins contribute, checked and keyed by name."""
+
+    settings: Settings
+    pm: pluggy.PluginManager
+    plugins: Mapping[str, PluginInfo]
+    scopes: Mapping[str, Scope]
+    tools: Mapping[str, Tool]
+    route_groups: Sequence[RouteGroup]
+    prompts: Mapping[str, Prompt]
+    completions: Mapping[str, Completion]
+    app_resources: Mapping[str, AppResource]
+    jobs: Mapping[str, Job]
+    data_sources: Mapping[str, DataSource]
+    instructions: Sequence[InstructionFragment]
+    migrations: Sequence[Migrations]
+    demo_data: Sequence[DemoData]
+    tool_examples: Sequence[ToolExample]
+    commands: Sequence[Any]
+
+    def hooks_of(self, plugin_name: str) -> list[str]:
+        plugin = self.pm.get_plugin(plugin_name)
+        return sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [] if plugin is not None)
+
+    def contributions_of(self, plugin_name: str) -> dict[str, list[str]]:
+        return {
+            "tools": [t.name for t in self.tools.values() if t.plugin == plugin_name],
+            "scopes": [s.name for s in self.scopes.values() if s.plugin == plugin_name],
+            "prompts": [p.name for p in self.prompts.values() if p.plugin == plugin_name],
+            "jobs": [j.id for j in self.jobs.values() if j.plugin == plugin_name],
+            "app_resources": [a.uri for a in self.app_resources.values() if a.plugin == plugin_name],
+        }
+
+
+def load_registry(settings: Settings, extra: Iterable[tuple[str, object]] = ()) -> Registry:
+    pm = build_plugin_manager(settings, extra)
+    infos = _collect(pm, "campus_plugin_info", settings)
+    plugins = _unique(infos, "plugin", "name")
+    for info in infos:
+        for needed in info.depends_on:
+            if needed not in plugins:
+                raise PluginError(
+                    f"plugin {info.name!r} needs plugin {needed!r}, which is disabled or not "
+                    f"installed. Enable {needed!r} or disable {info.name!r} as well."
+                )
+    scopes = _unique(_collect(pm, "register_scopes", settings), "scope", "name")
+    tools = _unique(_collect(pm, "register_tools", settings), "tool", "name")
+    for tool in tools.values():
+        if tool.scope not in scopes:
+            raise PluginError(
+                f"tool {tool.name!r} of plugin {tool.plugin!r} needs scope {tool.scope!r}, "
+                "which no enabled plugin contributes."
+            )
+    app_resources = _unique(_collect(pm, "register_app_resources", settings), "app resource", "uri")
+    for tool in tools.values():
+        if tool.app_resource and tool.app_resource not in app_resources:
+            # The app plugin is optional: without it, tools simply carry no UI metadata.
+            tools[tool.name] = dataclasses.replace(tool, app_resource=None)
+    return Registry(
+        settings=settings,
+        pm=pm,
+        plugins=plugins,
+        scopes=scopes,
+        tools=tools,
+        route_groups=_collect(pm, "register_routes", settings),
+        prompts=_unique(_collect(pm, "register_prompts", settings), "prompt", "name"),
+        completions=_unique(_collect(pm, "register_completions", settings), "completion", "argument"),
+        app_resources=app_resources,
+        jobs=_unique(_collect(pm, "register_jobs", settings), "job", "id"),
+        data_sources=_unique(_collect(pm, "register_data_sources", settings), "data source", "key"),
+        instructions=sorted(_collect(pm, "register_instructions", settings), key=lambda f: (f.priority, f.plugin)),
+        migrations=_collect(pm, "register_migrations", settings),
+        demo_data=sorted(_collect(pm, "register_demo_data", settings), key=lambda d: d.order),
+        tool_examples=_collect(pm, "register_tool_examples", settings),
+        commands=_collect(pm, "register_commands", settings),
+    )

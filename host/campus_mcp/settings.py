@@ -1,0 +1,129 @@
+"""Deployment settings: environment variables prefixed ``CAMPUS_MCP_`` and an optional TOML file.
+
+The TOML file is named by ``CAMPUS_MCP_CONFIG`` (default ``campus-mcp.toml`` in the working
+directory, if present). Environment variables win over the file. Campus texts (the institution's
+name, the advisor message, the override rules) are settings with the Wentworth texts of the
+seed specification as the example values.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_ADVISOR_MESSAGE = (
+    "Campus MCP is not an official {campus} service and copies its data on a schedule. "
+    "Ask the student to confirm any course plan with their program director and their "
+    "academic advisor."
+)
+
+
+def _config_file() -> Path:
+    return Path(os.environ.get("CAMPUS_MCP_CONFIG", "campus-mcp.toml"))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CAMPUS_MCP_", extra="ignore", env_nested_delimiter="__")
+
+    # Storage
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///var/campus.db",
+        description="SQLAlchemy async URL; PostgreSQL as postgresql+asyncpg://user@host/db.",
+    )
+    # Plugins
+    plugins: list[str] | None = Field(
+        default=None, description="Allow list of plugin names; unset loads every installed one."
+    )
+    disable: list[str] = Field(default_factory=list, description="Block list of plugin names.")
+    # Serving
+    host: str = "127.0.0.1"
+    port: int = 8000
+    public_url: str = Field(
+        default="",
+        description="The URL clients reach the server at; default http://HOST:PORT.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Extra Host header values the MCP endpoint accepts (DNS-rebinding guard).",
+    )
+    allowed_origins: list[str] = Field(default_factory=list)
+    anonymous_access: bool = Field(
+        default=False, description="Serve the public catalog tools to requests with no token."
+    )
+    scheduler: bool = Field(default=True, description="Run the job scheduler inside `serve`.")
+    secret_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="Seals requestState and sessions; required outside demo mode.",
+    )
+    demo: bool = Field(default=True, description="Demo mode: demo campus and demo students.")
+    demo_password: SecretStr = SecretStr("demo")
+    # Campus
+    timezone: str = "America/New_York"
+    campus_name: str = "Wentworth Institute of Technology"
+    campus_short_name: str = "WIT"
+    product_name: str = "Campus MCP"
+    advisor_message: str = DEFAULT_ADVISOR_MESSAGE
+    override_office: str = "the dean's office of the school that offers the course"
+    student_system_name: str = "LeopardWeb"
+
+    @field_validator("plugins", "disable", "allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            items = [part.strip() for part in value.split(",") if part.strip()]
+            return items
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if _config_file().is_file():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+        return tuple(sources)
+
+    @property
+    def base_url(self) -> str:
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base_url}/api/mcp"
+
+    @property
+    def advisor_text(self) -> str:
+        return self.advisor_message.format(campus=self.campus_short_name)
+
+    def seal_key(self) -> bytes:
+        """The 32-byte key that seals requestState, the same in every worker.
+
+        In demo mode with no key set, a fixed development key is derived so that a one-machine
+        demo works out of the box; outside demo mode a missing key stops start-up.
+        """
+        import hashlib
+
+        raw = self.secret_key.get_secret_value()
+        if not raw:
+            if not self.demo:
+                raise RuntimeError(
+                    "CAMPUS_MCP_SECRET_KEY is not set. Set it to a long random value (the same "
+                    "on every worker), for example: python -c 'import secrets; "
+                    "print(secrets.token_urlsafe(48))'"
+                )
+            raw = "campus-mcp-demo-only-key"
+        return hashlib.sha256(raw.encode()).digest()

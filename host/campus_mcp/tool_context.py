@@ -1,0 +1,45 @@
+"""What a tool handler gets besides its arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from campus_mcp.principal import Principal
+from campus_mcp.settings import Settings
+
+if TYPE_CHECKING:
+    from campus_mcp.registry import Registry
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolContext:
+    principal: Principal
+    settings: Settings
+    registry: Registry
+    sessions: async_sessionmaker[AsyncSession]
+    protocol_version: str | None = None
+    # The arguments of the MCP request's _meta, the client's declared capabilities, etc.
+    request_meta: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    @property
+    def user_id(self) -> int:
+        """The signed-in student's id. Tools that need one are never given to anonymous callers."""
+        if self.principal.user_id is None:
+            from campus_mcp.errors import PermissionMissing
+
+            raise PermissionMissing(
+                "This tool reads a student's own data, so it needs a signed-in student. "
+                "Connect the app with a campus account.",
+                scope="",
+            )
+        return self.principal.user_id

@@ -1,0 +1,31 @@
+"""Hook implementations of the catalog family. Wiring only: the logic lives beside this module."""
+
+from __future__ import annotations
+
+from campus_mcp import PluginInfo, Scope, Settings, hookimpl
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def campus_plugin_info(settings: Settings) -> PluginInfo:
+    return PluginInfo(
+        name="catalog",
+        version=__version__,
+        title="Course catalog",
+        description="Terms, subjects, sections, courses, instructors, reviews, programs, electives and the academic calendar: public catalog data.",
+        depends_on=(),
+    )
+
+
+@hookimpl
+def register_scopes(settings: Settings) -> list[Scope]:
+    return [
+        Scope(
+            name="catalog",
+            description="Read the public course catalog: terms, sections, courses, instructors, reviews and the academic calendar.",
+            writes=False,
+            starts_checked=True,
+            always_on=True,
+        ),
+    ]

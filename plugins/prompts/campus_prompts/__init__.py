@@ -1,0 +1,1 @@
+"""Campus MCP plugin: planning prompts."""
