@@ -17,7 +17,7 @@ def alembic_config(registry: Registry, database_url: str | None = None) -> Confi
     config.set_main_option("script_location", str(SCRIPT_LOCATION))
     locations = [str(m.path) for m in registry.migrations]
     # Alembic splits version_locations on this separator; paths never contain a newline.
-    config.set_main_option("version_path_separator", "newline")
+    config.set_main_option("path_separator", "newline")
     config.set_main_option("version_locations", "\n".join(locations))
     config.attributes["database_url"] = database_url or registry.settings.database_url
     config.attributes["registry"] = registry
