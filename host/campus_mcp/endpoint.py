@@ -12,7 +12,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from litestar.types import Receive, Scope, Send
+from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
@@ -65,21 +65,21 @@ class McpEndpoint:
 
     async def _reply(self, send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> None:
         payload = json.dumps(body).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    *headers,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *headers,
+            ],
+        }
+        end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": payload, "more_body": False}
+        await send(start)
+        await send(end)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
+        if scope.get("method") != "POST":
             # A stateless server has no stream to offer on GET; DELETE has no session to end.
             await self._reply(
                 send,

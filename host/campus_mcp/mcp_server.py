@@ -152,7 +152,8 @@ def _request_version(ctx: ServerRequestContext[Any, Any]) -> str | None:
         return str(version)
     request = ctx.request
     if request is not None and hasattr(request, "headers"):
-        return request.headers.get("mcp-protocol-version")
+        header = request.headers.get("mcp-protocol-version")
+        return str(header) if header else None
     return None
 
 

@@ -101,8 +101,8 @@ def _unique(items: Sequence[C], kind: str, key: str) -> dict[str, C]:
     for item in items:
         name = getattr(item, key)
         if name in seen:
-            first = seen[name].plugin
-            second = item.plugin
+            first = getattr(seen[name], "plugin", "?")
+            second = getattr(item, "plugin", "?")
             raise PluginError(
                 f"two plugins contribute the {kind} {name!r}: {first!r} and {second!r}. "
                 f"Disable one of them (CAMPUS_MCP_DISABLE) or rename the {kind}."
