@@ -11,9 +11,10 @@ A :class:`CampusHarness` gives an MCP client bound to the campus with a chosen p
 (``harness.mcp(scopes=..., user_id=...)``), a REST client (``harness.rest()``) and
 ``harness.call(tool, arguments, ...)`` for one tool call.
 
-The database is SQLite in a temporary folder, or PostgreSQL when ``CAMPUS_MCP_TEST_DATABASE_URL``
-is set (CI does both). The demo campus is built once per session and copied (SQLite) or reused
-(PostgreSQL) so that tests stay fast.
+Each harness has a database of its own: SQLite in a temporary folder, or, when
+``CAMPUS_MCP_TEST_DATABASE_URL`` names a PostgreSQL database, a new database created on that
+server (the named one is only used to connect; CI runs both). The demo campus is built once per
+session into a template and copied, so that tests stay fast.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -32,8 +34,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from mcp import Client
 from mcp_types import CallToolResult
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import make_url, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from campus_mcp.app import Campus, create_app
 from campus_mcp.demo import load_demo
@@ -119,14 +122,87 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
             await campus.engine.dispose()
 
 
-async def reset_postgres(url: str) -> None:
-    from campus_mcp.db import make_engine
+class TestDatabases:
+    """Gives every harness a database of its own, and the demo campus from a template.
 
-    engine = make_engine(url)
-    async with engine.begin() as connection:
-        await connection.execute(text("DROP SCHEMA public CASCADE"))
-        await connection.execute(text("CREATE SCHEMA public"))
-    await engine.dispose()
+    SQLite: a file in a temporary folder. PostgreSQL (``CAMPUS_MCP_TEST_DATABASE_URL``): a database
+    ``campus_test_<pid>_<n>`` created on that URL's server and dropped at teardown, so that the
+    session-wide ``demo_campus`` and the per-test campuses never wipe each other's tables, and two
+    test runs against one server do not collide. The demo campus of every installed plugin is built
+    once, into a template (a file, or a PostgreSQL template database), and copied: that is much
+    cheaper than loading it again.
+    """
+
+    __test__ = False  # not a test class, despite the name
+
+    def __init__(self, folder: Path, admin_url: str | None) -> None:
+        self.folder = folder
+        self.admin_url = admin_url
+        self._numbers = itertools.count()
+        self._template: str | None = None
+        self._template_lock = asyncio.Lock()
+        self._live: set[str] = set()
+
+    @property
+    def postgres(self) -> bool:
+        return self.admin_url is not None
+
+    def _next_name(self) -> str:
+        return f"campus_test_{os.getpid()}_{next(self._numbers)}"
+
+    def _url(self, name: str) -> str:
+        if self.admin_url is None:
+            return f"sqlite+aiosqlite:///{self.folder / f'{name}.db'}"
+        return make_url(self.admin_url).set(database=name).render_as_string(hide_password=False)
+
+    async def _admin(self, statement: str) -> None:
+        # CREATE/DROP DATABASE cannot run inside a transaction; a fresh connection each time
+        # holds no session open on the template database.
+        assert self.admin_url is not None
+        engine = create_async_engine(self.admin_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+        try:
+            async with engine.connect() as connection:
+                await connection.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    async def empty(self) -> str:
+        """The URL of a new, empty database."""
+        name = self._next_name()
+        if self.postgres:
+            await self._admin(f'CREATE DATABASE "{name}"')
+            self._live.add(name)
+        return self._url(name)
+
+    async def demo_copy(self) -> str:
+        """The URL of a new database holding the demo campus of every installed plugin."""
+        template = await self._demo_template()
+        name = self._next_name()
+        if self.postgres:
+            await self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+            self._live.add(name)
+        else:
+            shutil.copy(template, self.folder / f"{name}.db")
+        return self._url(name)
+
+    async def _demo_template(self) -> str:
+        async with self._template_lock:
+            if self._template is None:
+                url = await self.empty()
+                await prepare_database(load_registry(test_settings(url)), demo=True)
+                self._template = make_url(url).database or ""
+            return self._template
+
+    async def drop(self, url: str) -> None:
+        name = make_url(url).database or ""
+        if self.postgres and name in self._live:
+            self._live.discard(name)
+            await self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    async def close(self) -> None:
+        for name in sorted(self._live):
+            await self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self._live.clear()
 
 
 def test_settings(database_url: str, **overrides: Any) -> Settings:
@@ -145,17 +221,15 @@ CampusFactory = Callable[..., Awaitable[CampusHarness]]
 
 
 @pytest.fixture(scope="session")
-def _demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated SQLite database with the demo campus, made once per test session."""
-    folder = tmp_path_factory.mktemp("demo-template")
-    path = folder / "demo.db"
-    settings = test_settings(f"sqlite+aiosqlite:///{path}")
-    asyncio.run(prepare_database(load_registry(settings), demo=True))
-    return path
+async def campus_databases(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestDatabases]:
+    """The databases of this test session (see :class:`TestDatabases`); dropped at the end."""
+    databases = TestDatabases(tmp_path_factory.mktemp("campuses"), os.environ.get(TEST_DATABASE_ENV) or None)
+    yield databases
+    await databases.close()
 
 
 @pytest.fixture
-async def campus_factory(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[CampusFactory]:
+async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[CampusFactory]:
     made: list[CampusHarness] = []
 
     async def factory(
@@ -166,20 +240,15 @@ async def campus_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Asyn
         demo: bool = False,
         **overrides: Any,
     ) -> CampusHarness:
-        pg_url = os.environ.get(TEST_DATABASE_ENV)
-        if pg_url:
-            url = pg_url
-            await reset_postgres(url)
-        else:
-            url = f"sqlite+aiosqlite:///{tmp_path / f'campus-{len(made)}.db'}"
+        extras = list(extra_plugins)
+        # The template holds every installed plugin's demo data: only the default plugin set may copy it.
+        from_template = demo and plugins is None and not disable and not extras
+        url = await (campus_databases.demo_copy() if from_template else campus_databases.empty())
         settings = test_settings(
             url, plugins=list(plugins) if plugins is not None else None, disable=list(disable), **overrides
         )
-        registry = load_registry(settings, extra_plugins)
-        if demo and not pg_url and plugins is None and not disable and not list(extra_plugins):
-            # Same plugin set as the template: copy it instead of generating the demo again.
-            template: Path = request.getfixturevalue("_demo_template")
-            shutil.copy(template, tmp_path / f"campus-{len(made)}.db")
+        registry = load_registry(settings, extras)
+        if from_template:
             await asyncio.to_thread(upgrade, registry)
         else:
             await prepare_database(registry, demo=demo)
@@ -190,18 +259,15 @@ async def campus_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Asyn
     yield factory
     for harness in made:
         await harness.campus.engine.dispose()
+        await campus_databases.drop(harness.settings.database_url)
 
 
 @pytest.fixture(scope="session")
-async def demo_campus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[CampusHarness]:
-    pg_url = os.environ.get(TEST_DATABASE_ENV)
-    if pg_url:
-        url = pg_url
-        await reset_postgres(url)
-    else:
-        url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo-campus') / 'demo.db'}"
+async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness]:
+    url = await campus_databases.demo_copy()
     registry = load_registry(test_settings(url))
-    await prepare_database(registry, demo=True)
+    await asyncio.to_thread(upgrade, registry)
     harness = CampusHarness(app=create_app(registry=registry, run_scheduler=False), registry=registry)
     yield harness
     await harness.campus.engine.dispose()
+    await campus_databases.drop(url)
