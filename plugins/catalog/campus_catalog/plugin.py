@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Scope, Settings, hookimpl
+from pathlib import Path
+
+from campus_mcp import Migrations, PluginInfo, Scope, Settings, hookimpl
 
 __version__ = "0.1.0"
 
@@ -29,3 +31,8 @@ def register_scopes(settings: Settings) -> list[Scope]:
             always_on=True,
         ),
     ]
+
+
+@hookimpl
+def register_migrations(settings: Settings) -> list[Migrations]:
+    return [Migrations(path=Path(__file__).parent / "migrations")]
