@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy host plugins/*/campus_* examples/*/campus_*
+	$(BIN)/mypy host $(filter-out %.egg-info,$(wildcard plugins/*/campus_* examples/*/campus_*))
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q $(PYTEST_ARGS)

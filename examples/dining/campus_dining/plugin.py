@@ -1,12 +1,92 @@
-"""Hook implementations of the dining example (filled in by the plugin-author kit work)."""
+"""The dining plugin's hook implementations: wiring only, the logic lives beside this module.
+
+Without a dining feed (``CAMPUS_MCP_DINING_FEED``, or the demo feed in demo mode) the plugin
+has no data, so it registers no tool, route or job: a tool that can only fail is worse than none.
+"""
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from pathlib import Path
+
+from campus_mcp import (
+    DemoData,
+    InstructionFragment,
+    Job,
+    Migrations,
+    PluginInfo,
+    RouteGroup,
+    Scope,
+    Settings,
+    Tool,
+    ToolExample,
+    hookimpl,
+)
+
+from campus_dining.demo import load_demo_halls
+from campus_dining.examples import EXAMPLES
+from campus_dining.jobs import refresh_job
+from campus_dining.routes import DiningController
+from campus_dining.settings import hours_feed
+from campus_dining.tools import SCOPE, TOOLS
+
+__version__ = "0.1.0"
 
 
 @hookimpl
-def campus_plugin_info(settings: Settings) -> PluginInfo:
+def campus_plugin_info() -> PluginInfo:
     return PluginInfo(
-        name="dining", version="0.1.0", title="Dining hours", description="When the dining halls are open."
+        name="dining",
+        version=__version__,
+        title="Dining hours",
+        description="When the campus dining halls and cafés are open.",
     )
+
+
+@hookimpl
+def register_scopes() -> list[Scope]:
+    # Opening hours are public, so the scope is always on: no consent checkbox, no sign-in needed.
+    return [Scope(name=SCOPE, description="See the dining halls' opening hours.", always_on=True)]
+
+
+@hookimpl
+def register_tools(settings: Settings) -> list[Tool]:
+    return TOOLS if hours_feed(settings) else []
+
+
+@hookimpl
+def register_routes(settings: Settings) -> list[RouteGroup]:
+    return [RouteGroup(handlers=[DiningController])] if hours_feed(settings) else []
+
+
+@hookimpl
+def register_jobs(settings: Settings) -> list[Job]:
+    feed = hours_feed(settings)
+    return [refresh_job(feed)] if feed else []
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    if not hours_feed(settings):
+        return []
+    return [
+        InstructionFragment(
+            priority=40,
+            text="When a student asks whether or when a dining hall or café is open, call list_dining_halls first.",
+        )
+    ]
+
+
+@hookimpl
+def register_migrations() -> list[Migrations]:
+    # The tables exist whether or not a feed is configured, so turning the feed on needs no migration.
+    return [Migrations(path=Path(__file__).parent / "migrations" / "versions")]
+
+
+@hookimpl
+def register_demo_data() -> list[DemoData]:
+    return [DemoData(load=load_demo_halls, order=500)]
+
+
+@hookimpl
+def register_tool_examples(settings: Settings) -> list[ToolExample]:
+    return EXAMPLES if hours_feed(settings) else []
