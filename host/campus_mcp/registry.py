@@ -151,12 +151,23 @@ def load_registry(settings: Settings, extra: Iterable[tuple[str, object]] = ()) 
     infos = _collect(pm, "campus_plugin_info", settings)
     plugins = _unique(infos, "plugin", "name")
     for info in infos:
-        for needed in info.depends_on:
-            if needed not in plugins:
-                raise PluginError(
-                    f"plugin {info.name!r} needs plugin {needed!r}, which is disabled or not "
-                    f"installed. Enable {needed!r} or disable {info.name!r} as well."
-                )
+        if info.name != info.plugin:
+            # Contributions are stamped with the registered name; PluginInfo must agree with it.
+            raise PluginError(
+                f"plugin {info.plugin!r} calls itself {info.name!r} in campus_plugin_info. "
+                "Make the entry point name and PluginInfo.name the same."
+            )
+    # Every missing dependency at once: disabling catalog names each plugin that needs it.
+    missing = [
+        f"plugin {info.name!r} needs plugin {needed!r}, which is disabled or not installed"
+        for info in infos
+        for needed in info.depends_on
+        if needed not in plugins
+    ]
+    if missing:
+        raise PluginError(
+            "; ".join(missing) + ". Enable the needed plugins, or disable the plugins that need them as well."
+        )
     scopes = _unique(_collect(pm, "register_scopes", settings), "scope", "name")
     tools = _unique(_collect(pm, "register_tools", settings), "tool", "name")
     for tool in tools.values():

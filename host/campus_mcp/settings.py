@@ -32,7 +32,10 @@ def _config_file() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CAMPUS_MCP_", extra="ignore", env_nested_delimiter="__")
+    # enable_decoding=False: list settings are comma-separated (CAMPUS_MCP_DISABLE=friends,apps), not JSON.
+    model_config = SettingsConfigDict(
+        env_prefix="CAMPUS_MCP_", extra="ignore", env_nested_delimiter="__", enable_decoding=False
+    )
 
     # Storage
     database_url: str = Field(
