@@ -134,9 +134,7 @@ class BannerClient:
     # -- the read endpoints ----------------------------------------------------------------
 
     async def terms(self, *, max_terms: int = 30) -> list[BannerTerm]:
-        data = await self._json(
-            "GET", "classSearch/getTerms", params={"searchTerm": "", "offset": 1, "max": max_terms}
-        )
+        data = await self._json("GET", "classSearch/getTerms", params={"searchTerm": "", "offset": 1, "max": max_terms})
         if not isinstance(data, list):
             raise UnreadableResponse("classSearch/getTerms did not answer with a list", kind="parse")
         terms = []

@@ -52,6 +52,7 @@ class BannerMeeting:
 @dataclass(frozen=True)
 class BannerSection:
     term: str
+    term_description: str | None
     crn: str
     subject: str
     subject_description: str | None
@@ -285,6 +286,7 @@ def parse_section(raw: Mapping[str, Any], problems: list[MappingProblem]) -> Ban
     subject_description = text(raw.get("subjectDescription"))
     return BannerSection(
         term=text(raw.get("term")) or "",
+        term_description=text(raw.get("termDesc")),
         crn=crn,
         subject=subject,
         subject_description=_subject_name(subject, subject_description),
