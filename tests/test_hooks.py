@@ -1,0 +1,429 @@
+"""Every hook of ``campus_mcp/hookspecs.py`` exercised by a throwaway plugin, through the real parts.
+
+Convention (checked by ``tests/test_docs.py``): each hook ``name`` has at least one test called
+``test_hook_<name>`` or ``test_hook_<name>_<what>``. The throwaway plugins are a "library rooms"
+family registered with ``campus_factory(extra_plugins=[...])``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import textwrap
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from campus_mcp import (
+    AppResource,
+    Completion,
+    DataSource,
+    DemoData,
+    InstructionFragment,
+    Interval,
+    Job,
+    JobOutcome,
+    Migrations,
+    PluginInfo,
+    Prompt,
+    PromptArgument,
+    RouteGroup,
+    RouteRef,
+    Scope,
+    Tool,
+    ToolContext,
+    ToolExample,
+    hookimpl,
+)
+from campus_mcp.jobs import JobContext, build_scheduler, run_job
+from campus_mcp.parity import plugin_api_routes
+from campus_mcp.registry import ENTRY_POINT_GROUP
+from campus_mcp.testing import CampusFactory
+from click.testing import CliRunner
+from litestar import get
+from mcp_types import PromptReference
+from pydantic import BaseModel
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+PUBLIC = Scope(name="rooms", description="See the library's group study rooms.", always_on=True)
+
+
+class RoomQuery(BaseModel):
+    people: int = 2
+
+
+class RoomList(BaseModel):
+    rooms: list[str]
+
+
+ROOMS = ["Room 101 (4 seats)", "Room 102 (8 seats)"]
+
+
+async def rooms_for(_context: ToolContext, query: RoomQuery) -> RoomList:
+    return RoomList(rooms=ROOMS if query.people <= 4 else ROOMS[1:])
+
+
+def rooms_tool(**changes: Any) -> Tool:
+    values: dict[str, Any] = {
+        "name": "find_study_room",
+        "title": "Find a study room",
+        "description": "Finds a group study room in the library.",
+        "scope": "rooms",
+        "input_model": RoomQuery,
+        "output_model": RoomList,
+        "handler": rooms_for,
+    }
+    values.update(changes)
+    return Tool(**values)
+
+
+class Rooms:
+    """The smallest plugin: its info and its public scope. Tests subclass it to add one hook."""
+
+    @hookimpl
+    def campus_plugin_info(self) -> PluginInfo:
+        return PluginInfo(name="rooms", version="3.1", title="Library rooms", description="Group study rooms.")
+
+    @hookimpl
+    def register_scopes(self) -> list[Scope]:
+        return [PUBLIC]
+
+
+class RoomsWithTool(Rooms):
+    @hookimpl
+    def register_tools(self) -> list[Tool]:
+        return [rooms_tool()]
+
+
+async def test_hook_campus_plugin_info(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", Rooms())])
+    assert campus.registry.plugins["rooms"].version == "3.1"
+    async with campus.mcp() as client:
+        assert client.server_info is not None
+        # serverInfo's description lists the topics: every plugin's title.
+        assert "Library rooms" in (client.server_info.description or "")
+
+
+async def test_hook_register_scopes_checked_scope_refuses_a_token_without_it(campus_factory: CampusFactory) -> None:
+    private = Scope(name="rooms:book", description="Book rooms for you.", writes=True, starts_checked=False)
+
+    class Booking(Rooms):
+        @hookimpl
+        def register_scopes(self) -> list[Scope]:
+            return [PUBLIC, private]
+
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [rooms_tool(name="list_my_bookings", scope="rooms:book")]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", Booking())])
+    assert campus.registry.scopes["rooms:book"].plugin == "rooms"
+    denied = await campus.call("list_my_bookings", {}, scopes=["rooms"], user_id=1)
+    assert denied.is_error
+    assert "'rooms:book'" in denied.content[0].text  # type: ignore[union-attr]
+    allowed = await campus.call("list_my_bookings", {}, scopes=["rooms:book"], user_id=1)
+    assert not allowed.is_error
+
+
+async def test_hook_register_tools(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", RoomsWithTool())])
+    async with campus.mcp() as client:
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == ["find_study_room"]
+        assert listed[0].output_schema is not None
+        result = await client.call_tool("find_study_room", {"people": 6})
+    assert result.structured_content == {"rooms": ["Room 102 (8 seats)"]}
+
+
+async def test_hook_register_routes(campus_factory: CampusFactory) -> None:
+    @get("/api/v1/rooms", sync_to_thread=False)
+    def list_rooms() -> RoomList:
+        return RoomList(rooms=ROOMS)
+
+    class WithRoutes(RoomsWithTool):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [rooms_tool(mirrors=(RouteRef(method="GET", path="/api/v1/rooms"),))]
+
+        @hookimpl
+        def register_routes(self) -> list[RouteGroup]:
+            return [RouteGroup(handlers=[list_rooms])]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithRoutes())])
+    async with campus.rest() as rest:
+        response = await rest.get("/api/v1/rooms")
+    assert response.json() == {"rooms": ROOMS}
+    assert plugin_api_routes(campus.app) == {"GET /api/v1/rooms": "rooms"}
+
+
+async def test_hook_register_prompts(campus_factory: CampusFactory) -> None:
+    class WithPrompt(Rooms):
+        @hookimpl
+        def register_prompts(self) -> list[Prompt]:
+            return [
+                Prompt(
+                    name="book_a_room",
+                    title="Book a study room",
+                    description="Finds a room for a study group.",
+                    arguments=(PromptArgument(name="building", description="Which library building.", required=True),),
+                    render=lambda args: f"Find a study room in {args.get('building', 'any building')}.",
+                )
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithPrompt())])
+    async with campus.mcp() as client:
+        prompts = (await client.list_prompts()).prompts
+        assert [(p.name, [a.name for a in p.arguments or []]) for p in prompts] == [("book_a_room", ["building"])]
+        rendered = await client.get_prompt("book_a_room", {"building": "Annex"})
+    assert rendered.messages[0].content.text == "Find a study room in Annex."  # type: ignore[union-attr]
+
+
+async def test_hook_register_completions(campus_factory: CampusFactory) -> None:
+    async def buildings(_session: AsyncSession, typed: str, _context: Mapping[str, str]) -> Sequence[str]:
+        return [name for name in ("Annex", "Annenberg", "Main") if name.lower().startswith(typed.lower())]
+
+    class WithCompletion(Rooms):
+        @hookimpl
+        def register_completions(self) -> list[Completion]:
+            return [Completion(argument="building", complete=buildings)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithCompletion())])
+    async with campus.mcp() as client:
+        result = await client.complete(
+            PromptReference(type="ref/prompt", name="book_a_room"), {"name": "building", "value": "ann"}
+        )
+    assert result.completion.values == ["Annex", "Annenberg"]
+
+
+async def test_hook_register_app_resources(campus_factory: CampusFactory) -> None:
+    class WithApp(RoomsWithTool):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [rooms_tool(app_resource="ui://rooms/map.html")]
+
+        @hookimpl
+        def register_app_resources(self) -> list[AppResource]:
+            return [
+                AppResource(
+                    uri="ui://rooms/map.html",
+                    name="rooms-map",
+                    title="Room map",
+                    description="Where the rooms are.",
+                    html=lambda: "<!doctype html><p>Map</p>",
+                )
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithApp())])
+    async with campus.mcp() as client:
+        resources = (await client.list_resources()).resources
+        assert [str(r.uri) for r in resources] == ["ui://rooms/map.html"]
+        read = await client.read_resource("ui://rooms/map.html")
+        tools = (await client.list_tools()).tools
+    assert read.contents[0].text == "<!doctype html><p>Map</p>"  # type: ignore[union-attr]
+    assert tools[0].meta is not None and tools[0].meta["ui"] == {"resourceUri": "ui://rooms/map.html"}
+
+
+async def test_hook_register_app_resources_missing_resource_drops_the_ui_link(campus_factory: CampusFactory) -> None:
+    class DanglingApp(RoomsWithTool):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [rooms_tool(app_resource="ui://apps-plugin-is-disabled.html")]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", DanglingApp())])
+    assert campus.registry.tools["find_study_room"].app_resource is None
+
+
+async def test_hook_register_jobs(campus_factory: CampusFactory) -> None:
+    async def count_rooms(context: JobContext) -> JobOutcome:
+        return JobOutcome(items=len(ROOMS), summary=f"{len(ROOMS)} rooms, run {context.run_id}")
+
+    class WithJob(Rooms):
+        @hookimpl
+        def register_jobs(self) -> list[Job]:
+            return [
+                Job(id="rooms.count", description="Count the rooms.", trigger=Interval(minutes=30), run=count_rooms)
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithJob())])
+    job = campus.registry.jobs["rooms.count"]
+    assert job.plugin == "rooms"
+    assert build_scheduler(campus.registry, campus.sessions).get_job("rooms.count") is not None
+    run = await run_job(job, campus.registry, campus.sessions)
+    assert (run.outcome, run.items, run.plugin) == ("ok", 2, "rooms")
+
+
+async def test_hook_register_data_sources(campus_factory: CampusFactory) -> None:
+    refreshed = datetime(2026, 11, 2, 6, 30, tzinfo=UTC)
+
+    async def last_refresh(_session: AsyncSession) -> datetime:
+        return refreshed
+
+    class WithSource(RoomsWithTool):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [rooms_tool(data_sources=("hooks_test_room_feed",))]
+
+        @hookimpl
+        def register_data_sources(self) -> list[DataSource]:
+            return [
+                DataSource(
+                    key="hooks_test_room_feed",
+                    covers="Study rooms and their seats",
+                    origin="The library's booking system",
+                    refresh="Every night",
+                    last_refresh=last_refresh,
+                )
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithSource())])
+    result = await campus.call("find_study_room", {})
+    advisory = (result.structured_content or {})["advisory"]
+    assert advisory["data_sources"] == [
+        {
+            "key": "hooks_test_room_feed",
+            "covers": "Study rooms and their seats",
+            "source": "The library's booking system",
+            "refresh": "Every night",
+            "last_refresh": "2026-11-02T06:30:00+00:00",
+            "last_refresh_by_term": None,
+        }
+    ]
+
+
+async def test_hook_register_instructions(campus_factory: CampusFactory) -> None:
+    class WithInstructions(Rooms):
+        @hookimpl
+        def register_instructions(self) -> list[InstructionFragment]:
+            return [
+                InstructionFragment(text="Room rule: rooms hold at most 8 people.", priority=500),
+                InstructionFragment(text="Study rooms: call find_study_room first ({short}).", priority=1),
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithInstructions())])
+    async with campus.mcp() as client:
+        instructions = client.instructions or ""
+    assert instructions.startswith("Study rooms: call find_study_room first (WIT).")
+    assert "Room rule" in instructions
+
+
+MIGRATION = '''
+"""rooms: the study rooms table"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "rooms_0001"
+down_revision = None
+branch_labels = ("rooms",)
+depends_on = "core_0001"
+
+
+def upgrade():
+    op.create_table("hooks_test_rooms", sa.Column("name", sa.String(50), primary_key=True))
+
+
+def downgrade():
+    op.drop_table("hooks_test_rooms")
+'''
+
+
+def rooms_migrations(folder: Path) -> Path:
+    versions = folder / "rooms_versions"
+    versions.mkdir(exist_ok=True)
+    (versions / "rooms_0001.py").write_text(textwrap.dedent(MIGRATION))
+    return versions
+
+
+async def test_hook_register_migrations(campus_factory: CampusFactory, tmp_path: Path) -> None:
+    versions = rooms_migrations(tmp_path)
+
+    class WithMigrations(Rooms):
+        @hookimpl
+        def register_migrations(self) -> list[Migrations]:
+            return [Migrations(path=versions)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithMigrations())])
+    async with campus.sessions() as session:
+        heads = set((await session.execute(text("SELECT version_num FROM alembic_version"))).scalars())
+        assert "rooms_0001" in heads
+        assert (await session.execute(text("SELECT count(*) FROM hooks_test_rooms"))).scalar_one() == 0
+
+
+async def test_hook_register_demo_data(campus_factory: CampusFactory, tmp_path: Path) -> None:
+    versions = rooms_migrations(tmp_path)
+
+    async def load_rooms(session: AsyncSession, scale: int) -> None:
+        for number in range(3 * scale):
+            await session.execute(text("INSERT INTO hooks_test_rooms (name) VALUES (:n)"), {"n": f"Room {number}"})
+
+    class WithDemo(Rooms):
+        @hookimpl
+        def register_migrations(self) -> list[Migrations]:
+            return [Migrations(path=versions)]
+
+        @hookimpl
+        def register_demo_data(self) -> list[DemoData]:
+            return [DemoData(load=load_rooms, order=900)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithDemo())], demo=True)
+    async with campus.sessions() as session:
+        assert (await session.execute(text("SELECT count(*) FROM hooks_test_rooms"))).scalar_one() == 3
+
+
+async def test_hook_register_tool_examples(campus_factory: CampusFactory) -> None:
+    class WithExamples(RoomsWithTool):
+        @hookimpl
+        def register_tool_examples(self) -> list[ToolExample]:
+            return [ToolExample(tool="find_study_room", arguments={"people": 3}, user=None)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithExamples())])
+    [example] = campus.registry.tool_examples
+    assert example.plugin == "rooms"
+    # What the contract tests do with it: call the tool with the example's arguments.
+    result = await campus.call(example.tool, dict(example.arguments))
+    assert result.structured_content == {"rooms": ROOMS}
+
+
+def test_hook_register_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "campus_rooms_cli.py").write_text(
+        textwrap.dedent(
+            """
+            import click
+            from campus_mcp import PluginInfo, hookimpl
+
+            @click.command("rooms-count")
+            def rooms_count():
+                click.echo("2 rooms")
+
+            @hookimpl
+            def campus_plugin_info():
+                return PluginInfo(name="roomscli", version="1", title="Rooms CLI", description="Rooms.")
+
+            @hookimpl
+            def register_commands():
+                return [rooms_count]
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real = importlib.metadata.entry_points
+
+    def entry_points(**params: Any) -> Any:
+        found = list(real(**params))
+        if params.get("group") == ENTRY_POINT_GROUP:
+            found.append(importlib.metadata.EntryPoint("roomscli", "campus_rooms_cli", ENTRY_POINT_GROUP))
+        return found
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    from campus_mcp import cli
+
+    cli._plugin_commands()
+    try:
+        result = CliRunner().invoke(cli.main, ["rooms-count"])
+    finally:
+        command = cli.main.commands.pop("rooms-count", None)
+    assert isinstance(command, click.Command)
+    assert result.exit_code == 0, result.output
+    assert result.output == "2 rooms\n"
