@@ -241,3 +241,35 @@ def test_cli_parity_exits_1_with_the_list_of_problems(tmp_path: Path, cli_env: d
     assert report["ok"] is False
     assert report["routes"]["GET /api/v1/lockers"] == "lockers"
     assert any(p.startswith("uncovered: GET /api/v1/lockers") for p in report["problems"])
+
+
+def test_a_tool_with_no_route_and_no_reason_fails(tmp_path: Path) -> None:
+    class Unmirrored(Rooms):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            return [*super().register_tools(), Tool(**{**BARE_TOOL, "name": "whoami_rooms"})]
+
+    assert rooms_report(tmp_path, Unmirrored(COMPLETE.mirrors, COMPLETE.exempt)).problems == [
+        "unmirrored: tool whoami_rooms (rooms) mirrors no route. Name the route it mirrors (Tool.mirrors), "
+        "or say why it has none (Tool.no_route_reason)"
+    ]
+
+
+def test_a_tool_with_no_route_and_a_reason_passes(tmp_path: Path) -> None:
+    class Explained(Rooms):
+        @hookimpl
+        def register_tools(self) -> list[Tool]:
+            reason = "Reports the caller's own token; no page or route shows it."
+            return [*super().register_tools(), Tool(**{**BARE_TOOL, "name": "whoami_rooms", "no_route_reason": reason})]
+
+    assert rooms_report(tmp_path, Explained(COMPLETE.mirrors, COMPLETE.exempt)).problems == []
+
+
+BARE_TOOL: dict[str, Any] = {
+    "title": "Who am I",
+    "description": "Who the caller is.",
+    "scope": "rooms",
+    "input_model": Empty,
+    "output_model": Empty,
+    "handler": nothing,
+}

@@ -86,6 +86,9 @@ class Tool:
     output_model: type[BaseModel]
     handler: ToolHandler
     mirrors: tuple[RouteRef, ...] = ()
+    # Why the tool mirrors no REST route (a meta-tool such as whoami); the parity check wants
+    # either ``mirrors`` or this reason, so a tool without a route is a decision, not an oversight.
+    no_route_reason: str = ""
     writes: bool = False
     idempotent: bool = False
     open_world: bool = False

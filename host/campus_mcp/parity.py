@@ -5,6 +5,7 @@ written reason, or when its plugin lists it as pending. The check fails on:
 
 - a route with none of the three;
 - a tool that names a route no plugin registers (dangling);
+- a tool that names no route and gives no reason for it (unmirrored);
 - a pending entry whose route already has a tool, or that names no route (stale);
 - an exemption that names no route, or whose reason is empty.
 
@@ -73,6 +74,11 @@ def check_parity(app: Litestar, registry: Registry) -> ParityReport:
             if key not in routes:
                 problems.append(f"dangling: tool {tool.name} ({tool.plugin}) mirrors {key}, which no plugin serves")
             covered.setdefault(key, []).append(tool.name)
+        if not tool.mirrors and not tool.no_route_reason.strip():
+            problems.append(
+                f"unmirrored: tool {tool.name} ({tool.plugin}) mirrors no route. Name the route it mirrors "
+                "(Tool.mirrors), or say why it has none (Tool.no_route_reason)"
+            )
     exempt: dict[str, str] = {}
     pending: list[str] = []
     for group in registry.route_groups:
