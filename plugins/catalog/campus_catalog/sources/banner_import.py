@@ -128,6 +128,9 @@ class _Lookups:
         self.courses = {(c.subject_code, c.course_number): c for c in (await session.scalars(select(Course))).all()}
         for campus in (await session.scalars(select(Campus))).all():
             self.campuses[campus.name] = campus
+        await self.load_instructors(session)
+
+    async def load_instructors(self, session: AsyncSession) -> None:
         for person in (await session.scalars(select(Instructor))).all():
             self.pub_ids.add(person.pub_id)
             if person.email:
@@ -368,6 +371,39 @@ async def import_term_sections(
             term.catalog_imported_at = now
     report.terms.append(term_code)
     return term
+
+
+async def refresh_section_from_banner(
+    session: AsyncSession,
+    section: Section,
+    meetings: Sequence[BannerMeeting],
+    instructors: Sequence[BannerInstructor],
+    *,
+    now: datetime,
+) -> bool:
+    """One section's meetings and instructors as Banner gives them now (the stale-section refresh).
+
+    ``section`` must have its meetings and instructor links loaded. Returns whether anything
+    changed; ``banner_synced_at`` is set either way, since Banner was read in full.
+    """
+    lookups = _Lookups()
+    await lookups.load_instructors(session)
+    people = [(await _instructor(session, lookups, p), p.primary) for p in instructors]
+    wanted_links = sorted({(person.id, primary) for person, primary in people})
+    wanted_meetings = [row for meeting in meetings for row in meeting_rows(meeting)]
+    changed = False
+    if sorted(map(_meeting_key, section.meeting_times), key=repr) != sorted(
+        map(_meeting_key, wanted_meetings), key=repr
+    ):
+        section.meeting_times = [MeetingTime(**row) for row in wanted_meetings]
+        changed = True
+    if sorted((link.instructor_id, link.is_primary) for link in section.instructor_links) != wanted_links:
+        section.instructor_links = [
+            SectionInstructor(instructor_id=pid, is_primary=primary) for pid, primary in wanted_links
+        ]
+        changed = True
+    section.banner_synced_at = now
+    return changed
 
 
 async def cancel_missing_sections(session: AsyncSession, term: Term, seen_crns: set[str]) -> list[str]:

@@ -171,7 +171,12 @@ async def sync_sections(
 
 
 async def refresh_seats(
-    sessions: async_sessionmaker[AsyncSession], settings: CatalogSettings, today: date, now: datetime | None = None
+    sessions: async_sessionmaker[AsyncSession],
+    settings: CatalogSettings,
+    today: date,
+    *,
+    until_after_start: timedelta = timedelta(days=7),
+    now: datetime | None = None,
 ) -> tuple[int, dict[str, str]]:
     """Seats of the terms in registration: from when a term's sections are listed until 7 days
     after its classes start. Reads the search pages (500 sections a request, so a whole term is a
@@ -184,7 +189,7 @@ async def refresh_seats(
         terms = list(
             await session.scalars(
                 select(Term).where(
-                    Term.start_date >= today - timedelta(days=7),
+                    Term.start_date >= today - until_after_start,
                     Term.id.in_(select(Section.term_id).distinct()),
                 )
             )

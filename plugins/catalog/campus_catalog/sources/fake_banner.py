@@ -86,7 +86,7 @@ class FakeBanner:
         if endpoint == "searchResults/getEnrollmentInfo":
             return Response(enrollment_html(section) if section else "", media_type="text/html")
         if endpoint in ("searchResults/getSectionPrerequisites", "searchResults/getCourseDescription"):
-            return Response("<section>No information available.</section>", media_type="text/html")
+            return Response("<section>No course description is available.</section>", media_type="text/html")
         # Anything else would change or reveal something on a real Banner: the client must never get here.
         return Response("not a class-search page (fake)", status_code=404, media_type="text/plain")
 

@@ -1,0 +1,183 @@
+"""The data sources of the advisory: what each source is, how often it is refreshed, and when
+it last was (seed 000, ``Catalog::Freshness``).
+
+The refresh text says in words what the jobs' triggers do (:mod:`campus_catalog.jobs`).
+``tests/test_freshness.py`` renders each job's trigger and checks the text says the same, so a
+schedule changed in one place and not the other fails. A source that is not configured says
+that it is loaded by hand rather than claiming a schedule nobody runs.
+
+Last refresh, per seed 000: the term sources (``sections``, ``course_details``, ``finals``) give
+one time per current and future term that has sections; the time is when a full run finished
+the term, never when one course changed. Terms made ahead of Banner (no sections) are left out.
+The host's advisory caches these times for 10 minutes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from campus_mcp import DataSource, Settings
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
+
+from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
+from campus_catalog.models import CatalogYear, FinalsSchedule, Section, Term, TermElectiveList, UniversityEvent
+
+LastRefresh = Callable[[AsyncSession], Awaitable[datetime | Mapping[str, datetime] | None]]
+
+# The words of the time zone in the refresh texts; other zones are named by their IANA name.
+_ZONE_WORDS = {
+    "America/New_York": "Eastern",
+    "America/Chicago": "Central",
+    "America/Denver": "Mountain",
+    "America/Phoenix": "Arizona time",
+    "America/Los_Angeles": "Pacific",
+}
+
+
+def zone_words(timezone: str) -> str:
+    return _ZONE_WORDS.get(timezone, timezone)
+
+
+def _today(timezone: str) -> date:
+    return datetime.now(ZoneInfo(timezone)).date()
+
+
+async def _active_terms(session: AsyncSession, timezone: str) -> list[Term]:
+    """Current and future terms that have sections: the terms the freshness list names."""
+    return list(
+        await session.scalars(
+            select(Term).where(Term.end_date >= _today(timezone), Term.id.in_(select(Section.term_id).distinct()))
+        )
+    )
+
+
+def sections_last_refresh(timezone: str) -> LastRefresh:
+    async def last(session: AsyncSession) -> Mapping[str, datetime]:
+        found: dict[str, datetime] = {}
+        for term in await _active_terms(session, timezone):
+            times = [t for t in (term.sections_synced_at, term.catalog_imported_at) if t is not None]
+            if times:
+                found[term.uid] = max(times)
+        return found
+
+    return last
+
+
+def course_details_last_refresh(timezone: str) -> LastRefresh:
+    async def last(session: AsyncSession) -> Mapping[str, datetime]:
+        return {
+            term.uid: term.details_synced_at
+            for term in await _active_terms(session, timezone)
+            if term.details_synced_at is not None
+        }
+
+    return last
+
+
+def finals_last_refresh(timezone: str) -> LastRefresh:
+    async def last(session: AsyncSession) -> Mapping[str, datetime]:
+        found: dict[str, datetime] = {}
+        for term in await _active_terms(session, timezone):
+            loaded = await session.scalar(
+                select(func.max(FinalsSchedule.loaded_at)).where(
+                    FinalsSchedule.term_id == term.id, FinalsSchedule.status == "completed"
+                )
+            )
+            if loaded is not None:
+                found[term.uid] = loaded
+        return found
+
+    return last
+
+
+def _latest(column: InstrumentedAttribute[datetime | None]) -> LastRefresh:
+    async def last(session: AsyncSession) -> datetime | None:
+        return await session.scalar(select(func.max(column)))
+
+    return last
+
+
+def refresh_texts(settings: Settings, catalog: CatalogSettings) -> dict[str, str]:
+    """The refresh schedule of each source in words. Keep in step with the triggers in jobs.py."""
+    zone = zone_words(settings.timezone)
+    by_hand = "Loaded by an administrator with `campus-mcp import {}`; not refreshed on a schedule."
+    if catalog.banner_live:
+        sections = (
+            f"Every day at 4 AM {zone}, for the current and future terms. A past term is not refreshed after "
+            "it ends. Seats also every 30 minutes, from the time a term's sections are listed until 7 days "
+            "after its classes start."
+        )
+        details = f"Each course at most once every 7 days, in the daily run (every day at 4:30 AM {zone})."
+    elif catalog.banner_configured:
+        sections = (
+            f"Every day at 4 AM {zone}, from the saved Banner file, for the terms in it. "
+            "Seats are not refreshed between runs."
+        )
+        details = by_hand.format("banner")
+    else:
+        sections = by_hand.format("banner")
+        details = by_hand.format("banner")
+    calendar = f"Every Saturday at 2 AM {zone}." if catalog.calendar_configured else by_hand.format("calendar")
+    return {
+        "sections": sections,
+        "course_details": details,
+        "finals": "When an administrator uploads a new schedule (`campus-mcp import finals`).",
+        "university_calendar": calendar,
+        "degree_requirements": "When an administrator imports the academic catalog; not refreshed on a schedule.",
+        "term_electives": "When an administrator imports the schools' elective lists; not refreshed on a schedule.",
+    }
+
+
+def catalog_data_sources(settings: Settings, catalog: CatalogSettings | None = None) -> list[DataSource]:
+    catalog = catalog or load_catalog_settings()
+    refresh = refresh_texts(settings, catalog)
+    system = settings.student_system_name
+    zone = settings.timezone
+    return [
+        DataSource(
+            key="sections",
+            covers="Meeting times, rooms, instructors, seats",
+            origin=f"Banner class schedule ({system})",
+            refresh=refresh["sections"],
+            last_refresh=sections_last_refresh(zone),
+        ),
+        DataSource(
+            key="course_details",
+            covers="Descriptions, credits, prerequisites, restrictions, mutual exclusions, catalog entry, fees, learning objectives",
+            origin="Banner course catalog",
+            refresh=refresh["course_details"],
+            last_refresh=course_details_last_refresh(zone),
+        ),
+        DataSource(
+            key="finals",
+            covers="Final exam dates, times, rooms",
+            origin="Registrar finals schedule",
+            refresh=refresh["finals"],
+            last_refresh=finals_last_refresh(zone),
+        ),
+        DataSource(
+            key="university_calendar",
+            covers="Holidays, term dates, deadlines",
+            origin="Academic calendar",
+            refresh=refresh["university_calendar"],
+            last_refresh=_latest(UniversityEvent.last_fetched_at),
+        ),
+        DataSource(
+            key="degree_requirements",
+            covers="Degree programs, plans of study, elective lists",
+            origin="Academic catalog",
+            refresh=refresh["degree_requirements"],
+            last_refresh=_latest(CatalogYear.imported_at),
+        ),
+        DataSource(
+            key="term_electives",
+            covers="The elective lists of each school for a term",
+            origin="Registrar elective lists",
+            refresh=refresh["term_electives"],
+            last_refresh=_latest(TermElectiveList.fetched_at),
+        ),
+    ]

@@ -1,0 +1,196 @@
+"""The catalog's scheduled jobs (seed 000, the data-source table), in the campus time zone.
+
+A source that is not configured contributes no job: with no Banner there is no sync, with no
+calendar feed no calendar import. The triggers are constants here because the advisory's refresh
+text (:mod:`campus_catalog.freshness`) says the same thing in words, and
+``tests/test_freshness.py`` fails when the two disagree.
+
+Failures by kind (seed 001): a job that could not reach its upstream at all raises, and the run
+is recorded as failed with the reason (a timeout or 5xx is simply tried again by the next run);
+a run that stored some items but lost others returns them in ``JobOutcome.lost``, and the host
+records it as partial, which ``campus-mcp jobs list`` shows.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from campus_mcp import Cron, Interval, Job, JobOutcome, Settings
+from campus_mcp.jobs import JobContext
+from sqlalchemy import select
+
+from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
+from campus_catalog.models import Term
+
+SECTIONS_SYNC = Cron(hour="4", minute="0")
+SEAT_REFRESH = Interval(minutes=30)
+COURSE_DETAILS_SYNC = Cron(hour="4", minute="30")  # after the sections of the daily run
+CALENDAR_IMPORT = Cron(day_of_week="sat", hour="2", minute="0")
+ENSURE_FUTURE_TERMS = Cron(hour="1", minute="0")
+
+# How far ahead terms are made before Banner lists them (seed 000: two years).
+FUTURE_TERMS_AHEAD = timedelta(days=2 * 366)
+# Seats are refreshed until this long after classes start.
+SEATS_UNTIL_AFTER_START = timedelta(days=7)
+
+
+def campus_today(settings: Settings) -> date:
+    return datetime.now(ZoneInfo(settings.timezone)).date()
+
+
+async def run_sections_sync(context: JobContext) -> JobOutcome:
+    from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
+
+    catalog = load_catalog_settings()
+    if catalog.banner_live:
+        report, lost = await sync_sections(context.sessions, catalog, campus_today(context.settings))
+        lost = {**report.lost(), **lost}
+    else:
+        assert catalog.banner_file is not None
+        report = await import_banner_file(context.sessions, catalog.banner_file)
+        lost = report.lost()
+    return JobOutcome(items=report.stored, lost=lost, summary=report.summary())
+
+
+async def run_seat_refresh(context: JobContext) -> JobOutcome:
+    from campus_catalog.sources.banner_sync import refresh_seats
+
+    updated, lost = await refresh_seats(
+        context.sessions,
+        load_catalog_settings(),
+        campus_today(context.settings),
+        until_after_start=SEATS_UNTIL_AFTER_START,
+    )
+    return JobOutcome(items=updated, lost=lost, summary=f"seats of {updated} sections")
+
+
+async def run_course_details_sync(context: JobContext) -> JobOutcome:
+    from campus_catalog.sources.course_details import sync_course_details
+
+    done, lost = await sync_course_details(context.sessions, load_catalog_settings(), campus_today(context.settings))
+    return JobOutcome(items=done, lost=lost, summary=f"details of {done} courses")
+
+
+async def run_calendar_import(context: JobContext) -> JobOutcome:
+    from campus_catalog.sources.calendar_ics import import_calendar
+
+    catalog = load_catalog_settings()
+    report = await import_calendar(
+        context.sessions,
+        context.settings.timezone,
+        url=catalog.calendar_url,
+        path=None if catalog.calendar_url else catalog.calendar_file,
+        timeout_seconds=catalog.calendar_timeout_seconds,
+    )
+    return JobOutcome(items=report.stored, lost=report.lost(), summary=report.summary())
+
+
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+def _shift_years(text: str, years: int) -> str:
+    return _YEAR.sub(lambda m: str(int(m.group(1)) + years), text)
+
+
+def _shift_date(day: date, years: int) -> date:
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + years, day=28)
+
+
+async def run_ensure_future_terms(context: JobContext) -> JobOutcome:
+    """Make the terms of the next two years before Banner lists them, so a student can plan ahead.
+
+    Each term repeats yearly with the year in its code (``202710`` -> ``202810``) and its name;
+    the newest term of each kind (the code without its year) is copied a year later, with its
+    dates moved a year, until two years from today. Banner's own data replaces the guessed dates
+    when the term's sections are first listed. These terms have no sections, so the freshness
+    list leaves them out.
+    """
+    today = campus_today(context.settings)
+    made: list[str] = []
+    async with context.sessions() as session:
+        terms = list(await session.scalars(select(Term)))
+        codes = {t.uid for t in terms}
+        newest: dict[str, Term] = {}
+        for term in terms:
+            if len(term.uid) < 6 or not term.uid[:4].isdigit():
+                continue  # not a year-first code: nothing to repeat safely
+            kind = term.uid[4:]
+            if kind not in newest or term.uid > newest[kind].uid:
+                newest[kind] = term
+        for kind, term in newest.items():
+            years = 1
+            while _shift_date(term.start_date, years) <= today + FUTURE_TERMS_AHEAD:
+                code = f"{int(term.uid[:4]) + years}{kind}"
+                if code not in codes:
+                    session.add(
+                        Term(
+                            uid=code,
+                            name=_shift_years(term.name, years),
+                            start_date=_shift_date(term.start_date, years),
+                            end_date=_shift_date(term.end_date, years),
+                        )
+                    )
+                    codes.add(code)
+                    made.append(code)
+                years += 1
+        await session.commit()
+    return JobOutcome(items=len(made), summary=f"made terms {', '.join(sorted(made)) or 'none'}")
+
+
+def catalog_jobs(settings: Settings, catalog: CatalogSettings | None = None) -> list[Job]:
+    """The jobs of the configured sources only."""
+    catalog = catalog or load_catalog_settings()
+    jobs: list[Job] = []
+    if catalog.banner_configured:
+        jobs.append(
+            Job(
+                id="catalog.sections_sync",
+                description="Sections of the current and future terms from Banner (daily run)",
+                trigger=SECTIONS_SYNC,
+                run=run_sections_sync,
+                refreshes=("sections",),
+            )
+        )
+        jobs.append(
+            Job(
+                id="catalog.ensure_future_terms",
+                description="Terms up to two years ahead, before Banner lists them",
+                trigger=ENSURE_FUTURE_TERMS,
+                run=run_ensure_future_terms,
+            )
+        )
+    if catalog.banner_live:
+        jobs.append(
+            Job(
+                id="catalog.seat_refresh",
+                description="Seats and waitlists of the terms in registration",
+                trigger=SEAT_REFRESH,
+                run=run_seat_refresh,
+                refreshes=("sections",),
+            )
+        )
+        jobs.append(
+            Job(
+                id="catalog.course_details_sync",
+                description="Course descriptions from Banner, each course at most once every 7 days",
+                trigger=COURSE_DETAILS_SYNC,
+                run=run_course_details_sync,
+                refreshes=("course_details",),
+            )
+        )
+    if catalog.calendar_configured:
+        jobs.append(
+            Job(
+                id="catalog.calendar_import",
+                description="The academic calendar from its iCalendar feed",
+                trigger=CALENDAR_IMPORT,
+                run=run_calendar_import,
+                refreshes=("university_calendar",),
+            )
+        )
+    return jobs
