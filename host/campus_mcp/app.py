@@ -28,6 +28,10 @@ from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_
 from campus_mcp.errors import CampusError
 from campus_mcp.jobs import build_scheduler
 from campus_mcp.mcp_server import CampusServer
+from campus_mcp.oauth import build_oauth
+from campus_mcp.oauth.login import login_handlers
+from campus_mcp.oauth.routes import oauth_handlers
+from campus_mcp.oauth.session import session_config, signed_in_middleware_factory
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.settings import Settings
@@ -143,7 +147,9 @@ def create_app(
         json_response=True,
         security_settings=transport_security(registry),
     )
-    endpoint = McpEndpoint(registry, manager, resolve_token)
+    # The authorization server (oauth/): bearer tokens of /api/mcp resolve through it.
+    oauth = build_oauth(registry, sessions)
+    endpoint = McpEndpoint(registry, manager, resolve_token or oauth.resolve_token, step_up=oauth.step_up_allowed)
     campus = Campus(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
 
@@ -171,7 +177,9 @@ def create_app(
             mcp_endpoint,
             healthz,
             metrics_page,
-            *host_handlers(campus),
+            *host_handlers(campus, oauth),
+            *oauth_handlers(oauth),
+            *login_handlers(registry, oauth.store),
             *plugin_routers(registry),
             *extra_handlers,
         ],
@@ -181,6 +189,8 @@ def create_app(
             "campus": Provide(provide_campus, sync_to_thread=False),
         },
         exception_handlers={CampusError: campus_error_handler, Exception: internal_error_handler},
+        # The session cookie, then the student it signs in (for the dashboard and REST user routes).
+        middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry)],
         lifespan=[lifespan],
         state=State({"campus": campus}),
         openapi_config=None,

@@ -26,8 +26,31 @@ PRM_PATH = "/.well-known/oauth-protected-resource"
 TokenResolver = Callable[[str], Awaitable[Principal | None]]
 
 
+# Whether a client gets the 403 step-up (seed 000: only clients on an allow list).
+StepUpPolicy = Callable[[Principal], Awaitable[bool]]
+
+
 async def _no_tokens(_token: str) -> Principal | None:
     return None
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """Read the whole request body, and a receive that hands it out again to the SDK."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return body, replay
 
 
 def transport_security(registry: Registry) -> TransportSecuritySettings:
@@ -47,11 +70,35 @@ class McpEndpoint:
     """The ASGI app mounted at ``/api/mcp``."""
 
     def __init__(
-        self, registry: Registry, manager: StreamableHTTPSessionManager, resolve_token: TokenResolver | None = None
+        self,
+        registry: Registry,
+        manager: StreamableHTTPSessionManager,
+        resolve_token: TokenResolver | None = None,
+        step_up: StepUpPolicy | None = None,
     ) -> None:
         self.registry = registry
         self.manager = manager
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
+        self.step_up = step_up
+
+    async def _step_up_scope(self, principal: Principal, body: bytes) -> str | None:
+        """For a tools/call whose tool needs a scope the token lacks: the scopes to ask for."""
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            return None
+        params = message.get("params")
+        tool = self.registry.tools.get(params.get("name", "")) if isinstance(params, dict) else None
+        if tool is None:
+            return None
+        from campus_mcp.mcp_server import effective_scopes
+
+        if tool.scope in effective_scopes(self.registry, principal):
+            return None
+        # The token's scopes plus the missing one, so a client that replaces its scopes keeps the others.
+        return " ".join(sorted({*principal.scopes, tool.scope}))
 
     def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
         settings = self.registry.settings
@@ -121,6 +168,28 @@ class McpEndpoint:
                 [(b"www-authenticate", self.www_authenticate().encode())],
             )
             return
+        if self.step_up is not None and not principal.is_anonymous and await self.step_up(principal):
+            # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
+            # others get the permission tool error, which a student can read.
+            body, receive = await _buffered(receive)
+            wanted = await self._step_up_scope(principal, body)
+            if wanted is not None:
+                settings = self.registry.settings
+                challenge = (
+                    f'Bearer error="insufficient_scope", scope="{wanted}", '
+                    f'resource_metadata="{settings.base_url}{PRM_PATH}{MCP_PATH}", '
+                    'error_description="This tool needs a permission the app was not given"'
+                )
+                await self._reply(
+                    send,
+                    403,
+                    {
+                        "error": "insufficient_scope",
+                        "error_description": f"This tool needs a permission the app was not given: {wanted}.",
+                    },
+                    [(b"www-authenticate", challenge.encode())],
+                )
+                return
         reset = current_principal.set(principal)
         try:
             await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]

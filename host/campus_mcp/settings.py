@@ -69,6 +69,26 @@ class Settings(BaseSettings):
     )
     demo: bool = Field(default=True, description="Demo mode: demo campus and demo students.")
     demo_password: SecretStr = SecretStr("demo")
+    # Sign-in (docs/sign-in.md)
+    demo_students: int = Field(default=5, description="How many demo students (student1..N) the demo campus has.")
+    step_up_clients: list[str] = Field(
+        default_factory=list,
+        description="Client ids or client names that get a 403 insufficient_scope step-up instead of a tool error.",
+    )
+    login_max_failures: int = Field(default=10, description="Failed sign-ins one address may make per window.")
+    login_window_seconds: int = 900
+    session_hours: int = Field(default=12, description="How long a dashboard sign-in lasts.")
+    oidc_issuer: str = Field(default="", description="The campus identity provider (OpenID Connect issuer URL).")
+    oidc_client_id: str = ""
+    oidc_client_secret: SecretStr = SecretStr("")
+    oidc_button_label: str = "Sign in with your campus account"
+    oauth_metadata_loopback_for_tests: bool = Field(
+        default=False,
+        description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
+    )
+    oauth_metadata_ca_file: str = Field(
+        default="", description="TESTS ONLY: a CA bundle that client ID metadata document fetches trust."
+    )
     # Campus
     timezone: str = "America/New_York"
     campus_name: str = "Wentworth Institute of Technology"
@@ -78,7 +98,7 @@ class Settings(BaseSettings):
     override_office: str = "the dean's office of the school that offers the course"
     student_system_name: str = "LeopardWeb"
 
-    @field_validator("plugins", "disable", "allowed_hosts", "allowed_origins", mode="before")
+    @field_validator("plugins", "disable", "allowed_hosts", "allowed_origins", "step_up_clients", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -1,25 +1,149 @@
-"""The host's own web routes (sign-in, consent, dashboard shell) beside the plugins' routes."""
+"""The host's own web pages: the home page and the dashboard shell with Settings.
+
+The dashboard is for a signed-in student (the session cookie, see ``oauth/session.py``); a
+visitor who is not signed in is sent to the login form and back. Settings has the
+**Connected apps** card (seed 000 "Disconnect an app"): every app that holds a live token of
+the student, with the permissions it holds, and **Disconnect**, which revokes all its tokens.
+
+Plugins add their own pages to this shell: a plugin route handler with
+``opt={"dashboard_nav": "<link text>"}`` appears in the dashboard navigation, and
+:func:`dashboard_page` wraps a page body in the shell.
+"""
 
 from __future__ import annotations
 
+from html import escape
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
-from litestar import MediaType, get
+from litestar import MediaType, Request, Response, get, post
+from litestar.response import Redirect
+
+from campus_mcp.oauth.pages import hidden, page, security_headers
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user
 
 if TYPE_CHECKING:
     from campus_mcp.app import Campus
+    from campus_mcp.oauth.server import OAuthService
+
+NO_PARITY = {"exclude_from_parity": True}
+NAV_OPT = "dashboard_nav"
 
 
-def host_handlers(campus: Campus) -> list[Any]:
+def dashboard_nav(campus: Campus) -> list[tuple[str, str]]:
+    """The shell's links: the host's own, then every plugin page that asked to be listed."""
+    links = [("/dashboard", "Dashboard"), ("/dashboard/settings", "Settings")]
+    for group in campus.registry.route_groups:
+        for handler in group.handlers:
+            text = getattr(handler, "opt", {}).get(NAV_OPT)
+            paths = sorted(getattr(handler, "paths", ()) or ())
+            if isinstance(text, str) and paths:
+                links.append((paths[0], text))
+    return links
+
+
+def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
+    """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in)."""
+    user = session_user(request)
+    return Response(
+        page(
+            title,
+            body,
+            product=campus.settings.product_name,
+            nav=dashboard_nav(campus),
+            signed_in_as=user[1] if user else "",
+        ),
+        media_type=MediaType.HTML,
+        headers=security_headers(),
+    )
+
+
+def _to_login(path: str) -> Redirect:
+    return Redirect("/login?" + urlencode({"next": path}), status_code=303)
+
+
+def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any]:
     settings = campus.settings
 
-    @get("/", media_type=MediaType.HTML, opt={"exclude_from_parity": True}, include_in_schema=False)
-    async def home() -> str:
-        return (
-            "<!doctype html><html lang=en><meta charset=utf-8>"
-            f"<title>{settings.product_name}</title>"
-            f"<h1>{settings.product_name} for {settings.campus_name}</h1>"
-            f"<p>Connect your AI assistant to <code>{settings.mcp_url}</code>.</p></html>"
+    @get("/", media_type=MediaType.HTML, opt=NO_PARITY, include_in_schema=False)
+    async def home() -> Response[str]:
+        body = (
+            f"<h1>{escape(settings.product_name)} for {escape(settings.campus_name)}</h1>"
+            f"<p>Connect your AI assistant to <code>{escape(settings.mcp_url)}</code>. It signs you in "
+            "with your campus account and asks which permissions to give it.</p>"
+            '<p><a href="/dashboard">Dashboard</a></p>'
+        )
+        return Response(
+            page(settings.product_name, body, product=settings.product_name),
+            media_type=MediaType.HTML,
+            headers=security_headers(),
         )
 
-    return [home]
+    if oauth is None:
+        return [home]
+    store = oauth.store
+
+    @get("/dashboard", opt=NO_PARITY, include_in_schema=False)
+    async def dashboard(request: Request[Any, Any, Any]) -> Response[Any]:
+        user = session_user(request)
+        if user is None:
+            return _to_login("/dashboard")
+        apps = await store.connected_apps(user[0])
+        body = (
+            f"<h1>Welcome, {escape(user[1])}</h1>"
+            f"<p>{len(apps)} app(s) can use your {escape(settings.campus_short_name)} data. "
+            'See and change them in <a href="/dashboard/settings#connected-apps">Settings</a>.</p>'
+        )
+        return dashboard_page(campus, request, "Dashboard", body)
+
+    @get("/dashboard/settings", opt=NO_PARITY, include_in_schema=False)
+    async def settings_page(request: Request[Any, Any, Any]) -> Response[Any]:
+        disconnected = request.query_params.get("disconnected")
+        user = session_user(request)
+        if user is None:
+            return _to_login("/dashboard/settings")
+        apps = await store.connected_apps(user[0])
+        csrf = csrf_token(request)
+        notice = (
+            f'<p role="status">Disconnected {escape(disconnected)}. It can no longer use your data.</p>'
+            if disconnected
+            else ""
+        )
+        items = "".join(
+            '<div class="app">'
+            f"<h3>{escape(app.client_name)}</h3>"
+            f"<p>Permissions: {', '.join(f'<code>{escape(s)}</code>' for s in app.scopes) or 'none'}</p>"
+            f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
+            '<form method="post" action="/dashboard/settings/disconnect">'
+            f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"
+            f'<button type="submit" aria-label="Disconnect {escape(app.client_name)}">Disconnect</button>'
+            "</form></div>"
+            for app in apps
+        )
+        card = (
+            '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
+            '<h2 id="connected-apps-title">Connected apps</h2>'
+            f"{notice}"
+            + (items or "<p>No app can use your data right now.</p>")
+            + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
+            "and check the boxes you want.</p></section>"
+        )
+        return dashboard_page(campus, request, "Settings", "<h1>Settings</h1>" + card)
+
+    @post("/dashboard/settings/disconnect", opt=NO_PARITY, include_in_schema=False, status_code=303)
+    async def disconnect(request: Request[Any, Any, Any]) -> Response[Any]:
+        user = session_user(request)
+        if user is None:
+            return _to_login("/dashboard/settings")
+        form = await request.form()
+        if not csrf_ok(request, form.get(CSRF_FIELD)):
+            return dashboard_page(
+                campus, request, "Settings", '<p role="alert">The form expired. Reload Settings and try again.</p>'
+            )
+        client_id = str(form.get("client_id") or "")
+        names = {app.client_id: app.client_name for app in await store.connected_apps(user[0])}
+        await store.disconnect(user[0], client_id)
+        name = names.get(client_id, "the app")
+        return Redirect("/dashboard/settings?" + urlencode({"disconnected": name}) + "#connected-apps", status_code=303)
+
+    return [home, dashboard, settings_page, disconnect]

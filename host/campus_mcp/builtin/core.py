@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campus_mcp.contributions import InstructionFragment, Migrations, PluginInfo
+from campus_mcp.accounts import demo_students_loader
+from campus_mcp.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.settings import Settings
 from campus_mcp.version import __version__
@@ -23,6 +24,18 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
 @hookimpl
 def register_migrations(settings: Settings) -> list[Migrations]:
     return [Migrations(path=Path(__file__).parent.parent / "migrations" / "versions")]
+
+
+@hookimpl
+def register_demo_data(settings: Settings) -> list[DemoData]:
+    return [demo_students_loader(settings)]
+
+
+@hookimpl
+def register_jobs(settings: Settings) -> list[Job]:
+    from campus_mcp.oauth.cleanup import cleanup_job
+
+    return [cleanup_job()]
 
 
 @hookimpl

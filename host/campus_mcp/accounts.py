@@ -1,0 +1,155 @@
+"""Students: who can sign in, and how.
+
+Three kinds of account, one table:
+
+- local accounts with a password hashed by argon2id (memory-hard, so a stolen table is slow to
+  crack); hashing runs in a worker thread because one hash takes tens of milliseconds of CPU;
+- demo students (``student1`` .. ``studentN``) of the demo campus. They have no stored hash: their
+  password is the setting ``CAMPUS_MCP_DEMO_PASSWORD`` (default ``demo``), and they are refused
+  outright when the deployment is not in demo mode, so a demo database promoted to production
+  cannot be entered with a published password;
+- students of the campus identity provider (OpenID Connect), known by issuer and subject, with
+  no password here at all.
+
+Invariant: no function here logs or returns a password or a hash.
+"""
+
+from __future__ import annotations
+
+import hmac
+from datetime import datetime
+
+import anyio.to_thread
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from sqlalchemy import Boolean, Integer, String, UniqueConstraint, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Mapped, mapped_column
+
+from campus_mcp.contributions import DemoData
+from campus_mcp.db import Base, UTCDateTime, utcnow
+from campus_mcp.settings import Settings
+
+_hasher = PasswordHasher()
+# Verified against when the username is unknown, so that a wrong username costs as much time as
+# a wrong password and response times do not reveal which usernames exist.
+_DUMMY_HASH = _hasher.hash("campus-mcp: no such student")
+
+DEMO_PREFIX = "student"
+
+
+class Student(Base):
+    __tablename__ = "students"
+    __table_args__ = (UniqueConstraint("oidc_issuer", "oidc_subject", name="uq_students_oidc"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(150), unique=True)
+    display_name: Mapped[str] = mapped_column(String(200))
+    email: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    is_demo: Mapped[bool] = mapped_column(Boolean, default=False)
+    oidc_issuer: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    oidc_subject: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+async def hash_password(password: str) -> str:
+    return await anyio.to_thread.run_sync(_hasher.hash, password)
+
+
+async def _verify(stored_hash: str, password: str) -> bool:
+    def check() -> bool:
+        try:
+            return _hasher.verify(stored_hash, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+
+    return await anyio.to_thread.run_sync(check)
+
+
+async def authenticate(session: AsyncSession, settings: Settings, username: str, password: str) -> Student | None:
+    """The student these credentials belong to, or None. Same cost whether or not the name exists."""
+    student = (
+        await session.execute(select(Student).where(Student.username == username.strip().lower()))
+    ).scalar_one_or_none()
+    if student is None or not password:
+        await _verify(_DUMMY_HASH, password or "x")
+        return None
+    if student.is_demo:
+        if not settings.demo:
+            # A demo student outside demo mode: refused whatever the password.
+            await _verify(_DUMMY_HASH, password)
+            return None
+        expected = settings.demo_password.get_secret_value()
+        return student if expected and hmac.compare_digest(password.encode(), expected.encode()) else None
+    if student.password_hash is None:
+        await _verify(_DUMMY_HASH, password)
+        return None
+    return student if await _verify(student.password_hash, password) else None
+
+
+async def create_local_student(
+    session: AsyncSession, username: str, password: str, *, display_name: str | None = None, email: str | None = None
+) -> Student:
+    student = Student(
+        username=username.strip().lower(),
+        display_name=display_name or username,
+        email=email,
+        password_hash=await hash_password(password),
+    )
+    session.add(student)
+    await session.flush()
+    return student
+
+
+async def oidc_student(
+    session: AsyncSession, issuer: str, subject: str, *, username: str, display_name: str, email: str | None
+) -> Student:
+    """The student of this identity-provider account, created on the first sign-in."""
+    student = (
+        await session.execute(select(Student).where(Student.oidc_issuer == issuer, Student.oidc_subject == subject))
+    ).scalar_one_or_none()
+    if student is not None:
+        student.display_name = display_name or student.display_name
+        student.email = email or student.email
+        return student
+    wanted = username.strip().lower() or f"user-{subject[:40]}"
+    taken = (await session.execute(select(Student.id).where(Student.username == wanted))).first()
+    student = Student(
+        username=wanted if taken is None else f"{wanted}-{subject[:12]}",
+        display_name=display_name or wanted,
+        email=email,
+        oidc_issuer=issuer,
+        oidc_subject=subject,
+    )
+    session.add(student)
+    await session.flush()
+    return student
+
+
+async def student_by_username(session: AsyncSession, username: str) -> Student | None:
+    return (await session.execute(select(Student).where(Student.username == username))).scalar_one_or_none()
+
+
+def demo_students_loader(settings: Settings) -> DemoData:
+    """Demo students first (order 0): the other families' demo data refers to them by id."""
+
+    async def load(session: AsyncSession, scale: int) -> None:
+        for number in range(1, settings.demo_students * max(scale, 1) + 1):
+            session.add(
+                Student(
+                    id=number,
+                    username=f"{DEMO_PREFIX}{number}",
+                    display_name=f"Demo Student {number}",
+                    email=None,
+                    is_demo=True,
+                )
+            )
+        await session.flush()
+        if session.get_bind().dialect.name == "postgresql":
+            # Explicit ids do not move PostgreSQL's sequence; move it past them for later sign-ups.
+            await session.execute(
+                text("SELECT setval(pg_get_serial_sequence('students', 'id'), (SELECT max(id) FROM students))")
+            )
+
+    return DemoData(load=load, order=0)

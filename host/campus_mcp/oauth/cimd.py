@@ -1,0 +1,170 @@
+"""Client ID metadata documents: a ``client_id`` that is an HTTPS URL names its own metadata.
+
+The server fetches that URL on the first sign-in, so anybody can make it fetch a URL of their
+choice: the guard below is what stops that being used to reach the campus's internal network
+(SSRF). Each rule is held by a test in ``tests/test_oauth_cimd.py``:
+
+- HTTPS on port 443 only;
+- the host's every address must be public (a name that resolves to one public and one private
+  address is refused), and the connection goes to an address that was checked, so a DNS answer
+  that changes between the check and the connection (rebinding) cannot slip through;
+- no redirects are followed;
+- 5 seconds for the whole fetch, at most 10 KB of document;
+- the document's own ``client_id`` must be the URL it was fetched from;
+- its redirect URIs follow the same rules as registration.
+
+A fetched document is kept for one hour. ``oauth_metadata_loopback_for_tests`` relaxes the first
+two rules to loopback addresses on any port, for tests only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import ssl
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+
+from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.oauth.store import ClientRecord
+from campus_mcp.settings import Settings
+
+FETCH_SECONDS = 5.0
+MAX_BYTES = 10 * 1024
+CACHE_SECONDS = 3600
+
+
+class MetadataDocumentError(Exception):
+    """Why a metadata document was refused; the text is shown to the student and the client."""
+
+
+def is_metadata_url(client_id: str) -> bool:
+    return client_id.startswith("https://")
+
+
+def _address_allowed(address: str, settings: Settings) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if settings.oauth_metadata_loopback_for_tests and ip.is_loopback:
+        return True
+    return ip.is_global and not ip.is_multicast
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    try:
+        infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise MetadataDocumentError(f"the host {host} of the client ID metadata document does not resolve") from exc
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def _check_url(url: str, settings: Settings) -> tuple[str, int, str]:
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        raise MetadataDocumentError("a client ID metadata document must be served over https")
+    if not parts.hostname or parts.username or parts.password:
+        raise MetadataDocumentError("the client ID metadata document URL has no usable host")
+    try:
+        port = parts.port or 443
+    except ValueError as exc:
+        raise MetadataDocumentError("the client ID metadata document URL has an invalid port") from exc
+    if port != 443 and not settings.oauth_metadata_loopback_for_tests:
+        raise MetadataDocumentError("a client ID metadata document must be served on port 443")
+    if parts.path in ("", "/"):
+        raise MetadataDocumentError("a client ID metadata document URL needs a path")
+    return parts.hostname, port, parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _tls_context(settings: Settings) -> ssl.SSLContext:
+    if settings.oauth_metadata_ca_file:
+        return ssl.create_default_context(cafile=settings.oauth_metadata_ca_file)
+    return ssl.create_default_context()
+
+
+async def _download(url: str, settings: Settings) -> bytes:
+    host, port, target = _check_url(url, settings)
+    addresses = await _resolve(host, port)
+    refused = [a for a in addresses if not _address_allowed(a, settings)]
+    if not addresses or refused:
+        raise MetadataDocumentError(
+            f"the host {host} of the client ID metadata document resolves to an address that is not public"
+        )
+    address = addresses[0]
+    literal = f"[{address}]" if ":" in address else address
+    # Connect to the address that was checked; TLS still verifies the certificate for the name.
+    pinned = f"https://{literal}:{port}{target}"
+    host_header = host if port == 443 else f"{host}:{port}"
+    async with (
+        httpx.AsyncClient(
+            verify=_tls_context(settings), follow_redirects=False, trust_env=False, timeout=FETCH_SECONDS
+        ) as client,
+        client.stream(
+            "GET",
+            pinned,
+            headers={"Host": host_header, "Accept": "application/json"},
+            extensions={"sni_hostname": host},
+        ) as response,
+    ):
+        if response.is_redirect:
+            raise MetadataDocumentError("the client ID metadata document URL redirects; redirects are not followed")
+        if response.status_code != 200:
+            raise MetadataDocumentError(f"the client ID metadata document URL answered HTTP {response.status_code}")
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BYTES:
+            raise MetadataDocumentError("the client ID metadata document is larger than 10 KB")
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body.extend(chunk)
+            if len(body) > MAX_BYTES:
+                raise MetadataDocumentError("the client ID metadata document is larger than 10 KB")
+        return bytes(body)
+
+
+async def fetch_metadata_document(
+    url: str, settings: Settings, *, seconds: float = FETCH_SECONDS, known_scopes: Sequence[str] = ()
+) -> ClientRecord:
+    """Fetch, check and parse the document at ``url``. Raises MetadataDocumentError."""
+    try:
+        with anyio.fail_after(seconds):
+            raw = await _download(url, settings)
+    except TimeoutError as exc:
+        raise MetadataDocumentError("the client ID metadata document did not arrive within 5 seconds") from exc
+    except httpx.HTTPError as exc:
+        raise MetadataDocumentError(
+            f"the client ID metadata document could not be fetched ({type(exc).__name__})"
+        ) from exc
+    try:
+        document: Any = json.loads(raw)
+    except ValueError as exc:
+        raise MetadataDocumentError("the client ID metadata document is not JSON") from exc
+    if not isinstance(document, dict):
+        raise MetadataDocumentError("the client ID metadata document is not a JSON object")
+    if document.get("client_id") != url:
+        raise MetadataDocumentError("the client ID metadata document names a different client_id than its URL")
+    method = document.get("token_endpoint_auth_method", "none")
+    if method != "none":
+        raise MetadataDocumentError("clients here are public: token_endpoint_auth_method must be 'none'")
+    uris = document.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
+        raise MetadataDocumentError("the client ID metadata document has no redirect_uris")
+    for uri in uris:
+        problem = redirect_uri_problem(uri)
+        if problem:
+            raise MetadataDocumentError(problem)
+    name = document.get("client_name")
+    scope = document.get("scope")
+    client_uri = document.get("client_uri")
+    return ClientRecord(
+        client_id=url,
+        kind="metadata_document",
+        client_name=name.strip()[:300] if isinstance(name, str) and name.strip() else urlsplit(url).hostname or url,
+        redirect_uris=tuple(uris),
+        scope=" ".join(s for s in scope.split() if s in known_scopes) if isinstance(scope, str) else "",
+        client_uri=client_uri if isinstance(client_uri, str) else None,
+    )

@@ -1,0 +1,244 @@
+"""The authorization server's HTTP endpoints (seed 000 "How the sign-in works").
+
+| route | standard |
+| --- | --- |
+| GET /.well-known/oauth-protected-resource[/api/mcp] | RFC 9728 |
+| GET /.well-known/oauth-authorization-server | RFC 8414 |
+| POST /api/oauth/register | RFC 7591 |
+| GET, POST /api/oauth/authorize | the login redirect and the consent page |
+| POST /api/oauth/token | code exchange and refresh |
+| POST /api/oauth/revoke | RFC 7009 |
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from authlib.oauth2.rfc6749 import OAuth2Error
+from litestar import MediaType, Request, Response, get, post
+from litestar.response import Redirect
+
+from campus_mcp.contributions import Scope
+from campus_mcp.endpoint import MCP_PATH, PRM_PATH
+from campus_mcp.oauth.pages import (
+    CSS_PATH,
+    STYLESHEET,
+    ScopeChoice,
+    consent_body,
+    error_body,
+    origin_of,
+    page,
+    security_headers,
+)
+from campus_mcp.oauth.server import (
+    AUTHORIZE_PATH,
+    REGISTER_PATH,
+    REVOKE_PATH,
+    TOKEN_PATH,
+    CampusJsonRequest,
+    CampusRequest,
+    OAuthReply,
+    OAuthService,
+)
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user
+from campus_mcp.oauth.store import UserRecord
+from campus_mcp.principal import LEGACY_READ_SCOPE
+
+NO_PARITY = {"exclude_from_parity": True}
+# The authorization request's own parameters, carried from the consent page to its POST.
+AUTHORIZE_PARAMS = (
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+    "resource",
+)
+
+
+def reply_response(reply: OAuthReply) -> Response[Any]:
+    headers = dict(reply.headers)
+    headers.pop("Content-Type", None)
+    if isinstance(reply.body, (dict, list)):
+        return Response(
+            json.dumps(reply.body).encode(), status_code=reply.status, headers=headers, media_type=MediaType.JSON
+        )
+    return Response(
+        str(reply.body or "").encode(), status_code=reply.status, headers=headers, media_type=MediaType.TEXT
+    )
+
+
+def oauth_handlers(service: OAuthService) -> list[Any]:
+    settings = service.settings
+    registry = service.registry
+    product = settings.product_name
+
+    def html(
+        title: str, body: str, *, status: int = 200, form_targets: tuple[str, ...] = (), signed_in_as: str = ""
+    ) -> Response[str]:
+        return Response(
+            page(title, body, product=product, signed_in_as=signed_in_as, nav=[("/dashboard", "Dashboard")]),
+            status_code=status,
+            media_type=MediaType.HTML,
+            headers=security_headers(form_targets),
+        )
+
+    def error_page(error: OAuth2Error) -> Response[Any]:
+        """A redirectable error goes back to the app; any other is shown to the student."""
+        redirect = service.error_redirect(error)
+        if redirect is not None:
+            return reply_response(redirect)
+        description = error.description or error.error or "invalid request"
+        return html(
+            "This app cannot sign in",
+            error_body(
+                "This app cannot sign in",
+                f"{description} Go back to the app and try connecting again; if it keeps failing, "
+                "the app's developer has to fix its sign-in request.",
+            ),
+            status=400,
+        )
+
+    @get(PRM_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
+    async def protected_resource() -> dict[str, Any]:
+        return service.protected_resource_metadata()
+
+    @get(PRM_PATH + MCP_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
+    async def protected_resource_for_mcp() -> dict[str, Any]:
+        return service.protected_resource_metadata()
+
+    @get("/.well-known/oauth-authorization-server", opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
+    async def authorization_server() -> dict[str, Any]:
+        return service.metadata()
+
+    @get(CSS_PATH, opt=NO_PARITY, media_type="text/css", include_in_schema=False, cache=3600)
+    async def stylesheet() -> str:
+        return STYLESHEET
+
+    @post(REGISTER_PATH, opt=NO_PARITY, include_in_schema=False, status_code=201)
+    async def register(request: Request[Any, Any, Any]) -> Response[Any]:
+        try:
+            data = await request.json()
+        except Exception:
+            data = None
+        if not isinstance(data, dict):
+            return Response(
+                {"error": "invalid_client_metadata", "error_description": "Send the client metadata as a JSON object."},
+                status_code=400,
+            )
+        uri = settings.base_url + REGISTER_PATH
+        reply = await service.register(CampusJsonRequest(uri, dict(request.headers), data))
+        return reply_response(reply)
+
+    async def read_authorization(request: Request[Any, Any, Any], pairs: list[tuple[str, str]]) -> CampusRequest:
+        return CampusRequest(request.method, settings.base_url + AUTHORIZE_PATH, dict(request.headers), query=pairs)
+
+    def requested_scopes(raw: str | None) -> list[Scope]:
+        """What the client asked for, in registry order; ``read`` stands for every read scope."""
+        asked = set((raw or "").split())
+        if LEGACY_READ_SCOPE in asked:
+            asked |= {name for name, scope in registry.scopes.items() if not scope.writes}
+        return [scope for name, scope in registry.scopes.items() if name in asked]
+
+    @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
+    async def authorize_page(request: Request[Any, Any, Any]) -> Response[Any]:
+        pairs = list(request.query_params.multi_items())
+        oauth_request = await read_authorization(request, pairs)
+        try:
+            grant = await service.consent_grant(oauth_request)
+        except OAuth2Error as error:
+            return error_page(error)
+        user = session_user(request)
+        if user is None:
+            target = AUTHORIZE_PATH + "?" + urlencode(pairs)
+            return Redirect("/login?" + urlencode({"next": target}), status_code=303)
+        client = grant.client
+        params = dict(pairs)
+        offered = requested_scopes(params.get("scope"))
+        remembered = await service.store.remembered_scopes(user[0], client.client_id)
+        # Step-up (seed 000): an app on the allow list that already holds a grant comes back
+        # for more; its consent page starts with the requested boxes checked.
+        step_up = client.client_id in settings.step_up_clients or client.client_name in settings.step_up_clients
+        step_up = step_up and await service.store.has_live_grant(user[0], client.client_id)
+
+        def starts_checked(scope: Scope) -> bool:
+            if step_up or (remembered is not None and scope.name in remembered):
+                return True
+            return remembered is None and scope.starts_checked and not scope.writes
+
+        choices = [ScopeChoice(s.name, s.description, s.writes, starts_checked(s)) for s in offered if not s.always_on]
+        always = [ScopeChoice(s.name, s.description, s.writes, True) for s in registry.scopes.values() if s.always_on]
+        redirect_uri = grant.redirect_uri or ""
+        body = consent_body(
+            app_name=client.client_name,
+            redirect_uri=redirect_uri,
+            student=user[1],
+            product=product,
+            choices=choices,
+            always_on=always,
+            hidden_fields=[(k, v) for k, v in pairs if k in AUTHORIZE_PARAMS],
+            csrf=csrf_token(request),
+        )
+        return html(f"Allow {client.client_name}?", body, form_targets=(origin_of(redirect_uri),), signed_in_as=user[1])
+
+    @post(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False, status_code=302)
+    async def authorize_decision(request: Request[Any, Any, Any]) -> Response[Any]:
+        form = await request.form()
+        if not csrf_ok(request, form.get(CSRF_FIELD)):
+            return html(
+                "The form expired",
+                error_body("The form expired", "Go back to the app and connect again; the page was too old."),
+                status=403,
+            )
+        user = session_user(request)
+        if user is None:
+            return Redirect("/login", status_code=303)
+        pairs = [(k, v) for k, v in form.multi_items() if k in AUTHORIZE_PARAMS and isinstance(v, str)]
+        oauth_request = await read_authorization(request, pairs)
+        try:
+            grant = await service.consent_grant(oauth_request)
+        except OAuth2Error as error:
+            return error_page(error)
+        if form.get("decision") != "allow":
+            return reply_response(await service.authorize(oauth_request, grant, None))
+        offered = {s.name for s in requested_scopes(dict(pairs).get("scope")) if not s.always_on}
+        checked = {v for v in form.getall("scope_choice", []) if isinstance(v, str)} & offered
+        always = {name for name, scope in registry.scopes.items() if scope.always_on}
+        oauth_request.granted_scope = " ".join(name for name in registry.scopes if name in checked | always)
+        await service.store.remember_scopes(user[0], grant.client.client_id, frozenset(checked))
+        listed = " ".join(s.name for s in requested_scopes(dict(pairs).get("scope")))
+        if listed and listed != grant.client.scope:
+            # A client registered before the scopes were split lists only ``read``: bring it up to date.
+            await service.store.update_client_scope(grant.client.client_id, listed)
+        reply = await service.authorize(oauth_request, grant, UserRecord(id=user[0], username=user[1]))
+        return reply_response(reply)
+
+    @post(TOKEN_PATH, opt=NO_PARITY, include_in_schema=False)
+    async def token(request: Request[Any, Any, Any]) -> Response[Any]:
+        form = await request.form()
+        pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+        oauth_request = CampusRequest("POST", settings.base_url + TOKEN_PATH, dict(request.headers), form=pairs)
+        return reply_response(await service.token(oauth_request))
+
+    @post(REVOKE_PATH, opt=NO_PARITY, include_in_schema=False)
+    async def revoke(request: Request[Any, Any, Any]) -> Response[Any]:
+        form = await request.form()
+        pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+        oauth_request = CampusRequest("POST", settings.base_url + REVOKE_PATH, dict(request.headers), form=pairs)
+        return reply_response(await service.revoke(oauth_request))
+
+    return [
+        protected_resource,
+        protected_resource_for_mcp,
+        authorization_server,
+        stylesheet,
+        register,
+        authorize_page,
+        authorize_decision,
+        token,
+        revoke,
+    ]

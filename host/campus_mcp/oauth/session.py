@@ -1,0 +1,135 @@
+"""The browser session of a signed-in student: cookie, CSRF token, and the principal it gives.
+
+The session lives in an encrypted cookie (Litestar's client-side backend, keyed from
+``CAMPUS_MCP_SECRET_KEY``), so any web worker can read it and nothing is kept in a process. The
+cookie is HttpOnly, SameSite=Lax (the authorization request arrives as a top-level navigation
+from the app's site, which Lax allows), and Secure when the public URL is https.
+
+A signed-in browser acts as the student with every scope: scopes limit what an *app* may do,
+not the student. Bearer tokens are never accepted here: a token works on ``/api/mcp`` only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from typing import Any
+
+from litestar import Request
+from litestar.enums import ScopeType
+from litestar.middleware.session.client_side import CookieBackendConfig
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from campus_mcp.principal import Principal
+from campus_mcp.registry import Registry
+from campus_mcp.settings import Settings
+
+SESSION_COOKIE = "campus_session"
+CSRF_FIELD = "csrf_token"
+
+
+def session_config(settings: Settings) -> CookieBackendConfig:
+    # A key of its own, derived from the deployment key, so the session never shares a key
+    # with requestState sealing.
+    key = hashlib.sha256(b"campus-mcp session\0" + settings.seal_key()).digest()
+    return CookieBackendConfig(
+        secret=key,
+        key=SESSION_COOKIE,
+        max_age=settings.session_hours * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=settings.base_url.startswith("https://"),
+        path="/",
+    )
+
+
+def session_data(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """A copy of the session's data (empty when there is none)."""
+    session = request.scope.get("session")
+    return dict(session) if isinstance(session, dict) else {}
+
+
+def session_user(request: Request[Any, Any, Any]) -> tuple[int, str] | None:
+    """The signed-in student's (id, username), if the session is live."""
+    session = request.scope.get("session")
+    if not isinstance(session, dict):
+        return None
+    uid, username, expires = session.get("uid"), session.get("username"), session.get("expires", 0)
+    if (
+        isinstance(uid, int)
+        and isinstance(username, str)
+        and isinstance(expires, (int, float))
+        and expires > time.time()
+    ):
+        return uid, username
+    return None
+
+
+def sign_in(request: Request[Any, Any, Any], settings: Settings, user_id: int, username: str) -> None:
+    # A fresh session at sign-in (and a fresh CSRF token), so a session planted before cannot be reused.
+    request.set_session(
+        {
+            "uid": user_id,
+            "username": username,
+            "expires": time.time() + settings.session_hours * 3600,
+            "csrf": secrets.token_urlsafe(32),
+        }
+    )
+
+
+def sign_out(request: Request[Any, Any, Any]) -> None:
+    request.clear_session()
+
+
+def csrf_token(request: Request[Any, Any, Any]) -> str:
+    """The session's CSRF token, made on first use (the login form needs one before sign-in)."""
+    session = request.scope.get("session")
+    token = session.get("csrf") if isinstance(session, dict) else None
+    if isinstance(token, str) and token:
+        return token
+    token = secrets.token_urlsafe(32)
+    data = dict(session) if isinstance(session, dict) else {}
+    data["csrf"] = token
+    request.set_session(data)
+    return token
+
+
+def csrf_ok(request: Request[Any, Any, Any], submitted: str | None) -> bool:
+    session = request.scope.get("session")
+    expected = session.get("csrf") if isinstance(session, dict) else None
+    if not isinstance(expected, str) or not expected or not submitted:
+        return False
+    return hmac.compare_digest(expected.encode(), submitted.encode())
+
+
+def signed_in_middleware_factory(registry: Registry) -> Any:
+    """ASGI middleware: puts the session's student in ``scope["campus_principal"]``."""
+    all_scopes = frozenset(registry.scopes)
+
+    def middleware(app: ASGIApp) -> ASGIApp:
+        async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == ScopeType.HTTP:
+                session = scope.get("session")
+                if isinstance(session, dict):
+                    uid, username, expires = session.get("uid"), session.get("username"), session.get("expires", 0)
+                    if isinstance(uid, int) and isinstance(expires, (int, float)) and expires > time.time():
+                        scope["campus_principal"] = Principal(  # type: ignore[typeddict-unknown-key]
+                            user_id=uid,
+                            username=str(username),
+                            client_id=None,
+                            scopes=all_scopes,
+                        )
+            await app(scope, receive, send)
+
+        return wrapped
+
+    return middleware
+
+
+def safe_next(value: str | None, default: str = "/dashboard") -> str:
+    """Only a path on this server: never an open redirect to another site."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return default
+    return value
