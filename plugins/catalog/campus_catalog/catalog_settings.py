@@ -49,6 +49,12 @@ class CatalogSettings(BaseSettings):
     def _strip(cls, value: str) -> str:
         return value.strip().rstrip("/")
 
+    @field_validator("banner_file", "calendar_file", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        # An empty variable means "not configured", not the current directory.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @model_validator(mode="after")
     def _check_urls(self) -> CatalogSettings:
         for name in ("banner_url", "calendar_url"):

@@ -155,12 +155,15 @@ async def record_run(
     lost: dict[str, str],
     summary: str,
     error: str | None = None,
+    *,
+    job_id: str = JOB_ID,
 ) -> JobRun:
-    """A refresh (or a failure to queue one) in the job records, where `campus-mcp jobs list` shows it."""
+    """A run outside the scheduler (a refresh, a failure to queue one, an import from the command
+    line) in the job records, where `campus-mcp jobs list` shows it with what it lost."""
     outcome = "failed" if error else ("partial" if lost else "ok")
     async with sessions() as session:
         run = JobRun(
-            job_id=JOB_ID,
+            job_id=job_id,
             plugin="catalog",
             started_at=started,
             finished_at=utcnow(),

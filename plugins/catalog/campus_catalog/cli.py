@@ -1,0 +1,197 @@
+"""``campus-mcp import banner|calendar|finals``: an administrator's imports, with a progress bar.
+
+Each import is recorded in the job records like a scheduled run (``catalog.import.<source>``),
+so ``campus-mcp jobs list`` shows what it stored and what it lost. The database is migrated
+first, as ``serve`` does. Exit status 1 when nothing could be stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+import click
+from campus_mcp.db import make_engine, make_sessions, utcnow
+from campus_mcp.settings import Settings
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from campus_catalog.catalog_settings import load_catalog_settings
+
+T = TypeVar("T")
+console = Console(stderr=True)
+
+
+def _prepare(settings: Settings) -> None:
+    from campus_mcp.migrate import upgrade
+    from campus_mcp.registry import PluginError, load_registry
+
+    try:
+        upgrade(load_registry(settings))
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _run(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
+    settings = Settings()
+    _prepare(settings)
+
+    async def _go() -> T:
+        engine = make_engine(settings.database_url)
+        try:
+            return await work(make_sessions(engine))
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(_go())
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def _report(summary: str, lost: dict[str, str], stored: int) -> None:
+    click.echo(summary)
+    for item, reason in list(lost.items())[:20]:
+        click.echo(f"  lost {item}: {reason}")
+    if len(lost) > 20:
+        click.echo(f"  ... and {len(lost) - 20} more (campus-mcp jobs list)")
+    if stored == 0:
+        sys.exit(1)
+
+
+async def _record(
+    sessions: async_sessionmaker[AsyncSession],
+    source: str,
+    started: datetime,
+    items: int,
+    lost: dict[str, str],
+    summary: str,
+) -> None:
+    from campus_catalog.refresh_queue import record_run
+
+    await record_run(sessions, started, items, lost, summary, job_id=f"catalog.import.{source}")
+
+
+@click.group("import")
+def import_group() -> None:
+    """Import catalog data: Banner sections, the academic calendar, final exams."""
+
+
+@import_group.command("banner")
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(exists=True, path_type=Path),
+    help="Saved searchResults JSON (a file or a folder of them). Default: CAMPUS_MCP_CATALOG_BANNER_FILE.",
+)
+@click.option("--live", is_flag=True, help="Read Banner now (CAMPUS_MCP_CATALOG_BANNER_URL): the daily sync.")
+@click.option("--term", "terms", multiple=True, help="With --live: only these term codes (repeatable).")
+def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
+    """Import sections from saved Banner responses, or sync them from Banner (--live)."""
+    from zoneinfo import ZoneInfo
+
+    from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
+
+    catalog = load_catalog_settings()
+    source = path or catalog.banner_file
+    if live and not catalog.banner_url:
+        raise click.ClickException("--live needs CAMPUS_MCP_CATALOG_BANNER_URL (the Banner base URL ending in /ssb)")
+    if not live and source is None:
+        raise click.ClickException("give --file PATH, set CAMPUS_MCP_CATALOG_BANNER_FILE, or use --live")
+
+    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+        started = utcnow()
+        with _progress() as bar:
+            task = bar.add_task("Banner sections", total=None)
+
+            def progress(what: str, done: int, total: int | None) -> None:
+                bar.update(task, description=f"Banner {what}", completed=done, total=total)
+
+            if live:
+                today = started.astimezone(ZoneInfo(Settings().timezone)).date()
+                report, lost = await sync_sections(
+                    sessions, catalog, today, only_terms=list(terms) or None, progress=progress
+                )
+                lost = {**report.lost(), **lost}
+            else:
+                assert source is not None
+                report = await import_banner_file(sessions, source, progress=progress)
+                lost = report.lost()
+        await _record(sessions, "banner", started, report.stored, lost, report.summary())
+        return report.stored, lost, report.summary()
+
+    try:
+        stored, lost, summary = _run(work)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(summary, lost, stored)
+
+
+@import_group.command("calendar")
+@click.option(
+    "--file", "path", type=click.Path(exists=True, path_type=Path), help="A saved .ics file (default: the feed)."
+)
+def import_calendar_command(path: Path | None) -> None:
+    """Import the academic calendar from its iCalendar feed or a saved .ics file."""
+    from campus_catalog.sources.calendar_ics import import_calendar
+
+    catalog = load_catalog_settings()
+    url = "" if path else catalog.calendar_url
+    path = path or (None if url else catalog.calendar_file)
+    if not url and path is None:
+        raise click.ClickException("give --file PATH, or set CAMPUS_MCP_CATALOG_CALENDAR_URL or _CALENDAR_FILE")
+
+    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+        started = utcnow()
+        with console.status("Reading the academic calendar"):
+            report = await import_calendar(
+                sessions, Settings().timezone, url=url, path=path, timeout_seconds=catalog.calendar_timeout_seconds
+            )
+        await _record(sessions, "calendar", started, report.stored, report.lost(), report.summary())
+        return report.stored, report.lost(), report.summary()
+
+    try:
+        stored, lost, summary = _run(work)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(summary, lost, stored)
+
+
+@import_group.command("finals")
+@click.option("--term", required=True, help="The term code (Banner's, for example 202710).")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_finals_command(term: str, path: Path) -> None:
+    """Import a term's final exams from a CSV file or the text of the registrar's PDF (.txt)."""
+    from campus_catalog.sources.finals import import_finals, parse_finals_file
+
+    try:
+        rows, problems = parse_finals_file(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path.name} could not be read: {exc}") from None
+
+    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+        started = utcnow()
+        async with sessions() as session:
+            report = await import_finals(session, term, rows, problems, source_name=path.name)
+            await session.commit()
+        await _record(sessions, "finals", started, report.exams, report.lost(), report.summary())
+        return report.exams, report.lost(), report.summary()
+
+    try:
+        stored, lost, summary = _run(work)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(summary, lost, stored)
