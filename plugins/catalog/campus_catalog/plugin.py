@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campus_mcp import Migrations, PluginInfo, Scope, Settings, hookimpl
+from campus_mcp import DemoData, Migrations, PluginInfo, Scope, Settings, hookimpl
 
 __version__ = "0.1.0"
 
@@ -36,3 +36,10 @@ def register_scopes(settings: Settings) -> list[Scope]:
 @hookimpl
 def register_migrations(settings: Settings) -> list[Migrations]:
     return [Migrations(path=Path(__file__).parent / "migrations")]
+
+
+@hookimpl
+def register_demo_data(settings: Settings) -> list[DemoData]:
+    from campus_catalog.demo.generate import load_demo_catalog
+
+    return [DemoData(load=load_demo_catalog, order=10)]
