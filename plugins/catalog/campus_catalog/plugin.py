@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campus_mcp import DemoData, Migrations, PluginInfo, Scope, Settings, hookimpl
+from campus_mcp import (
+    DemoData,
+    InstructionFragment,
+    Migrations,
+    PluginInfo,
+    RouteGroup,
+    Scope,
+    Settings,
+    Tool,
+    hookimpl,
+)
 
 __version__ = "0.1.0"
 
@@ -43,3 +53,24 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
     from campus_catalog.demo.generate import load_demo_catalog
 
     return [DemoData(load=load_demo_catalog, order=10)]
+
+
+@hookimpl
+def register_tools(settings: Settings) -> list[Tool]:
+    from campus_catalog.tools import catalog_tools
+
+    return catalog_tools(settings)
+
+
+@hookimpl
+def register_routes(settings: Settings) -> list[RouteGroup]:
+    from campus_catalog.routes import ROUTE_HANDLERS
+
+    return [RouteGroup(handlers=ROUTE_HANDLERS)]
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    from campus_catalog.texts import instruction_fragments
+
+    return instruction_fragments(settings)

@@ -1,0 +1,60 @@
+"""The academic calendar: holidays, deadlines, finals week, term dates."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from campus_mcp import Settings
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog.models import UniversityEvent
+from campus_catalog.queries.clock import campus_today
+from campus_catalog.schemas import EventOut, EventPage, EventsQuery
+
+DEFAULT_WINDOW_DAYS = 180
+
+
+async def university_events(session: AsyncSession, query: EventsQuery, settings: Settings) -> EventPage:
+    start = query.start_date or campus_today(settings.timezone)
+    end = query.end_date or start + timedelta(days=DEFAULT_WINDOW_DAYS)
+    # An event is in the window when any of its days is (finals week started before the window counts).
+    where = [UniversityEvent.start_date <= end, UniversityEvent.end_date >= start]
+    if query.category:
+        where.append(func.lower(UniversityEvent.category) == query.category.strip().lower())
+    if query.q:
+        for word in query.q.lower().split():
+            where.append(func.lower(UniversityEvent.title).contains(word, autoescape=True))
+    total = await session.scalar(select(func.count()).select_from(UniversityEvent).where(*where)) or 0
+    events = (
+        await session.scalars(
+            select(UniversityEvent)
+            .where(*where)
+            .order_by(UniversityEvent.start_date, UniversityEvent.title, UniversityEvent.id)
+            .offset(query.offset)
+            .limit(query.limit)
+        )
+    ).all()
+    next_offset = query.offset + query.limit
+    return EventPage(
+        start_date=start,
+        end_date=end,
+        total=total,
+        offset=query.offset,
+        limit=query.limit,
+        next_offset=next_offset if next_offset < total else None,
+        events=[
+            EventOut(
+                title=e.title,
+                start_date=e.start_date,
+                end_date=e.end_date,
+                all_day=e.all_day,
+                starts_at=e.starts_at,
+                ends_at=e.ends_at,
+                category=e.category,
+                description=e.description,
+                location=e.location,
+            )
+            for e in events
+        ],
+    )

@@ -1,0 +1,75 @@
+"""Search by words on each backend's own full-text engine: SQLite FTS5, PostgreSQL tsvector.
+
+A student's words become prefix terms ("intro" finds "Introduction"), all of them required
+first; when that finds nothing, any of them, ranked (BM25 on SQLite, ts_rank on PostgreSQL).
+Only ``\\w+`` tokens reach the engine, so no query syntax from a student can break a search.
+The PostgreSQL expressions are those of the migration's GIN indexes, so the index is used.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog.models import PG_COURSE_DOCUMENT, PG_REVIEW_DOCUMENT, PG_TEXT_CONFIG
+
+# Words students put around what they mean ("a class about ..."); they would only add noise.
+STOPWORDS = frozenset(
+    {"a", "an", "and", "any", "about", "are", "class", "classes", "course", "courses", "for", "i", "in", "is"}
+    | {"me", "my", "of", "on", "or", "some", "that", "the", "to", "what", "which", "with", "want"}
+)
+MAX_TERMS = 12
+FullTextKind = Literal["courses", "reviews"]
+
+_SQLITE = {
+    # bm25 weights: a word in a course title counts ten times a word in its description.
+    "courses": "SELECT rowid AS id FROM catalog_courses_fts WHERE catalog_courses_fts MATCH :q "
+    "ORDER BY bm25(catalog_courses_fts, 10.0, 1.0), rowid",
+    "reviews": "SELECT rowid AS id FROM catalog_reviews_fts WHERE catalog_reviews_fts MATCH :q "
+    "ORDER BY bm25(catalog_reviews_fts), rowid",
+}
+# Built from this module's constants only; the student's words go in as the bound :q.
+_PG = {
+    "courses": f"SELECT id FROM catalog_courses WHERE to_tsvector('{PG_TEXT_CONFIG}', {PG_COURSE_DOCUMENT}) "  # noqa: S608
+    f"@@ to_tsquery('{PG_TEXT_CONFIG}', :q) "
+    f"ORDER BY ts_rank(to_tsvector('{PG_TEXT_CONFIG}', {PG_COURSE_DOCUMENT}), "
+    f"to_tsquery('{PG_TEXT_CONFIG}', :q)) DESC, id",
+    "reviews": f"SELECT id FROM catalog_reviews WHERE to_tsvector('{PG_TEXT_CONFIG}', {PG_REVIEW_DOCUMENT}) "  # noqa: S608
+    f"@@ to_tsquery('{PG_TEXT_CONFIG}', :q) "
+    f"ORDER BY ts_rank(to_tsvector('{PG_TEXT_CONFIG}', {PG_REVIEW_DOCUMENT}), "
+    f"to_tsquery('{PG_TEXT_CONFIG}', :q)) DESC, id",
+}
+
+
+def search_terms(words: str) -> list[str]:
+    tokens = [t for t in re.findall(r"\w+", words.lower()) if t not in STOPWORDS]
+    return list(dict.fromkeys(tokens))[:MAX_TERMS]
+
+
+def _sqlite_query(terms: list[str], joiner: str) -> str:
+    return joiner.join(f'"{t}"*' for t in terms)
+
+
+def _pg_query(terms: list[str], joiner: str) -> str:
+    return joiner.join(f"{t}:*" for t in terms)
+
+
+async def matching_ids(session: AsyncSession, kind: FullTextKind, words: str, *, limit: int = 5000) -> list[int]:
+    """Ids of the rows whose text has the words, best first. Empty when no word is left."""
+    terms = search_terms(words)
+    if not terms:
+        return []
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        statement, build, joiners = _PG[kind], _pg_query, (" & ", " | ")
+    else:
+        statement, build, joiners = _SQLITE[kind], _sqlite_query, (" ", " OR ")
+    for joiner in joiners:
+        rows = await session.execute(text(f"{statement} LIMIT :limit"), {"q": build(terms, joiner), "limit": limit})
+        ids = [int(row[0]) for row in rows]
+        if ids or len(terms) == 1:
+            return ids
+    return []

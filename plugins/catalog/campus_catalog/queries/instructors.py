@@ -1,0 +1,242 @@
+"""Instructors (``Catalog::InstructorQuery``) and their RateMyProfessor reviews
+(``Catalog::ReviewQuery``): by name, words, meaning or sentiment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campus_mcp import NotFound, Settings
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from campus_catalog import semantic
+from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
+from campus_catalog.queries import fulltext
+from campus_catalog.queries.serialize import instructor_brief, load_sections, review_out, section_out
+from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.schemas import (
+    InstructorDetail,
+    InstructorLookup,
+    InstructorPage,
+    InstructorSearch,
+    RatingDetail,
+    ReviewPage,
+    ReviewSearch,
+    SimilarInstructor,
+    SimilarInstructors,
+    SimilarInstructorsQuery,
+)
+
+SEMANTIC_DEPTH = 200
+RECENT_REVIEWS = 5
+# Sentiment runs from -1 (complaint) to 1 (praise); the middle band is "neither".
+POSITIVE_FROM = 0.25
+NEGATIVE_TO = -0.25
+
+
+def _page(offset: int, limit: int, total: int) -> dict[str, Any]:
+    end = offset + limit
+    return {"total": total, "offset": offset, "limit": limit, "next_offset": end if end < total else None}
+
+
+async def _load_instructors(session: AsyncSession, ids: list[int]) -> list[Instructor]:
+    rows = (
+        await session.scalars(select(Instructor).where(Instructor.id.in_(ids)).options(selectinload(Instructor.rating)))
+    ).all()
+    by_id = {i.id: i for i in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+async def find_instructor(session: AsyncSession, pub_id: str) -> Instructor:
+    instructor = await session.scalar(
+        select(Instructor).where(Instructor.pub_id == pub_id.strip()).options(selectinload(Instructor.rating))
+    )
+    if instructor is None:
+        raise NotFound(
+            f"No instructor has the pub_id {pub_id!r}. Find the pub_id with search_instructors by name.",
+            field="pub_id",
+        )
+    return instructor
+
+
+async def search_instructors(session: AsyncSession, query: InstructorSearch, settings: Settings) -> InstructorPage:
+    where: list[ColumnElement[bool]] = []
+    if query.subject:
+        term = await resolve_term(session, query.term, settings)
+        where.append(
+            Instructor.id.in_(
+                select(SectionInstructor.instructor_id)
+                .join(Section, Section.id == SectionInstructor.section_id)
+                .join(Course, Course.id == Section.course_id)
+                .where(Section.term_id == term.id, Course.subject_code == query.subject.upper())
+            )
+        )
+    if query.q and query.semantic:
+        depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
+        matches = await semantic.semantic_search(session, "instructors", query.q, filters=where, limit=depth)
+        total = min(
+            await session.scalar(select(func.count()).where(Instructor.embedding.is_not(None), *where)) or 0,
+            SEMANTIC_DEPTH,
+        )
+        ids = [m.id for m in matches][query.offset : query.offset + query.limit]
+    else:
+        for word in (query.q or "").lower().split():
+            where.append(func.lower(Instructor.name).contains(word, autoescape=True))
+        total = await session.scalar(select(func.count()).select_from(Instructor).where(*where)) or 0
+        ids = list(
+            (
+                await session.scalars(
+                    select(Instructor.id)
+                    .where(*where)
+                    .order_by(Instructor.name, Instructor.id)
+                    .offset(query.offset)
+                    .limit(query.limit)
+                )
+            ).all()
+        )
+    instructors = await _load_instructors(session, ids)
+    return InstructorPage(
+        instructors=[instructor_brief(i) for i in instructors], **_page(query.offset, query.limit, total)
+    )
+
+
+async def get_instructor(session: AsyncSession, query: InstructorLookup, settings: Settings) -> InstructorDetail:
+    instructor = await find_instructor(session, query.pub_id)
+    term = await resolve_term(session, query.term, settings)
+    section_ids = (
+        await session.scalars(
+            select(Section.id)
+            .join(SectionInstructor, SectionInstructor.section_id == Section.id)
+            .join(Course, Course.id == Section.course_id)
+            .where(SectionInstructor.instructor_id == instructor.id, Section.term_id == term.id)
+            .order_by(Course.subject_code, Course.course_number, Section.section_number)
+        )
+    ).all()
+    reviews = (
+        await session.scalars(
+            select(Review)
+            .where(Review.instructor_id == instructor.id)
+            .order_by(Review.posted_on.desc(), Review.id.desc())
+            .limit(RECENT_REVIEWS)
+            .options(selectinload(Review.instructor))
+        )
+    ).all()
+    rating = instructor.rating
+    return InstructorDetail(
+        pub_id=instructor.pub_id,
+        name=instructor.name,
+        department=instructor.department,
+        email=instructor.email,
+        rating=(
+            RatingDetail(
+                overall=rating.overall,
+                difficulty=rating.difficulty,
+                would_take_again_percent=rating.would_take_again_percent,
+                rating_count=rating.rating_count,
+                distribution=rating.distribution,
+                tags=dict(sorted((rating.tag_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))),
+                fetched_at=rating.fetched_at,
+            )
+            if rating
+            else None
+        ),
+        recent_reviews=[review_out(r) for r in reviews],
+        term=term_ref(term),
+        sections=[section_out(s) for s in await load_sections(session, list(section_ids))],
+    )
+
+
+async def similar_instructors(
+    session: AsyncSession, query: SimilarInstructorsQuery, settings: Settings
+) -> SimilarInstructors:
+    """Instructors who teach something close: by meaning when the instructor has a vector, else
+    by how many subjects they share."""
+    instructor = await find_instructor(session, query.pub_id)
+    vector = await semantic.stored_vector(session, "instructors", instructor.id)
+    scored: list[tuple[int, float]]
+    if vector is not None:
+        method = "meaning"
+        matches = await semantic.semantic_search(
+            session, "instructors", vector, exclude_ids=[instructor.id], limit=query.limit
+        )
+        scored = [(m.id, m.score) for m in matches]
+    else:
+        method = "subjects"
+        taught = (
+            select(Course.subject_code)
+            .join(Section, Section.course_id == Course.id)
+            .join(SectionInstructor, SectionInstructor.section_id == Section.id)
+            .where(SectionInstructor.instructor_id == instructor.id)
+        )
+        shared = func.count(func.distinct(Course.subject_code))
+        rows = await session.execute(
+            select(SectionInstructor.instructor_id, shared)
+            .join(Section, Section.id == SectionInstructor.section_id)
+            .join(Course, Course.id == Section.course_id)
+            .where(Course.subject_code.in_(taught), SectionInstructor.instructor_id != instructor.id)
+            .group_by(SectionInstructor.instructor_id)
+            .order_by(shared.desc(), SectionInstructor.instructor_id)
+            .limit(query.limit)
+        )
+        scored = [(i, float(n)) for i, n in rows]
+    loaded = {i.id: i for i in await _load_instructors(session, [i for i, _ in scored])}
+    return SimilarInstructors(
+        instructor=instructor_brief(instructor),
+        method=method,
+        instructors=[
+            SimilarInstructor(**instructor_brief(loaded[i]).model_dump(), score=score)
+            for i, score in scored
+            if i in loaded
+        ],
+    )
+
+
+async def search_reviews(session: AsyncSession, query: ReviewSearch, settings: Settings) -> ReviewPage:
+    where: list[ColumnElement[bool]] = []
+    if query.instructor:
+        where.append(Review.instructor_id == (await find_instructor(session, query.instructor)).id)
+    if query.course:
+        where.append(Review.course_code == query.course)
+    if query.sentiment == "positive":
+        where.append(Review.sentiment >= POSITIVE_FROM)
+    elif query.sentiment == "negative":
+        where.append(Review.sentiment <= NEGATIVE_TO)
+    elif query.sentiment == "neutral":
+        where.extend([Review.sentiment > NEGATIVE_TO, Review.sentiment < POSITIVE_FROM])
+    ids: list[int]
+    if query.q and query.semantic:
+        depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
+        matches = await semantic.semantic_search(session, "reviews", query.q, filters=where, limit=depth)
+        total = min(
+            await session.scalar(select(func.count()).where(Review.embedding.is_not(None), *where)) or 0,
+            SEMANTIC_DEPTH,
+        )
+        ids = [m.id for m in matches][query.offset : query.offset + query.limit]
+    elif query.q:
+        ranked = await fulltext.matching_ids(session, "reviews", query.q)
+        if where and ranked:
+            allowed = set((await session.scalars(select(Review.id).where(Review.id.in_(ranked), *where))).all())
+            ranked = [i for i in ranked if i in allowed]
+        total = len(ranked)
+        ids = ranked[query.offset : query.offset + query.limit]
+    else:
+        total = await session.scalar(select(func.count()).select_from(Review).where(*where)) or 0
+        ids = list(
+            (
+                await session.scalars(
+                    select(Review.id)
+                    .where(*where)
+                    .order_by(Review.posted_on.desc(), Review.id.desc())
+                    .offset(query.offset)
+                    .limit(query.limit)
+                )
+            ).all()
+        )
+    rows = (
+        await session.scalars(select(Review).where(Review.id.in_(ids)).options(selectinload(Review.instructor)))
+    ).all()
+    by_id = {r.id: r for r in rows}
+    return ReviewPage(
+        reviews=[review_out(by_id[i]) for i in ids if i in by_id], **_page(query.offset, query.limit, total)
+    )

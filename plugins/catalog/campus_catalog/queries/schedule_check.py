@@ -1,0 +1,232 @@
+"""Checks a plan of CRNs: time conflicts, lecture and lab pairs, the same course twice, the
+overrides the plan would need, and its totals (``scheduleCheck`` of seed 000)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from campus_mcp import Settings
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog.models import DAY_LETTERS, MeetingTime, Section
+from campus_catalog.queries.clock import days_string, hhmm
+from campus_catalog.queries.serialize import load_sections, section_out
+from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.schemas import (
+    Conflict,
+    ConflictSide,
+    DuplicateCourse,
+    LabPair,
+    OverrideNeed,
+    ScheduleCheck,
+    ScheduleCheckQuery,
+    ScheduleTotals,
+)
+
+# Seed 000 "Registration overrides": the names students and dean's offices use.
+TIME_CONFLICT = "Time conflict"
+CAPACITY = "Capacity or closed"
+# Rooms and methods that mean the meeting is not on campus (Banner uses all of these).
+OFF_CAMPUS_ROOMS = frozenset({"ONLINE", "INTERNET", "WEB", "REMOTE", "ASYNC"})
+
+
+def _is_lab(section: Section) -> bool:
+    return (section.schedule_type or "").lower().startswith("lab")
+
+
+def _is_lecture(section: Section) -> bool:
+    return (section.schedule_type or "").lower().startswith("lec")
+
+
+def _dates_overlap(a: MeetingTime, b: MeetingTime) -> bool:
+    # Two half-term sections at the same hour do not collide; unknown dates are assumed to.
+    if a.start_date and a.end_date and b.start_date and b.end_date:
+        return a.start_date <= b.end_date and b.start_date <= a.end_date
+    return True
+
+
+def _timed(section: Section) -> list[MeetingTime]:
+    return [
+        m
+        for m in section.meeting_times
+        if m.weekday is not None and m.start_minute is not None and m.end_minute is not None
+    ]
+
+
+def find_conflicts(sections: Sequence[Section]) -> list[Conflict]:
+    conflicts: list[Conflict] = []
+    for a, b in itertools.combinations(sections, 2):
+        if b.crn in (a.cross_listed_crns or []):
+            continue  # one class under two codes: reported as a duplicate, not a conflict
+        found: dict[tuple[int, int, int, int], set[int]] = {}
+        for ma in _timed(a):
+            for mb in _timed(b):
+                if ma.weekday != mb.weekday or not _dates_overlap(ma, mb):
+                    continue
+                assert ma.start_minute is not None and ma.end_minute is not None
+                assert mb.start_minute is not None and mb.end_minute is not None
+                if max(ma.start_minute, mb.start_minute) < min(ma.end_minute, mb.end_minute):
+                    key = (ma.start_minute, ma.end_minute, mb.start_minute, mb.end_minute)
+                    found.setdefault(key, set()).add(ma.weekday or 0)
+        for (a_start, a_end, b_start, b_end), weekdays in sorted(found.items(), key=lambda kv: min(kv[1])):
+            start, end = max(a_start, b_start), min(a_end, b_end)
+            conflicts.append(
+                Conflict(
+                    first=ConflictSide(
+                        crn=a.crn,
+                        course_code=a.course.code,
+                        schedule_type=a.schedule_type,
+                        start=hhmm(a_start) or "",
+                        end=hhmm(a_end) or "",
+                    ),
+                    second=ConflictSide(
+                        crn=b.crn,
+                        course_code=b.course.code,
+                        schedule_type=b.schedule_type,
+                        start=hhmm(b_start) or "",
+                        end=hhmm(b_end) or "",
+                    ),
+                    days=days_string(weekdays),
+                    overlap_start=hhmm(start) or "",
+                    overlap_end=hhmm(end) or "",
+                    overlap_minutes=end - start,
+                    override=TIME_CONFLICT,
+                )
+            )
+    return conflicts
+
+
+async def _lab_options(session: AsyncSession, term_id: int, course_ids: set[int]) -> dict[int, list[str]]:
+    """The open lab sections of each course, for lectures Banner did not link to a lab."""
+    if not course_ids:
+        return {}
+    rows = await session.execute(
+        select(Section.course_id, Section.crn)
+        .where(
+            Section.term_id == term_id,
+            Section.course_id.in_(course_ids),
+            Section.cancelled.is_(False),
+            func.lower(Section.schedule_type).startswith("lab"),
+        )
+        .order_by(Section.section_number)
+    )
+    options: dict[int, list[str]] = {}
+    for course_id, crn in rows:
+        options.setdefault(course_id, []).append(crn)
+    return options
+
+
+async def lab_pairs(session: AsyncSession, sections: Sequence[Section]) -> list[LabPair]:
+    in_plan = {s.crn for s in sections}
+    unlinked_lectures = {s.course_id for s in sections if _is_lecture(s) and not s.linked_crns}
+    term_id = sections[0].term_id if sections else 0
+    labs_of = await _lab_options(session, term_id, unlinked_lectures)
+    pairs: list[LabPair] = []
+    for s in sections:
+        if s.linked_crns:
+            linked = [c for c in s.linked_crns if c != s.crn]
+        elif _is_lecture(s) and labs_of.get(s.course_id):
+            linked = labs_of[s.course_id]
+        else:
+            continue
+        paired = [c for c in linked if c in in_plan]
+        pairs.append(
+            LabPair(
+                crn=s.crn,
+                course_code=s.course.code,
+                schedule_type=s.schedule_type,
+                paired_crns=paired,
+                missing=not paired,
+                options=[] if paired else linked[:10],
+            )
+        )
+    return pairs
+
+
+def duplicates(sections: Sequence[Section]) -> list[DuplicateCourse]:
+    """The same course twice: two sections of one course and kind (a lecture and its lab are
+    one course at many campuses, so they are not a duplicate), or two codes of one cross-list."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for s in sections:
+        kind = "lab" if _is_lab(s) else (s.schedule_type or "").lower()
+        groups.setdefault((s.course.code, kind), []).append(s.crn)
+    found = [DuplicateCourse(course_code=code, crns=crns) for (code, _), crns in groups.items() if len(crns) > 1]
+    for a, b in itertools.combinations(sections, 2):
+        if b.crn in (a.cross_listed_crns or []):
+            found.append(DuplicateCourse(course_code=f"{a.course.code} / {b.course.code}", crns=[a.crn, b.crn]))
+    return found
+
+
+def _seat_needs(sections: Sequence[Section]) -> list[OverrideNeed]:
+    needs: list[OverrideNeed] = []
+    for s in sections:
+        if s.seats_available is None or s.seats_available > 0:
+            continue
+        if s.waitlist_capacity is None:
+            waitlist = "Its waitlist has not been read yet; check it in the student system first."
+        elif s.waitlist_capacity == 0:
+            waitlist = "It has no waitlist."
+        elif (s.waitlist_available or 0) > 0:
+            waitlist = f"It has a waitlist with {s.waitlist_available} open seats: join the waitlist before asking for an override."
+        else:
+            waitlist = "Its waitlist is full too."
+        needs.append(
+            OverrideNeed(override=CAPACITY, crns=[s.crn], reason=f"{s.course.code} (CRN {s.crn}) is full. {waitlist}")
+        )
+    return needs
+
+
+def totals(sections: Sequence[Section]) -> ScheduleTotals:
+    credits = sum((s.credits_min if s.credits_min is not None else s.course.credits_min) or 0.0 for s in sections)
+    minutes = sum((m.end_minute or 0) - (m.start_minute or 0) for s in sections for m in _timed(s))
+    on_campus: set[int] = set()
+    for s in sections:
+        if "online" in (s.instructional_method or "").lower():
+            continue
+        for m in _timed(s):
+            if (m.room or "").upper() not in OFF_CAMPUS_ROOMS and (m.building or "").upper() not in OFF_CAMPUS_ROOMS:
+                on_campus.add(m.weekday or 0)
+    return ScheduleTotals(
+        credits=round(credits, 2),
+        hours_per_week=round(minutes / 60, 2),
+        days_on_campus="".join(DAY_LETTERS[d] for d in sorted(on_campus)),
+        days_on_campus_count=len(on_campus),
+    )
+
+
+async def check_schedule(session: AsyncSession, query: ScheduleCheckQuery, settings: Settings) -> ScheduleCheck:
+    term = await resolve_term(session, query.term, settings)
+    ids = (
+        await session.scalars(select(Section.id).where(Section.term_id == term.id, Section.crn.in_(query.crns)))
+    ).all()
+    found = sorted(await load_sections(session, list(ids)), key=lambda s: query.crns.index(s.crn))
+    active = [s for s in found if not s.cancelled]
+    conflicts = find_conflicts(active)
+    needs = [
+        OverrideNeed(
+            override=TIME_CONFLICT,
+            crns=[c.first.crn, c.second.crn],
+            reason=(
+                f"{c.first.course_code} (CRN {c.first.crn}) and {c.second.course_code} (CRN {c.second.crn}) "
+                f"overlap {c.overlap_minutes} minutes on {c.days} ({c.overlap_start}-{c.overlap_end})."
+            ),
+        )
+        for c in conflicts
+    ]
+    return ScheduleCheck(
+        term=term_ref(term),
+        sections=[section_out(s) for s in found],
+        unknown_crns=[c for c in query.crns if c not in {s.crn for s in found}],
+        cancelled_crns=[s.crn for s in found if s.cancelled],
+        conflicts=conflicts,
+        lab_pairs=await lab_pairs(session, active),
+        duplicates=duplicates(active),
+        overrides_needed=needs + _seat_needs(active),
+        totals=totals(active),
+        ask_for_overrides=(
+            f"Overrides come from {settings.override_office}. An override is not certain: "
+            "prefer a plan that needs none."
+        ),
+    )

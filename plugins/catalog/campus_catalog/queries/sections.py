@@ -1,0 +1,293 @@
+"""Sections (``Catalog::SectionQuery`` of seed 000): search with every catalog filter, one
+section by CRN, and sections close to one section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campus_mcp import NotFound, Settings
+from sqlalchemy import ColumnElement, Select, and_, exists, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog import semantic
+from campus_catalog.models import (
+    Campus,
+    Course,
+    FinalExam,
+    FinalsSchedule,
+    Instructor,
+    MeetingTime,
+    PartOfTerm,
+    Section,
+    SectionAttribute,
+    SectionInstructor,
+    Term,
+)
+from campus_catalog.queries import fulltext
+from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
+from campus_catalog.queries.serialize import load_sections, section_brief, section_out
+from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.schemas import (
+    FinalExamOut,
+    SectionDetail,
+    SectionLookup,
+    SectionPage,
+    SectionSearch,
+    SimilarSection,
+    SimilarSections,
+    SimilarSectionsQuery,
+)
+
+# A search by meaning ranks at most this many sections; further pages of it end there.
+SEMANTIC_DEPTH = 200
+
+
+def _meeting(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    return exists().where(MeetingTime.section_id == Section.id, *conditions)
+
+
+def section_filters(query: SectionSearch, term: Term) -> list[ColumnElement[bool]]:
+    """Every filter of a section search except the words and the meaning, as SQL conditions."""
+    where: list[ColumnElement[bool]] = [Section.term_id == term.id]
+    if not query.include_cancelled:
+        where.append(Section.cancelled.is_(False))
+    if query.subject:
+        where.append(Course.subject_code == query.subject)
+    if query.course_number:
+        where.append(func.upper(Course.course_number) == query.course_number.upper())
+    if query.instructor:
+        name = query.instructor.lower()
+        where.append(
+            exists().where(
+                SectionInstructor.section_id == Section.id,
+                SectionInstructor.instructor_id == Instructor.id,
+                or_(func.lower(Instructor.name).contains(name, autoescape=True), Instructor.pub_id == query.instructor),
+            )
+        )
+    if query.days:
+        wanted = weekdays_of(query.days)
+        # Meets on at least one of the days, and on no other day.
+        where.append(_meeting(MeetingTime.weekday.in_(wanted)))
+        where.append(~_meeting(MeetingTime.weekday.is_not(None), MeetingTime.weekday.not_in(wanted)))
+    if query.free_days:
+        where.append(~_meeting(MeetingTime.weekday.in_(weekdays_of(query.free_days))))
+    if query.begins_after:
+        where.append(~_meeting(MeetingTime.start_minute < parse_time_of_day(query.begins_after)))
+    if query.ends_before:
+        where.append(~_meeting(MeetingTime.end_minute > parse_time_of_day(query.ends_before)))
+    if query.campus:
+        wanted_campus = query.campus.lower()
+        where.append(
+            Section.campus_id.in_(
+                select(Campus.id).where(
+                    or_(func.lower(Campus.code) == wanted_campus, func.lower(Campus.name).contains(wanted_campus))
+                )
+            )
+        )
+    if query.part_of_term:
+        where.append(
+            Section.part_of_term_id.in_(
+                select(PartOfTerm.id).where(PartOfTerm.term_id == term.id, PartOfTerm.code == query.part_of_term)
+            )
+        )
+    if query.schedule_type:
+        where.append(func.lower(Section.schedule_type).startswith(query.schedule_type.lower(), autoescape=True))
+    if query.instructional_method:
+        where.append(
+            func.lower(Section.instructional_method).startswith(query.instructional_method.lower(), autoescape=True)
+        )
+    if query.open_only:
+        where.append(Section.seats_available > 0)
+    if query.credits is not None:
+        low = func.coalesce(Section.credits_min, Course.credits_min)
+        high = func.coalesce(Section.credits_max, Section.credits_min, Course.credits_max, Course.credits_min)
+        where.append(and_(low <= query.credits, high >= query.credits))
+    if query.attribute:
+        where.append(
+            exists().where(
+                SectionAttribute.section_id == Section.id, func.upper(SectionAttribute.code) == query.attribute.upper()
+            )
+        )
+    return where
+
+
+def _base(where: list[ColumnElement[bool]]) -> Select[Any]:
+    return select(Section.id).join(Course, Course.id == Section.course_id).where(*where)
+
+
+def _page(query: SectionSearch, total: int) -> dict[str, Any]:
+    end = query.offset + query.limit
+    return {"total": total, "offset": query.offset, "limit": query.limit, "next_offset": end if end < total else None}
+
+
+async def search_sections(session: AsyncSession, query: SectionSearch, settings: Settings) -> SectionPage:
+    term = await resolve_term(session, query.term, settings)
+    where = section_filters(query, term)
+    order = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+
+    if query.q and query.semantic:
+        depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
+        matches = (
+            await semantic.semantic_search(session, "sections", query.q, within=_base(where), limit=depth)
+            if depth
+            else []
+        )
+        total = await session.scalar(
+            select(func.count()).select_from(_base([*where, Section.embedding.is_not(None)]).subquery())
+        )
+        ids = [m.id for m in matches][query.offset :]
+        total = min(total or 0, SEMANTIC_DEPTH)
+    elif query.q:
+        course_ids = await fulltext.matching_ids(session, "courses", query.q)
+        rank = {course_id: position for position, course_id in enumerate(course_ids)}
+        words = query.q.lower()
+        rows = (
+            await session.execute(
+                select(Section.id, Section.course_id)
+                .join(Course, Course.id == Section.course_id)
+                .where(
+                    *where,
+                    or_(Section.course_id.in_(course_ids), func.lower(Section.title).contains(words, autoescape=True)),
+                )
+                .order_by(*order)
+            )
+        ).all()
+        # Best-matching course first; within a course, the catalog order.
+        ranked = sorted(enumerate(rows), key=lambda item: (rank.get(item[1][1], len(rank)), item[0]))
+        total = len(ranked)
+        ids = [section_id for _, (section_id, _course) in ranked][query.offset : query.offset + query.limit]
+    else:
+        total = await session.scalar(select(func.count()).select_from(_base(where).subquery())) or 0
+        ids = list((await session.scalars(_base(where).order_by(*order).offset(query.offset).limit(query.limit))).all())
+    sections = await load_sections(session, ids[: query.limit])
+    return SectionPage(term=term_ref(term), sections=[section_out(s) for s in sections], **_page(query, total or 0))
+
+
+async def find_section(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> Section:
+    """A section by CRN; without a term, the newest term that has the CRN."""
+    if term is not None:
+        chosen = await resolve_term(session, term, settings)
+        section_id = await session.scalar(select(Section.id).where(Section.term_id == chosen.id, Section.crn == crn))
+        if section_id is None:
+            raise NotFound(
+                f"No section has CRN {crn} in {chosen.name} ({chosen.uid}). Check the CRN, or find it with "
+                "search_sections in that term.",
+                field="crn",
+            )
+    else:
+        section_id = await session.scalar(
+            select(Section.id)
+            .join(Term, Term.id == Section.term_id)
+            .where(Section.crn == crn)
+            .order_by(Term.start_date.desc())
+            .limit(1)
+        )
+        if section_id is None:
+            raise NotFound(
+                f"No section has CRN {crn} in any term. Check the CRN, or find the section with search_sections.",
+                field="crn",
+            )
+    return (await load_sections(session, [section_id]))[0]
+
+
+async def _by_crns(session: AsyncSession, term_id: int, crns: list[str]) -> list[Section]:
+    if not crns:
+        return []
+    ids = (await session.scalars(select(Section.id).where(Section.term_id == term_id, Section.crn.in_(crns)))).all()
+    sections = await load_sections(session, list(ids))
+    return sorted(sections, key=lambda s: crns.index(s.crn))
+
+
+async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | None:
+    """The exam of the section by CRN, else of its course, from the term's newest completed schedule."""
+    schedule_id = await session.scalar(
+        select(FinalsSchedule.id)
+        .where(FinalsSchedule.term_id == section.term_id, FinalsSchedule.status == "completed")
+        .order_by(FinalsSchedule.loaded_at.desc(), FinalsSchedule.id.desc())
+        .limit(1)
+    )
+    if schedule_id is None:
+        return None
+    exams = (
+        await session.scalars(
+            select(FinalExam).where(
+                FinalExam.schedule_id == schedule_id,
+                or_(
+                    FinalExam.crn == section.crn,
+                    and_(FinalExam.crn.is_(None), FinalExam.course_code == section.course.code),
+                ),
+            )
+        )
+    ).all()
+    if not exams:
+        return None
+    exam = sorted(exams, key=lambda e: e.crn is None)[0]
+    return FinalExamOut(
+        date=exam.exam_date,
+        start=hhmm(exam.start_minute),
+        end=hhmm(exam.end_minute),
+        building=exam.building,
+        room=exam.room,
+    )
+
+
+async def get_section(session: AsyncSession, query: SectionLookup, settings: Settings) -> SectionDetail:
+    section = await find_section(session, query.crn, query.term, settings)
+    base = section_out(section)
+    cross = await _by_crns(session, section.term_id, [c for c in base.cross_listed_crns if c != section.crn])
+    linked = await _by_crns(session, section.term_id, [c for c in base.linked_crns if c != section.crn])
+    return SectionDetail(
+        **base.model_dump(),
+        cross_listed=[section_brief(s) for s in cross],
+        linked=[section_brief(s) for s in linked],
+        final_exam=await final_exam(session, section),
+    )
+
+
+async def similar_sections(session: AsyncSession, query: SimilarSectionsQuery, settings: Settings) -> SimilarSections:
+    """Sections of other courses in the same term that teach something close: by meaning when the
+    section has a vector, else by the words of its course title."""
+    section = await find_section(session, query.crn, query.term, settings)
+    others: list[ColumnElement[bool]] = [
+        Section.term_id == section.term_id,
+        Section.cancelled.is_(False),
+        Section.course_id != section.course_id,
+    ]
+    vector = await semantic.stored_vector(session, "sections", section.id)
+    scored: list[tuple[int, float]] = []
+    if vector is not None:
+        method = "meaning"
+        # One section per course: ranking returns sections, and a course's sections share a vector.
+        matches = await semantic.semantic_search(
+            session, "sections", vector, within=_base(others), limit=query.limit * 8
+        )
+        course_of = {
+            section_id: course_id
+            for section_id, course_id in await session.execute(
+                select(Section.id, Section.course_id).where(Section.id.in_([m.id for m in matches]))
+            )
+        }
+        seen: set[int] = set()
+        for match in matches:
+            if course_of.get(match.id) not in seen:
+                seen.add(course_of[match.id])
+                scored.append((match.id, match.score))
+    else:
+        method = "words"
+        course_ids = await fulltext.matching_ids(session, "courses", section.course.title)
+        course_ids = [c for c in course_ids if c != section.course_id][: query.limit]
+        for position, course_id in enumerate(course_ids):
+            first = await session.scalar(
+                _base([*others, Section.course_id == course_id]).order_by(Section.section_number).limit(1)
+            )
+            if first is not None:
+                scored.append((first, round(1.0 / (position + 1), 4)))
+    scored = scored[: query.limit]
+    loaded = {s.id: s for s in await load_sections(session, [i for i, _ in scored])}
+    return SimilarSections(
+        section=section_brief(section),
+        method=method,
+        sections=[
+            SimilarSection(**section_out(loaded[i]).model_dump(), score=score) for i, score in scored if i in loaded
+        ],
+    )

@@ -1,0 +1,187 @@
+"""Rows to answers: the one place a section, an instructor or a review is turned into JSON, so
+every tool, route and GraphQL field that shows one shows the same fields."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+from sqlalchemy.orm.interfaces import LoaderOption
+
+from campus_catalog.models import (
+    Instructor,
+    MeetingTime,
+    Review,
+    Section,
+    SectionInstructor,
+)
+from campus_catalog.queries.clock import days_string, hhmm
+from campus_catalog.schemas import (
+    AttributeOut,
+    CampusOut,
+    InstructorBrief,
+    InstructorRef,
+    MeetingOut,
+    PartOfTermOut,
+    PersonRef,
+    RatingSummary,
+    ReviewOut,
+    Seats,
+    SectionBrief,
+    SectionOut,
+    TermRef,
+    Waitlist,
+)
+
+SECTION_LOAD: tuple[LoaderOption, ...] = (
+    selectinload(Section.term),
+    selectinload(Section.course),
+    selectinload(Section.campus),
+    selectinload(Section.part_of_term),
+    selectinload(Section.meeting_times),
+    selectinload(Section.instructor_links).selectinload(SectionInstructor.instructor),
+    selectinload(Section.attributes),
+)
+
+
+async def load_sections(session: AsyncSession, ids: Sequence[int]) -> list[Section]:
+    """Sections by id with everything an answer shows, in the order of ``ids``."""
+    if not ids:
+        return []
+    rows = (await session.scalars(select(Section).where(Section.id.in_(list(ids))).options(*SECTION_LOAD))).all()
+    by_id = {s.id: s for s in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
+    """One row per day back into patterns: Monday, Wednesday and Friday at 10:00 become 'MWF'."""
+    groups: dict[tuple[Any, ...], list[MeetingTime]] = {}
+    for m in meetings:
+        key = (m.start_minute, m.end_minute, m.start_date, m.end_date, m.building, m.room, m.meeting_type)
+        groups.setdefault(key, []).append(m)
+    patterns = [
+        MeetingOut(
+            days=days_string([m.weekday for m in rows if m.weekday is not None]),
+            start=hhmm(key[0]),
+            end=hhmm(key[1]),
+            start_date=key[2],
+            end_date=key[3],
+            building=key[4],
+            room=key[5],
+            meeting_type=key[6],
+            meeting_time_ids=sorted(m.id for m in rows),
+        )
+        for key, rows in groups.items()
+    ]
+    first_day = {p.meeting_time_ids[0]: p for p in patterns}
+    return [first_day[i] for i in sorted(first_day)]
+
+
+def course_code(section: Section) -> str:
+    return section.course.code
+
+
+def section_credits(section: Section) -> tuple[float | None, float | None]:
+    """The section's own credits when Banner gives them (a 0-credit lab), else the course's."""
+    if section.credits_min is not None:
+        high = section.credits_max if section.credits_max is not None else section.credits_min
+        return section.credits_min, high
+    return section.course.credits_min, section.course.credits_max
+
+
+def section_out(section: Section) -> SectionOut:
+    waitlist = (
+        None
+        if section.waitlist_capacity is None
+        else Waitlist(capacity=section.waitlist_capacity, available=section.waitlist_available)
+    )
+    credits = section_credits(section)
+    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
+    return SectionOut(
+        crn=section.crn,
+        term=TermRef(uid=section.term.uid, name=section.term.name),
+        course_code=section.course.code,
+        title=section.title or section.course.title,
+        section_number=section.section_number,
+        schedule_type=section.schedule_type,
+        instructional_method=section.instructional_method,
+        campus=CampusOut(code=section.campus.code, name=section.campus.name) if section.campus else None,
+        part_of_term=(
+            PartOfTermOut(
+                code=section.part_of_term.code,
+                name=section.part_of_term.name,
+                start_date=section.part_of_term.start_date,
+                end_date=section.part_of_term.end_date,
+            )
+            if section.part_of_term
+            else None
+        ),
+        credits_min=credits[0],
+        credits_max=credits[1],
+        seats=Seats(capacity=section.capacity, enrolled=section.enrolled, available=section.seats_available),
+        waitlist=waitlist,
+        cancelled=section.cancelled,
+        cross_listed_crns=list(section.cross_listed_crns or []),
+        linked_crns=list(section.linked_crns or []),
+        instructors=[
+            InstructorRef(pub_id=link.instructor.pub_id, name=link.instructor.name, primary=link.is_primary)
+            for link in links
+        ],
+        meetings=meeting_patterns(section.meeting_times),
+        attributes=[
+            AttributeOut(code=a.code, description=a.description)
+            for a in sorted(section.attributes, key=lambda a: a.code)
+        ],
+        banner_synced_at=section.banner_synced_at,
+    )
+
+
+def section_brief(section: Section) -> SectionBrief:
+    return SectionBrief(
+        crn=section.crn,
+        course_code=section.course.code,
+        title=section.title or section.course.title,
+        section_number=section.section_number,
+        schedule_type=section.schedule_type,
+        cancelled=section.cancelled,
+    )
+
+
+def instructor_brief(instructor: Instructor) -> InstructorBrief:
+    """Needs ``Instructor.rating`` loaded."""
+    rating = instructor.rating
+    return InstructorBrief(
+        pub_id=instructor.pub_id,
+        name=instructor.name,
+        department=instructor.department,
+        rating=(
+            RatingSummary(
+                overall=rating.overall,
+                difficulty=rating.difficulty,
+                would_take_again_percent=rating.would_take_again_percent,
+                rating_count=rating.rating_count,
+            )
+            if rating
+            else None
+        ),
+    )
+
+
+def review_out(review: Review) -> ReviewOut:
+    """Needs ``Review.instructor`` loaded."""
+    return ReviewOut(
+        id=review.id,
+        instructor=PersonRef(pub_id=review.instructor.pub_id, name=review.instructor.name),
+        course_code=review.course_code,
+        posted_on=review.posted_on,
+        overall=review.overall,
+        difficulty=review.difficulty,
+        would_take_again=review.would_take_again,
+        grade=review.grade,
+        tags=list(review.tags or []),
+        text=review.text,
+        sentiment=review.sentiment,
+    )

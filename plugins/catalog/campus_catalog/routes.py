@@ -1,0 +1,176 @@
+"""The public catalog REST API (seed 000 table). Each route is one call to the query function
+its MCP tool calls, with the arguments validated by the same pydantic model, so the two answer
+alike and fail alike (a bad argument is a 400 whose message says what to change)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from campus_mcp import InvalidInput
+from campus_mcp.app import Campus
+from litestar import Controller, Request, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog import schemas as s
+from campus_catalog.queries import courses, events, instructors, programs, schedule_check, sections, subjects, terms
+
+ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
+AnyRequest = Request[Any, Any, Any]
+
+
+def arguments(request: AnyRequest, model: type[ArgumentsT], **path: str) -> ArgumentsT:
+    """The query string (a repeated key becomes a list) plus path parameters, as ``model``."""
+    raw: dict[str, Any] = {}
+    for key in request.query_params:
+        values = request.query_params.getall(key)
+        raw[key] = values if len(values) > 1 else values[0]
+    raw.update(path)
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(query)'}: {e['msg']}" for e in exc.errors(include_url=False)
+        )
+        raise InvalidInput(f"Invalid query: {problems}. Fix these parameters and ask again.") from None
+
+
+class CatalogController(Controller):
+    path = "/api/v1/catalog"
+
+    @get("/terms")
+    async def list_terms(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.TermList:
+        return await terms.list_terms(db_session, arguments(request, s.TermsQuery), campus.settings)
+
+    @get("/subjects")
+    async def list_subjects(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.SubjectList:
+        return await subjects.list_subjects(db_session, arguments(request, s.SubjectsQuery), campus.settings)
+
+    @get("/sections")
+    async def search_sections(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.SectionPage:
+        return await sections.search_sections(db_session, arguments(request, s.SectionSearch), campus.settings)
+
+    @get("/sections/{crn:str}")
+    async def get_section(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        crn: FromPath[str],
+    ) -> s.SectionDetail:
+        return await sections.get_section(db_session, arguments(request, s.SectionLookup, crn=crn), campus.settings)
+
+    @get("/sections/{crn:str}/similar")
+    async def similar_sections(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        crn: FromPath[str],
+    ) -> s.SimilarSections:
+        query = arguments(request, s.SimilarSectionsQuery, crn=crn)
+        return await sections.similar_sections(db_session, query, campus.settings)
+
+    @get("/courses")
+    async def search_courses(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.CoursePage:
+        return await courses.search_courses(db_session, arguments(request, s.CourseSearch), campus.settings)
+
+    @get("/courses/{code:str}")
+    async def get_course(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        code: FromPath[str],
+    ) -> s.CourseDetail:
+        return await courses.get_course(db_session, arguments(request, s.CourseLookup, code=code), campus.settings)
+
+    @get("/programs")
+    async def list_programs(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.ProgramList:
+        return await programs.list_programs(db_session, arguments(request, s.ProgramsQuery), campus.settings)
+
+    @get("/programs/{slug:str}")
+    async def degree_requirements(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        slug: FromPath[str],
+    ) -> s.ProgramDetail:
+        query = arguments(request, s.ProgramLookup, slug=slug)
+        return await programs.degree_requirements(db_session, query, campus.settings)
+
+    @get("/terms/{uid:str}/electives")
+    async def list_term_electives(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        uid: FromPath[str],
+    ) -> s.TermElectives:
+        query = arguments(request, s.TermElectivesQuery, term=uid)
+        return await programs.list_term_electives(db_session, query, campus.settings)
+
+    @get("/schedule_check")
+    async def check_schedule(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.ScheduleCheck:
+        query = arguments(request, s.ScheduleCheckQuery)
+        return await schedule_check.check_schedule(db_session, query, campus.settings)
+
+    @get("/instructors")
+    async def search_instructors(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.InstructorPage:
+        query = arguments(request, s.InstructorSearch)
+        return await instructors.search_instructors(db_session, query, campus.settings)
+
+    @get("/instructors/{pub_id:str}")
+    async def get_instructor(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        pub_id: FromPath[str],
+    ) -> s.InstructorDetail:
+        query = arguments(request, s.InstructorLookup, pub_id=pub_id)
+        return await instructors.get_instructor(db_session, query, campus.settings)
+
+    @get("/instructors/{pub_id:str}/similar")
+    async def similar_instructors(
+        self,
+        request: AnyRequest,
+        db_session: NamedDependency[AsyncSession],
+        campus: NamedDependency[Campus],
+        pub_id: FromPath[str],
+    ) -> s.SimilarInstructors:
+        query = arguments(request, s.SimilarInstructorsQuery, pub_id=pub_id)
+        return await instructors.similar_instructors(db_session, query, campus.settings)
+
+    @get("/reviews")
+    async def search_reviews(
+        self, request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+    ) -> s.ReviewPage:
+        return await instructors.search_reviews(db_session, arguments(request, s.ReviewSearch), campus.settings)
+
+
+@get("/api/university_calendar_events")
+async def university_events(
+    request: AnyRequest, db_session: NamedDependency[AsyncSession], campus: NamedDependency[Campus]
+) -> s.EventPage:
+    return await events.university_events(db_session, arguments(request, s.EventsQuery), campus.settings)
+
+
+ROUTE_HANDLERS: list[Any] = [CatalogController, university_events]

@@ -1,0 +1,712 @@
+"""The catalog's arguments and answers, shared by the REST routes, the MCP tools and GraphQL.
+
+Arguments (``*Query`` models) forbid unknown keys, so a misspelled filter is an error that names
+it rather than a silently ignored one. Answers allow extra keys (seed 000, "Output schemas": a
+new field must not break a client) and give every key that can be null a nullable type.
+Times of day are ``"HH:MM"`` strings in the campus time zone; dates are ISO dates.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from campus_catalog.queries.clock import parse_days, parse_time_of_day
+
+CRN_PATTERN = re.compile(r"^\d{4,6}$")
+# "COMP 2350", "comp2350", "COMP-2350", "MATH 1750L"
+COURSE_CODE_PATTERN = re.compile(r"^\s*([A-Za-z]{2,6})[\s\-_]*(\d{3,5}[A-Za-z]{0,2})\s*$")
+
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 25
+MAX_SCHEDULE_CRNS = 20
+
+
+class Answer(BaseModel):
+    """Base of every answer: extra keys allowed, so adding a field never breaks a client."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+def normalize_crn(value: str) -> str:
+    crn = value.strip()
+    if not CRN_PATTERN.match(crn):
+        raise ValueError(
+            f"{value!r} is not a CRN. A CRN is the 5-digit course reference number of a section, "
+            "for example '21345'; search_sections gives the CRN of each section."
+        )
+    return crn
+
+
+def normalize_course_code(value: str) -> str:
+    match = COURSE_CODE_PATTERN.match(value)
+    if not match:
+        raise ValueError(
+            f"{value!r} is not a course code. Give the subject code and the course number, "
+            "for example 'COMP 2350'; search_courses finds codes by title words."
+        )
+    return f"{match.group(1).upper()} {match.group(2).upper()}"
+
+
+class Paging(Arguments):
+    limit: int = Field(
+        default=DEFAULT_PAGE_SIZE,
+        ge=1,
+        le=MAX_PAGE_SIZE,
+        description=f"Page size, at most {MAX_PAGE_SIZE}.",
+    )
+    offset: int = Field(default=0, ge=0, description="Skip this many results; use next_offset of the last page.")
+
+
+class Page(Answer):
+    total: int = Field(description="How many results match in all.")
+    offset: int
+    limit: int
+    next_offset: int | None = Field(description="Pass as offset to get the next page; null on the last page.")
+
+
+# --- terms and subjects -----------------------------------------------------------------------
+
+
+class TermRef(Answer):
+    uid: str = Field(description="The term code, such as '202710'. Pass it as `term`.")
+    name: str
+
+
+class PartOfTermOut(Answer):
+    code: str
+    name: str
+    start_date: date | None
+    end_date: date | None
+
+
+class TermOut(TermRef):
+    start_date: date
+    end_date: date
+    registration_opens_on: date | None
+    registration_closes_on: date | None
+    is_current: bool
+    is_next: bool
+    section_count: int = Field(description="0 for a future term whose sections are not listed yet.")
+    parts_of_term: list[PartOfTermOut]
+
+
+class TermsQuery(Arguments):
+    pass
+
+
+class TermList(Answer):
+    current: TermRef | None = Field(description="The term in session today, or null between terms.")
+    next: TermRef | None = Field(description="The first term that starts after today.")
+    terms: list[TermOut] = Field(description="Newest first.")
+
+
+class SubjectsQuery(Arguments):
+    term: str | None = Field(
+        default=None,
+        description="Term uid or name. Without it, counts are over the current and future terms.",
+    )
+
+
+class SubjectOut(Answer):
+    code: str
+    name: str
+    school: str | None
+    section_count: int
+
+
+class SubjectList(Answer):
+    term: TermRef | None
+    subjects: list[SubjectOut]
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+class CampusOut(Answer):
+    code: str
+    name: str
+
+
+class PersonRef(Answer):
+    pub_id: str = Field(description="The instructor's public id; pass it to get_instructor.")
+    name: str
+
+
+class InstructorRef(PersonRef):
+    primary: bool
+
+
+class MeetingOut(Answer):
+    days: str = Field(description="Banner day letters, M T W R F S U (R is Thursday); '' when no fixed day.")
+    start: str | None = Field(description="HH:MM, campus time; null when no time is set.")
+    end: str | None
+    start_date: date | None
+    end_date: date | None
+    building: str | None
+    room: str | None
+    meeting_type: str | None
+    meeting_time_ids: list[int] = Field(description="One id per day of the pattern.")
+
+
+class Seats(Answer):
+    capacity: int | None
+    enrolled: int | None
+    available: int | None = Field(description="Open seats; 0 or less means full.")
+
+
+class Waitlist(Answer):
+    capacity: int = Field(description="0 means the section has no waitlist.")
+    available: int | None = Field(description="Open waitlist seats.")
+
+
+class AttributeOut(Answer):
+    code: str
+    description: str | None
+
+
+class SectionOut(Answer):
+    crn: str
+    term: TermRef
+    course_code: str
+    title: str
+    section_number: str
+    schedule_type: str | None
+    instructional_method: str | None
+    campus: CampusOut | None
+    part_of_term: PartOfTermOut | None
+    credits_min: float | None
+    credits_max: float | None
+    seats: Seats
+    waitlist: Waitlist | None = Field(description="null: the waitlist has not been read yet. capacity 0: no waitlist.")
+    cancelled: bool
+    cross_listed_crns: list[str]
+    linked_crns: list[str] = Field(description="Sections to take together with this one (lecture and lab).")
+    instructors: list[InstructorRef]
+    meetings: list[MeetingOut]
+    attributes: list[AttributeOut]
+    banner_synced_at: datetime | None = Field(description="When this section was last read in full from Banner.")
+
+
+class SectionSearch(Paging):
+    term: str | None = Field(
+        default=None,
+        description="Term uid ('202710') or name ('Spring 2027'). Default: the current term, else the next.",
+    )
+    subject: str | None = Field(default=None, description="Subject code, such as 'COMP'.")
+    course_number: str | None = Field(default=None, description="Course number, such as '2350'.")
+    q: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Title words ('intro programming'), or with semantic=true a description of the topic.",
+    )
+    semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")
+    instructor: str | None = Field(default=None, description="Part of an instructor's name, or a pub_id.")
+    days: str | None = Field(
+        default=None,
+        description="Only sections that meet on these days and no others, e.g. 'TR' or 'MWF' (R = Thursday).",
+    )
+    free_days: str | None = Field(default=None, description="Days that must stay free, e.g. 'F' for no Friday class.")
+    begins_after: str | None = Field(default=None, description="Every meeting starts at or after this time ('10:00').")
+    ends_before: str | None = Field(default=None, description="Every meeting ends at or before this time ('15:00').")
+    campus: str | None = Field(default=None, description="Campus code or name.")
+    part_of_term: str | None = Field(default=None, description="Part-of-term code, such as '1' for the full term.")
+    schedule_type: str | None = Field(default=None, description="'Lecture', 'Laboratory', ...")
+    instructional_method: str | None = Field(default=None, description="'In-Person', 'Online', 'Hybrid', ...")
+    open_only: bool = Field(default=False, description="Only sections with open seats.")
+    credits: float | None = Field(default=None, ge=0, le=30, description="Only sections worth this many credits.")
+    attribute: str | None = Field(default=None, description="Section attribute code, such as 'HSS'.")
+    include_cancelled: bool = Field(default=False)
+
+    @field_validator("days", "free_days")
+    @classmethod
+    def _days(cls, value: str | None) -> str | None:
+        return None if value is None else parse_days(value)
+
+    @field_validator("begins_after", "ends_before")
+    @classmethod
+    def _time(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        minutes = parse_time_of_day(value)
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+    @field_validator("subject")
+    @classmethod
+    def _subject(cls, value: str | None) -> str | None:
+        return value.upper() if value else None
+
+    @model_validator(mode="after")
+    def _check(self) -> SectionSearch:
+        if self.begins_after and self.ends_before and self.ends_before <= self.begins_after:
+            raise ValueError(
+                f"ends_before ({self.ends_before}) must be later than begins_after ({self.begins_after}); "
+                "swap them or drop one."
+            )
+        if self.semantic and not self.q:
+            raise ValueError("semantic=true needs q: describe the topic in words, e.g. 'the stock market'.")
+        if self.days and self.free_days and set(self.days) & set(self.free_days):
+            raise ValueError(
+                "days and free_days name the same day; a section cannot meet on a day that must stay free."
+            )
+        return self
+
+
+class SectionPage(Page):
+    term: TermRef
+    sections: list[SectionOut]
+
+
+class SectionLookup(Arguments):
+    crn: str = Field(description="The 5-digit CRN.")
+    term: str | None = Field(default=None, description="Term uid or name. Default: the newest term that has this CRN.")
+
+    @field_validator("crn")
+    @classmethod
+    def _crn(cls, value: str) -> str:
+        return normalize_crn(value)
+
+
+class FinalExamOut(Answer):
+    date: date
+    start: str | None
+    end: str | None
+    building: str | None
+    room: str | None
+
+
+class SectionBrief(Answer):
+    crn: str
+    course_code: str
+    title: str
+    section_number: str
+    schedule_type: str | None
+    cancelled: bool
+
+
+class SectionDetail(SectionOut):
+    cross_listed: list[SectionBrief]
+    linked: list[SectionBrief]
+    final_exam: FinalExamOut | None
+
+
+class SimilarSectionsQuery(SectionLookup):
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class SimilarSection(SectionOut):
+    score: float = Field(description="Closeness, higher is closer.")
+
+
+class SimilarSections(Answer):
+    section: SectionBrief
+    method: Literal["meaning", "words"] = Field(description="How closeness was measured.")
+    sections: list[SimilarSection]
+
+
+# --- schedule check ----------------------------------------------------------------------------
+
+
+class ScheduleCheckQuery(Arguments):
+    crns: list[str] = Field(min_length=1, max_length=MAX_SCHEDULE_CRNS, description="The CRNs of the plan.")
+    term: str | None = Field(default=None, description="Term uid or name. Default: the current term, else the next.")
+
+    @field_validator("crns", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part for part in re.split(r"[\s,;]+", value) if part]
+        return value
+
+    @field_validator("crns")
+    @classmethod
+    def _crns(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_crn(crn) for crn in value))
+
+
+class ConflictSide(Answer):
+    crn: str
+    course_code: str
+    schedule_type: str | None
+    start: str
+    end: str
+
+
+class Conflict(Answer):
+    first: ConflictSide
+    second: ConflictSide
+    days: str = Field(description="The days both meet at overlapping times.")
+    overlap_start: str
+    overlap_end: str
+    overlap_minutes: int = Field(description="Minutes of overlap on each of those days.")
+    override: str = Field(description="The registration override this needs.")
+
+
+class LabPair(Answer):
+    crn: str
+    course_code: str
+    schedule_type: str | None
+    paired_crns: list[str] = Field(description="Its linked sections that are in the plan.")
+    missing: bool = Field(description="True when the plan has none of the sections it must be taken with.")
+    options: list[str] = Field(description="CRNs that would complete the pair.")
+
+
+class DuplicateCourse(Answer):
+    course_code: str
+    crns: list[str]
+
+
+class OverrideNeed(Answer):
+    override: str
+    crns: list[str]
+    reason: str
+
+
+class ScheduleTotals(Answer):
+    credits: float
+    hours_per_week: float
+    days_on_campus: str
+    days_on_campus_count: int
+
+
+class ScheduleCheck(Answer):
+    term: TermRef
+    sections: list[SectionOut]
+    unknown_crns: list[str] = Field(description="CRNs that are not in this term.")
+    cancelled_crns: list[str]
+    conflicts: list[Conflict]
+    lab_pairs: list[LabPair]
+    duplicates: list[DuplicateCourse]
+    overrides_needed: list[OverrideNeed]
+    totals: ScheduleTotals
+    ask_for_overrides: str = Field(description="Who gives overrides.")
+
+
+# --- courses ---------------------------------------------------------------------------------
+
+
+class CourseSearch(Paging):
+    q: str | None = Field(default=None, max_length=200, description="A course code or title words.")
+    subject: str | None = Field(default=None, description="Subject code.")
+    semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")
+
+    @field_validator("subject")
+    @classmethod
+    def _subject(cls, value: str | None) -> str | None:
+        return value.upper() if value else None
+
+    @model_validator(mode="after")
+    def _check(self) -> CourseSearch:
+        if self.semantic and not self.q:
+            raise ValueError("semantic=true needs q: describe the topic in words.")
+        return self
+
+
+class CourseBrief(Answer):
+    code: str
+    title: str
+    credits_min: float | None
+    credits_max: float | None
+    description: str | None = Field(description="The start of the description.")
+    terms_offered: list[str]
+
+
+class CoursePage(Page):
+    courses: list[CourseBrief]
+
+
+class CourseLookup(Arguments):
+    code: str = Field(description="Course code, such as 'COMP 2350'.")
+
+    @field_validator("code")
+    @classmethod
+    def _code(cls, value: str) -> str:
+        return normalize_course_code(value)
+
+
+class Requirement(Answer):
+    """A node of a prerequisite tree: a group (op and items) or a leaf (course or test)."""
+
+    op: Literal["and", "or"] | None = None
+    items: list[Requirement] | None = None
+    course: str | None = None
+    title: str | None = None
+    test: str | None = None
+    min_grade: str | None = None
+    min_score: str | None = None
+    concurrent: bool | None = None
+
+
+class Restriction(Answer):
+    kind: str
+    type: str
+    values: list[str]
+
+
+class Fee(Answer):
+    description: str
+    amount: float | None
+
+
+class CourseLink(Answer):
+    code: str
+    title: str
+
+
+class TermOffering(Answer):
+    term: TermRef
+    section_count: int
+
+
+class CourseDetail(Answer):
+    code: str
+    subject_code: str
+    course_number: str
+    title: str
+    description: str | None
+    credits_min: float | None
+    credits_max: float | None
+    school: str | None
+    prerequisites: Requirement | None
+    corequisites: list[str]
+    restrictions: list[Restriction]
+    mutual_exclusions: list[str]
+    catalog_entry: str | None
+    fees: list[Fee]
+    learning_objectives: list[str]
+    terms_offered: list[str]
+    unlocks: list[CourseLink] = Field(description="Courses that list this one as a prerequisite.")
+    offered_in: list[TermOffering] = Field(description="Current and future terms with sections of it.")
+    details_synced_at: datetime | None
+
+
+# --- programs and electives ------------------------------------------------------------------
+
+
+class ProgramsQuery(Arguments):
+    catalog_year: str | None = Field(default=None, description="Such as '2026-2027'. Default: the newest.")
+
+
+class ProgramBrief(Answer):
+    slug: str
+    name: str
+    school: str | None
+    degree: str | None
+
+
+class ProgramList(Answer):
+    catalog_year: str | None
+    catalog_years: list[str]
+    programs: list[ProgramBrief]
+
+
+class ProgramLookup(Arguments):
+    slug: str = Field(description="The program slug from list_programs.")
+    catalog_year: str | None = Field(default=None, description="Default: the newest catalog year.")
+
+
+class PlannedCourse(Answer):
+    code: str | None = Field(description="null for an elective slot.")
+    title: str
+    credits: float | None
+
+
+class PlanSemester(Answer):
+    label: str
+    courses: list[PlannedCourse]
+
+
+class PlanOfStudy(Answer):
+    name: str
+    semesters: list[PlanSemester]
+
+
+class ElectiveList(Answer):
+    name: str
+    courses: list[str]
+    notes: str | None
+
+
+class ProgramDetail(ProgramBrief):
+    catalog_year: str
+    url: str | None
+    total_credits: float | None
+    plans_of_study: list[PlanOfStudy]
+    elective_lists: list[ElectiveList]
+
+
+class TermElectivesQuery(Arguments):
+    term: str = Field(description="Term uid or name.")
+    school: str | None = Field(default=None, description="Only this school's lists (part of its name).")
+    include_full_text: bool = Field(default=True, description="False leaves out the text of each PDF.")
+
+
+class ElectiveHeading(Answer):
+    code: str | None
+    title: str
+    crns: list[str]
+
+
+class TermElectiveListOut(Answer):
+    school: str
+    title: str
+    url: str
+    fetched_at: datetime | None
+    course_headings: list[ElectiveHeading]
+    full_text: str | None
+
+
+class TermElectives(Answer):
+    term: TermRef
+    lists: list[TermElectiveListOut]
+
+
+# --- instructors and reviews -----------------------------------------------------------------
+
+
+class InstructorSearch(Paging):
+    q: str | None = Field(default=None, max_length=200, description="Part of a name, or with semantic=true a topic.")
+    semantic: bool = False
+    subject: str | None = Field(default=None, description="Only instructors teaching this subject in the term.")
+    term: str | None = Field(default=None, description="Term for `subject`. Default: current, else next.")
+
+    @model_validator(mode="after")
+    def _check(self) -> InstructorSearch:
+        if self.semantic and not self.q:
+            raise ValueError("semantic=true needs q: describe what the instructor teaches.")
+        return self
+
+
+class RatingSummary(Answer):
+    overall: float | None
+    difficulty: float | None
+    would_take_again_percent: float | None
+    rating_count: int
+
+
+class InstructorBrief(Answer):
+    pub_id: str
+    name: str
+    department: str | None
+    rating: RatingSummary | None
+
+
+class InstructorPage(Page):
+    instructors: list[InstructorBrief]
+
+
+class InstructorLookup(Arguments):
+    pub_id: str = Field(min_length=1, max_length=40, description="The instructor's pub_id from search_instructors.")
+    term: str | None = Field(default=None, description="Term of the sections listed. Default: current, else next.")
+
+
+class RatingDetail(RatingSummary):
+    distribution: dict[str, int] | None
+    tags: dict[str, int] = Field(description="Tag: how many reviews gave it.")
+    fetched_at: datetime | None
+
+
+class ReviewOut(Answer):
+    id: int
+    instructor: PersonRef
+    course_code: str | None
+    posted_on: date
+    overall: float | None
+    difficulty: float | None
+    would_take_again: bool | None
+    grade: str | None
+    tags: list[str]
+    text: str
+    sentiment: float | None = Field(description="-1 complaint .. 1 praise.")
+
+
+class InstructorDetail(Answer):
+    pub_id: str
+    name: str
+    department: str | None
+    email: str | None
+    rating: RatingDetail | None
+    recent_reviews: list[ReviewOut]
+    term: TermRef | None
+    sections: list[SectionOut]
+
+
+class SimilarInstructorsQuery(Arguments):
+    pub_id: str = Field(min_length=1, max_length=40)
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class SimilarInstructor(InstructorBrief):
+    score: float
+
+
+class SimilarInstructors(Answer):
+    instructor: InstructorBrief
+    method: Literal["meaning", "subjects"]
+    instructors: list[SimilarInstructor]
+
+
+class ReviewSearch(Paging):
+    instructor: str | None = Field(default=None, description="An instructor's pub_id.")
+    course: str | None = Field(default=None, description="Course code, such as 'COMP 2350'.")
+    q: str | None = Field(default=None, max_length=200, description="Words in the review, or with semantic a meaning.")
+    semantic: bool = False
+    sentiment: Literal["positive", "negative", "neutral"] | None = Field(
+        default=None, description="Praise (positive), complaint (negative) or neither."
+    )
+
+    @field_validator("course")
+    @classmethod
+    def _course(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_course_code(value)
+
+    @model_validator(mode="after")
+    def _check(self) -> ReviewSearch:
+        if self.semantic and not self.q:
+            raise ValueError("semantic=true needs q: say what the reviews should be about.")
+        return self
+
+
+class ReviewPage(Page):
+    reviews: list[ReviewOut]
+
+
+# --- academic calendar -----------------------------------------------------------------------
+
+
+class EventsQuery(Paging):
+    start_date: date | None = Field(default=None, description="Default: today.")
+    end_date: date | None = Field(default=None, description="Default: 180 days after start_date.")
+    category: str | None = Field(default=None, description="'holiday', 'deadline', 'finals', 'term', ...")
+    q: str | None = Field(default=None, max_length=200, description="Words in the title.")
+
+    @model_validator(mode="after")
+    def _check(self) -> EventsQuery:
+        if self.start_date and self.end_date and self.end_date < self.start_date:
+            raise ValueError(f"end_date ({self.end_date}) is before start_date ({self.start_date}); swap them.")
+        return self
+
+
+class EventOut(Answer):
+    title: str
+    start_date: date
+    end_date: date
+    all_day: bool
+    starts_at: datetime | None
+    ends_at: datetime | None
+    category: str | None
+    description: str | None
+    location: str | None
+
+
+class EventPage(Page):
+    start_date: date
+    end_date: date
+    events: list[EventOut]

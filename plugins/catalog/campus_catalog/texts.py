@@ -1,0 +1,234 @@
+"""The catalog's words for the model: tool descriptions and server-instruction fragments.
+
+Descriptions are prompts (seed 000, "When a client calls the tools"): a client's tool search
+matches a student's words against them, so each starts with what the tool reads, names the
+campus, and has a "Use it for" sentence with questions in a student's words. A rule that
+concerns one tool lives in that tool's description, where the model reads it when it loads the
+tool. Every campus-specific word comes from the settings; the defaults are Wentworth's.
+Claude Code cuts a description after 2,048 characters, so the triggers come first and a test
+holds each description under the limit.
+"""
+
+from __future__ import annotations
+
+from campus_mcp import InstructionFragment, Settings
+
+from campus_catalog.catalog_settings import load_catalog_settings
+
+MAX_DESCRIPTION_LENGTH = 2048
+
+WAITLIST_RULE = (
+    "Waitlists: not every section has one. waitlist null means it has not been read yet, capacity 0 means "
+    "no waitlist. For a full section with a waitlist, the student joins the waitlist before asking for a "
+    "capacity override."
+)
+
+
+def _names(settings: Settings) -> dict[str, str]:
+    return {
+        "campus": settings.campus_name,
+        "short": settings.campus_short_name,
+        "office": settings.override_office,
+        "system": settings.student_system_name,
+        "tz": settings.timezone,
+    }
+
+
+def _banner_hint(settings: Settings) -> str:
+    base = load_catalog_settings().banner_url
+    pages = (
+        f"{base}/searchResults/getEnrollmentInfo?term=<term uid>&courseReferenceNumber=<crn> (seats and "
+        f"waitlist, HTML) and {base}/searchResults/getFacultyMeetingTimes?term=<term uid>&courseReferenceNumber=<crn> "
+        "(meeting times, rooms and instructors, JSON)"
+        if base
+        else "its Banner class search pages searchResults/getEnrollmentInfo and searchResults/getFacultyMeetingTimes "
+        "(parameters term=<term uid> and courseReferenceNumber=<crn>)"
+    )
+    return (
+        f"Old data: for a current or future term, when the advisory says the sections data is more than 2 days old "
+        f"or has no refresh time, read {settings.student_system_name} yourself with a web fetch tool (no sign-in "
+        f"needed): {pages}. Banner fails under load: read at most 10 CRNs, one at a time."
+    )
+
+
+def descriptions(settings: Settings) -> dict[str, str]:
+    n = _names(settings)
+    campus, short, office, tz = n["campus"], n["short"], n["office"], n["tz"]
+    return {
+        "list_terms": (
+            f"Lists the {campus} ({short}) terms (semesters), with the current term and the next term, their "
+            "dates, registration windows and parts of term. Call it first: the other catalog tools take its term "
+            "uid. Use it for: 'What semester is it?', 'When does the spring semester start?', 'Is the fall "
+            "schedule out yet?' (section_count 0: its sections are not listed yet). "
+            f"Dates are in {tz}."
+        ),
+        "list_subjects": (
+            f"Lists the {short} subjects (COMP, MATH, ...) with their names, school and number of sections in a "
+            f"term. Use it for: 'What subjects does {short} offer?', 'What is the code for mechanical engineering "
+            "classes?', 'Which departments have classes this spring?'. "
+            "Do not use it to find a course by topic: use search_courses."
+        ),
+        "search_sections": (
+            f"Searches the {campus} ({short}) class schedule of one term: sections with their CRNs, meeting days "
+            "and times, rooms, instructors, open seats and waitlists. "
+            "Use it for: 'Are there open sections of COMP 2350 on Tuesdays and Thursdays?', 'Find me a class "
+            "after 10 AM with no Friday meetings', 'Who teaches Calculus II this spring?', 'Any online HSS "
+            "electives next term?', 'a class about the stock market' (q with semantic=true). "
+            "Filters: term, subject, course_number, q (title words; with semantic=true, by meaning), instructor, "
+            "days (meets only on these days, e.g. 'TR'), free_days (days that must stay free), begins_after, "
+            "ends_before, campus, part_of_term, schedule_type, instructional_method, open_only, credits, "
+            "attribute. Results come a page at a time (limit at most 100): call again with offset=next_offset "
+            f"while next_offset is not null. Days are Banner letters (R is Thursday); times are {tz}.\n"
+            f"{WAITLIST_RULE}\n"
+            "Electives not listed yet: a Technical or HSS elective missing from the schedule is not an error: "
+            "the Registrar adds electives when the schools send their lists. Check list_term_electives, and tell "
+            "the student to ask the dean or associate dean of their school.\n"
+            "Do not use it for the student's own classes (my_courses) or for descriptions and prerequisites "
+            "(get_course)."
+        ),
+        "get_section": (
+            f"Gives one {short} section by CRN, cancelled or not: meeting days and times, rooms, instructors, "
+            "seats, waitlist, part of term, campus, cross-listed sections, the linked lecture or lab, and its "
+            "final exam. Use it for: 'Is CRN 21345 full?', 'Where does CRN 21345 meet?', 'Does my lab section "
+            "still have seats?', 'When is the final for CRN 21345?'.\n"
+            f"{WAITLIST_RULE}\n{_banner_hint(settings)}"
+        ),
+        "search_courses": (
+            f"Finds {short} catalog courses (not sections) by code ('COMP 2350', or a subject such as 'MATH'), "
+            "by title words, or by meaning (semantic=true). Use it for: 'Is there a course on machine learning?', "
+            "'What is the course number for Statics?', 'a class about the stock market'. "
+            "Then call get_course for prerequisites and details, or search_sections for times and seats."
+        ),
+        "get_course": (
+            f"Gives one {short} catalog course by code: description, credits, prerequisites (a tree of and/or "
+            "groups), corequisites, restrictions, mutual exclusions, catalog entry, fees, learning objectives, "
+            "the terms it is usually offered, the courses it unlocks, and the current and future terms that have "
+            "sections. Use it for: 'What are the prerequisites for COMP 3000?', 'Can I take MATH 2300 without "
+            "MATH 1850?', 'What does COMP 2350 lead to?', 'Is Thermodynamics offered in the spring?'.\n"
+            "Minimum grades: a prerequisite with min_grade needs at least that grade. The tools do not know the "
+            "student's grades, so ask the student for the grade.\n"
+            "Overrides: a missing prerequisite or corequisite needs a 'Prerequisite or corequisite' override; a "
+            "restriction to other majors or class years needs a 'Major, minor, or program' or 'Class year or "
+            f"level' override. {office[0].upper() + office[1:]} gives overrides. An override is not certain: "
+            "prefer plans that need none."
+        ),
+        "list_programs": (
+            f"Lists the {short} degree programs (majors) of one catalog year, and the catalog years there are. "
+            f"Use it for: 'What majors does {short} have?', 'Is there a cybersecurity degree?'. Then call "
+            "degree_requirements with the program's slug. For a catalog year older than those listed, ask the "
+            "student for their required courses from their degree audit or program page."
+        ),
+        "degree_requirements": (
+            f"Gives what one {short} degree program requires in one catalog year: each plan of study by "
+            "semester, and the elective lists. Use it for: 'What classes do I need for a computer science "
+            "degree?', 'What should I take in my second year of mechanical engineering?', 'Which courses count "
+            "as a technical elective?'. Ask the student for their program and catalog year (usually the year they "
+            "started) when you do not know them.\n"
+            "Substitutions and transfer credit: using a substitute course or transfer credit for a requirement "
+            "needs approval from the program director, the dean's office of the school, or both."
+        ),
+        "list_term_electives": (
+            f"Gives the elective lists that the {short} schools published for one term (technical, HSS and other "
+            "electives), with the heading of each course and the full text of each list. Use it for: 'What HSS "
+            "electives are offered next spring?', 'Which technical electives can I take this fall?'. When an "
+            "elective is not in the schedule yet, the Registrar adds it once the school sends its list: tell the "
+            "student to ask the dean or associate dean of their school."
+        ),
+        "similar_sections": (
+            f"Finds {short} sections in the same term that teach something close to one section (by meaning, "
+            "else by title words), one section per course. Use it for: 'This class is full, what is similar?', "
+            "'Something like CRN 21345 at another time?'."
+        ),
+        "check_schedule": (
+            f"Checks a {short} schedule plan, a list of CRNs in one term: each time conflict with both sections, "
+            "the days, the times and the minutes of overlap; lecture and lab pairs (a lecture missing its lab is "
+            "flagged, with the CRNs that would complete it); the same course twice; full sections; and totals "
+            "(credits, hours a week, days on campus). Use it for: 'Do these classes conflict?', 'Check my "
+            "schedule: 21345, 21346, 21888', 'How many credits is this plan?'. Check every option before you "
+            "give a plan to the student.\n"
+            f"Overrides: {office} gives registration overrides, and an override is not certain, so prefer plans "
+            "that need none. The result names the override each problem needs: 'Time conflict' for overlapping "
+            "sections (give the minutes of overlap), 'Capacity or closed' for a full section (join its waitlist "
+            "first when it has one). Others: 'Prerequisite or corequisite', 'Major, minor, or program', 'Class "
+            "year or level', 'Instructor or department approval', 'Maximum hours (ADV_MAX_HR)' for more credits "
+            "than the term maximum. Offer an option that needs an override only when no plan without one works "
+            "or the student is stuck; then name the override and the course, and tell the student to ask "
+            f"{office}."
+        ),
+        "search_instructors": (
+            f"Finds {short} instructors (professors) by name, by the subject they teach in a term, or by what "
+            "they teach (semantic=true), with their RateMyProfessor rating. Use it for: 'Who is Professor "
+            "Smith?', 'Who teaches COMP classes this spring?', 'professors who teach machine learning'. Then call "
+            "get_instructor with the pub_id."
+        ),
+        "get_instructor": (
+            f"Gives one {short} instructor (professor): RateMyProfessor ratings, the rating distribution, tags, "
+            "the most recent reviews, and their sections in a term. Use it for: 'Is Professor Smith good?', "
+            "'What does my professor teach this spring?', 'How hard is Dr. Lee?'. Ratings come from "
+            f"RateMyProfessor, not from {short}; a few reviews say little."
+        ),
+        "similar_instructors": (
+            f"Finds {short} instructors who teach something close to one instructor (by meaning, else by the "
+            "subjects they share). Use it for: 'Who else teaches what Professor Smith teaches?', 'another "
+            "professor like Dr. Lee'."
+        ),
+        "search_reviews": (
+            f"Searches RateMyProfessor reviews of {short} instructors by instructor, course, words, meaning "
+            "(semantic=true finds reviews that say the thing in other words), or sentiment (positive: praise, "
+            "negative: complaints). Use it for: 'What do students say about Professor Smith's exams?', 'reviews "
+            "of COMP 2350', 'professors praised for clear lectures', 'complaints about tough grading'. Reviews "
+            "are the opinions of a few students."
+        ),
+        "university_events": (
+            f"Lists the {campus} ({short}) academic calendar between two dates (default: the next 180 days): "
+            "holidays and breaks, deadlines (add/drop, withdrawal), registration dates, term dates and finals "
+            "week. Use it for: 'When is spring break?', 'When are finals?', 'What is the last day to drop a "
+            f"class?', 'Is there class on Monday?'. Dates are in {tz}.\n"
+            "Registration time: each student registers at the time on their time ticket, found in "
+            f"{n['system']}. The time comes from completed earned credits, with transfer and graduate credits; "
+            "credits in progress do not count. First-year students, sophomores and students on academic "
+            "probation, continued probation or dismissal need a Registration Alternate PIN (RAC) from their "
+            "primary advisor. No tool knows a student's time ticket, RAC or standing: give the rule, do not guess."
+        ),
+    }
+
+
+def instruction_fragments(settings: Settings) -> list[InstructionFragment]:
+    n = _names(settings)
+    return [
+        InstructionFragment(
+            priority=10,
+            text=(
+                f"Use this server for {n['campus']} ({n['short']}) courses and registration: the class schedule, "
+                "sections and CRNs, open seats, course descriptions and prerequisites, professors and their "
+                "reviews, degree requirements, electives, and the academic calendar (breaks, deadlines, finals "
+                "week). Students ask in their own words: 'my classes', 'my finals', 'my professor', 'sections', "
+                "'prerequisites', 'is this class full', 'when is spring break', 'what should I take next semester'."
+            ),
+        ),
+        InstructionFragment(
+            priority=50,
+            text=(
+                "Catalog: call list_terms first for the term uid. Course-planning results carry an advisory: tell "
+                "the student to confirm the plan with their program director and academic advisor, and mind how "
+                f"old data_sources says the data is. Times are in {n['tz']}."
+            ),
+        ),
+        InstructionFragment(
+            priority=60,
+            text=(
+                f"Overrides: {n['office']} gives registration overrides. An override is not certain, so make "
+                "plans that need none; offer one that needs an override only when nothing else works or the "
+                "student is stuck, and then name the override and the course and give the minutes of any time "
+                "conflict (check_schedule gives them)."
+            ),
+        ),
+        InstructionFragment(
+            priority=70,
+            text=(
+                f"Registration: each student registers at the time on their time ticket ({n['system']}); "
+                "first-year students, sophomores and students on probation need a RAC from their primary "
+                "advisor. No tool reads the time ticket, RAC or standing: give the rule, do not guess."
+            ),
+        ),
+    ]
