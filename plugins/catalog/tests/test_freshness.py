@@ -1,0 +1,136 @@
+"""The advisory's data sources: refresh texts that match the jobs' triggers, and last refresh times."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.freshness import catalog_data_sources, refresh_texts
+from campus_catalog.jobs import catalog_jobs
+from campus_catalog.models import FinalsSchedule, Term
+from campus_catalog.sources.banner_sync import import_banner_file
+from campus_mcp import Cron, Interval
+from campus_mcp.contributions import Job
+from campus_mcp.settings import Settings
+from campus_mcp.testing import CampusFactory
+from sqlalchemy import select, update
+
+FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
+BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
+
+LIVE = CatalogSettings(
+    banner_url="https://banner.example.edu/StudentRegistrationSsb/ssb", calendar_url="https://x.example.edu/cal.ics"
+)
+FILE_ONLY = CatalogSettings(banner_file=Path("saved.json"))
+NOTHING = CatalogSettings()
+DAYS = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def clock(hour: str, minute: str) -> str:
+    h, m = int(hour), int(minute)
+    return f"{h % 12 or 12}{'' if m == 0 else f':{m:02d}'} {'AM' if h < 12 else 'PM'}"
+
+
+def in_words(job: Job) -> str:
+    """What a trigger does, in the words the refresh texts use (written here, independently)."""
+    trigger = job.trigger
+    if isinstance(trigger, Interval):
+        return f"every {trigger.minutes} minutes"
+    assert isinstance(trigger, Cron)
+    at = clock(trigger.hour, trigger.minute)
+    if trigger.day_of_week != "*":
+        return f"every {DAYS[trigger.day_of_week]} at {at}"
+    if trigger.day != "*":
+        return f"on the {ordinal(int(trigger.day))} of each month at {at}"
+    return f"every day at {at}"
+
+
+@pytest.mark.parametrize("catalog", [LIVE, FILE_ONLY, NOTHING], ids=["live", "file", "nothing"])
+def test_the_refresh_text_says_what_each_job_does(catalog: CatalogSettings) -> None:
+    settings = Settings(timezone="America/New_York")
+    texts = refresh_texts(settings, catalog)
+    jobs = catalog_jobs(settings, catalog)
+    for job in jobs:
+        for key in job.refreshes:
+            assert in_words(job).lower() in texts[key].lower(), (job.id, in_words(job), texts[key])
+    # And no source claims a schedule that no job runs.
+    scheduled = {key for job in jobs for key in job.refreshes}
+    for key, text in texts.items():
+        if key not in scheduled:
+            assert "every" not in text.lower(), (key, text)
+    if "sections" in scheduled:
+        assert "4 AM Eastern" in texts["sections"]  # the campus time zone, in words
+
+
+def test_an_unconfigured_source_contributes_no_job() -> None:
+    settings = Settings()
+    assert catalog_jobs(settings, NOTHING) == []
+    assert [j.id for j in catalog_jobs(settings, FILE_ONLY)] == ["catalog.sections_sync", "catalog.ensure_future_terms"]
+    assert sorted(j.id for j in catalog_jobs(settings, LIVE)) == [
+        "catalog.calendar_import",
+        "catalog.course_details_sync",
+        "catalog.ensure_future_terms",
+        "catalog.seat_refresh",
+        "catalog.sections_sync",
+    ]
+    texts = refresh_texts(settings, NOTHING)
+    assert texts["sections"].startswith("Loaded by an administrator with `campus-mcp import banner`")
+
+
+def test_the_seed_schedules() -> None:
+    """Seed 000's table, in the campus time zone: a change here is a change of the product."""
+    by_id = {job.id: job for job in catalog_jobs(Settings(), LIVE)}
+    assert in_words(by_id["catalog.sections_sync"]) == "every day at 4 AM"
+    assert in_words(by_id["catalog.seat_refresh"]) == "every 30 minutes"
+    assert in_words(by_id["catalog.calendar_import"]) == "every Saturday at 2 AM"
+    assert "ensure_future_terms" not in {k for job in by_id.values() for k in job.refreshes}
+
+
+async def test_last_refresh_is_a_full_runs_time_per_current_and_future_term(campus_factory: CampusFactory) -> None:
+    if not BANNER_FIXTURE.is_file():
+        pytest.skip(f"the Banner fixture is not at {BANNER_FIXTURE}")
+    campus = await campus_factory(plugins=["catalog"])
+    await import_banner_file(campus.sessions, BANNER_FIXTURE)
+    sources = {s.key: s for s in catalog_data_sources(campus.settings, LIVE)}
+    async with campus.sessions() as session:
+        # The fixture's term ended in 2021: a past term is not in the list.
+        assert await sources["sections"].last_refresh(session) == {}
+        today = date.today()
+        synced = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+        imported = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+        await session.execute(
+            update(Term).values(
+                start_date=today - timedelta(days=10),
+                end_date=today + timedelta(days=80),
+                sections_synced_at=synced,
+                catalog_imported_at=imported,
+                details_synced_at=synced,
+            )
+        )
+        # A term made ahead of Banner, with no sections: left out.
+        session.add(Term(uid="209910", name="Fall 2099", start_date=date(2099, 9, 1), end_date=date(2099, 12, 20)))
+        term = await session.scalar(select(Term).where(Term.uid == "202131"))
+        assert term is not None
+        session.add(FinalsSchedule(term_id=term.id, status="failed", loaded_at=imported + timedelta(days=1)))
+        session.add(FinalsSchedule(term_id=term.id, status="completed", loaded_at=synced))
+        await session.commit()
+        # The newer of the sync and the import.
+        assert await sources["sections"].last_refresh(session) == {"202131": imported}
+        assert await sources["course_details"].last_refresh(session) == {"202131": synced}
+        # The latest *completed* schedule.
+        assert await sources["finals"].last_refresh(session) == {"202131": synced}
+        assert await sources["university_calendar"].last_refresh(session) is None
