@@ -7,22 +7,35 @@ out whole, so a cut removes rules, never a trigger, and never half a sentence.
 
 from __future__ import annotations
 
+from campus_mcp.contributions import InstructionFragment
 from campus_mcp.registry import Registry
+from campus_mcp.settings import Settings
 
 MAX_INSTRUCTIONS_LENGTH = 2048
 
 
+def fragment_text(fragment: InstructionFragment, settings: Settings) -> str:
+    """The fragment with the campus placeholders filled in.
+
+    Plain replacement rather than ``str.format``: a brace in a fragment (a JSON example, or a
+    campus name a plugin already filled in) must not stop the server from starting.
+    """
+    text = fragment.text
+    for placeholder, value in {
+        "campus": settings.campus_name,
+        "short": settings.campus_short_name,
+        "product": settings.product_name,
+        "timezone": settings.timezone,
+    }.items():
+        text = text.replace("{" + placeholder + "}", value)
+    return text.strip()
+
+
 def assemble_instructions(registry: Registry) -> str:
-    settings = registry.settings
     parts: list[str] = []
     length = 0
     for fragment in registry.instructions:
-        text = fragment.text.format(
-            campus=settings.campus_name,
-            short=settings.campus_short_name,
-            product=settings.product_name,
-            timezone=settings.timezone,
-        ).strip()
+        text = fragment_text(fragment, registry.settings)
         added = len(text) + (2 if parts else 0)
         if length + added > MAX_INSTRUCTIONS_LENGTH:
             continue
