@@ -12,10 +12,17 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Iterable
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import httpx
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import BaseModel
+
+from campus_mcp.contributions import PluginInfo, Scope, Tool
+from campus_mcp.hookspecs import hookimpl
 
 
 @dataclasses.dataclass
@@ -167,3 +174,140 @@ async def serve_on_loopback(app: Any, port: int, **config: Any) -> AsyncIterator
     finally:
         server.should_exit = True
         await task
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for localhost and 127.0.0.1 (its own CA), and its key: (cert, key)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
+TEST_REDIRECT_URI = "http://127.0.0.1:9/callback"
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class WhoAmI(BaseModel):
+    username: str | None
+    scopes: list[str]
+
+
+async def whoami(ctx: Any, _args: NoArgs) -> WhoAmI:
+    return WhoAmI(username=ctx.principal.username, scopes=sorted(ctx.principal.scopes))
+
+
+def _tool(name: str, scope: str) -> Tool:
+    return Tool(
+        name=name,
+        title=name,
+        description=f"Says who is calling ({scope}).",
+        scope=scope,
+        input_model=NoArgs,
+        output_model=WhoAmI,
+        handler=whoami,
+    )
+
+
+class ScopeProbe:
+    """A throwaway plugin for sign-in tests: a tool per kind of scope (public, read, write).
+
+    Load it as ``extra_plugins=[("probe", ScopeProbe())]`` with ``plugins=[]``.
+    """
+
+    @hookimpl
+    def campus_plugin_info(self) -> PluginInfo:
+        return PluginInfo(name="probe", version="1", title="Probe", description="Tools for the sign-in tests.")
+
+    @hookimpl
+    def register_scopes(self) -> list[Scope]:
+        return [
+            Scope(name="probe:public", description="Read public probe data.", always_on=True),
+            Scope(name="probe:read", description="Read your probe data.", writes=False),
+            Scope(name="probe:write", description="Change your probe data.", writes=True, starts_checked=False),
+        ]
+
+    @hookimpl
+    def register_tools(self) -> list[Tool]:
+        return [
+            _tool("public_probe", "probe:public"),
+            _tool("read_probe", "probe:read"),
+            _tool("write_probe", "probe:write"),
+        ]
+
+
+class MemoryStorage:
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+def provider_for(
+    mcp_url: str, student: BrowserStudent, storage: MemoryStorage, *, metadata_url: str | None = None
+) -> OAuthClientProvider:
+    landed: dict[str, str] = {}
+
+    async def redirect_handler(url: str) -> None:
+        landed.clear()
+        landed.update(callback_params(await student.approve(url)))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        return AuthorizationCodeResult(code=landed.get("code", ""), state=landed.get("state"), iss=landed.get("iss"))
+
+    return OAuthClientProvider(
+        server_url=mcp_url,
+        client_metadata=OAuthClientMetadata(
+            client_name="Probe Assistant",
+            redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",  # noqa: S106 - an auth method name
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+        client_metadata_url=metadata_url,
+    )
