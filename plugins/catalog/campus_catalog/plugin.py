@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from campus_mcp import (
+    DataSource,
     DemoData,
     InstructionFragment,
+    Job,
     Migrations,
     PluginInfo,
     RouteGroup,
@@ -74,3 +77,24 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
     from campus_catalog.texts import instruction_fragments
 
     return instruction_fragments(settings)
+
+
+@hookimpl
+def register_jobs(settings: Settings) -> list[Job]:
+    from campus_catalog.jobs import catalog_jobs
+
+    return catalog_jobs(settings)
+
+
+@hookimpl
+def register_data_sources(settings: Settings) -> list[DataSource]:
+    from campus_catalog.freshness import catalog_data_sources
+
+    return catalog_data_sources(settings)
+
+
+@hookimpl
+def register_commands(settings: Settings) -> list[Any]:
+    from campus_catalog.cli import import_group
+
+    return [import_group]
