@@ -1,0 +1,111 @@
+"""``campus-mcp`` as an operator runs it: a subprocess of the installed command, configured by environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CLI = Path(sys.executable).with_name("campus-mcp")
+FAMILIES = {"catalog", "schedule", "friends", "settings", "apps", "prompts"}
+
+
+def run_cli(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    environment.update(env)
+    return subprocess.run(
+        [str(CLI), *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("cli")
+    yield folder, {"CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'campus.db'}"}
+
+
+@pytest.fixture(scope="module")
+def upgraded(workdir: tuple[Path, dict[str, str]]) -> subprocess.CompletedProcess[str]:
+    folder, env = workdir
+    return run_cli("db", "upgrade", cwd=folder, **env)
+
+
+def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dict[str, str]]) -> None:
+    folder, env = workdir
+    result = run_cli("plugins", cwd=folder, **env)
+    assert result.returncode == 0, result.stderr
+    report = {plugin["name"]: plugin for plugin in json.loads(result.stdout)}
+    assert FAMILIES | {"dining", "core"} <= set(report)
+    for plugin in report.values():
+        assert {"name", "version", "hooks", "tools", "scopes", "routes", "jobs"} <= set(plugin), plugin["name"]
+    dining = report["dining"]
+    assert dining["version"] == "0.1.0"
+    assert sorted(dining["tools"]) == ["get_dining_hall", "list_dining_halls"]
+    assert dining["scopes"] == ["dining"]
+    assert dining["jobs"] == ["dining.refresh_hours"]
+    assert "GET /api/v1/dining/halls" in dining["routes"]
+    assert {"campus_plugin_info", "register_tools", "register_routes", "register_jobs"} <= set(dining["hooks"])
+    assert "friends:read" in report["friends"]["scopes"]
+
+
+def test_a_disabled_family_is_gone_from_the_plugin_list(workdir: tuple[Path, dict[str, str]]) -> None:
+    folder, env = workdir
+    result = run_cli("plugins", cwd=folder, CAMPUS_MCP_DISABLE="friends", **env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert "friends" not in {plugin["name"] for plugin in report}
+    contributed = [item for plugin in report for kind in ("tools", "scopes", "routes", "jobs") for item in plugin[kind]]
+    assert not [item for item in contributed if "friend" in item.lower()]
+
+
+def test_disabling_catalog_while_schedule_is_enabled_fails_naming_both(workdir: tuple[Path, dict[str, str]]) -> None:
+    folder, env = workdir
+    result = run_cli("plugins", cwd=folder, CAMPUS_MCP_DISABLE="catalog", **env)
+    assert result.returncode == 1
+    assert "plugin 'schedule' needs plugin 'catalog'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_db_upgrade_creates_every_enabled_plugins_tables(
+    workdir: tuple[Path, dict[str, str]], upgraded: subprocess.CompletedProcess[str]
+) -> None:
+    folder, _env = workdir
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "Database is up to date." in upgraded.stdout
+    with sqlite3.connect(folder / "campus.db") as db:
+        heads = {row[0] for row in db.execute("SELECT version_num FROM alembic_version")}
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "dining_0001" in heads
+    assert {"job_runs", "dining_halls", "dining_hours"} <= tables
+
+
+def test_jobs_list_and_run(workdir: tuple[Path, dict[str, str]], upgraded: subprocess.CompletedProcess[str]) -> None:
+    folder, env = workdir
+    listed = run_cli("jobs", "list", cwd=folder, **env)
+    assert listed.returncode == 0, listed.stderr
+    [line] = [line for line in listed.stdout.splitlines() if line.startswith("dining.refresh_hours")]
+    assert "cron[" in line and "hour='5'" in line and "minute='10'" in line
+
+    ran = run_cli("jobs", "run", "dining.refresh_hours", cwd=folder, **env)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "dining.refresh_hours: ok, 3 item(s)"
+
+    with sqlite3.connect(folder / "campus.db") as db:
+        runs = list(db.execute("SELECT job_id, plugin, outcome, items, error FROM job_runs"))
+    assert runs == [("dining.refresh_hours", "dining", "ok", 3, None)]
+
+
+def test_running_an_unknown_job_says_which_jobs_exist(
+    workdir: tuple[Path, dict[str, str]], upgraded: subprocess.CompletedProcess[str]
+) -> None:
+    folder, env = workdir
+    result = run_cli("jobs", "run", "dining.refresh_menus", cwd=folder, **env)
+    assert result.returncode == 1
+    assert "no job 'dining.refresh_menus'" in result.stderr
+    assert "dining.refresh_hours" in result.stderr
