@@ -74,6 +74,18 @@ class CampusHarness:
         granted = frozenset(scopes if scopes is not None else self.registry.scopes)
         return Principal(user_id=user_id, username=username, client_id="test-client", scopes=granted)
 
+    async def student_principal(self, username: str, scopes: Iterable[str] | None = None) -> Principal:
+        """The principal of a student (e.g. demo ``student1``) with these scopes (default: all)."""
+        from campus_mcp.accounts import student_by_username
+
+        async with self.sessions() as session:
+            student = await student_by_username(session, username)
+        if student is None:
+            raise LookupError(f"no student {username!r}; load the demo campus (demo=True) or create one first")
+        return self.principal(
+            scopes if scopes is not None else self.registry.scopes, user_id=student.id, username=username
+        )
+
     @contextlib.asynccontextmanager
     async def mcp(
         self,
@@ -238,8 +250,12 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
         disable: Sequence[str] = (),
         extra_plugins: Iterable[tuple[str, object]] = (),
         demo: bool = False,
+        demo_mode: bool | None = None,
         **overrides: Any,
     ) -> CampusHarness:
+        # ``demo`` loads the demo data; ``demo_mode`` is the deployment's demo setting (default on).
+        if demo_mode is not None:
+            overrides["demo"] = demo_mode
         extras = list(extra_plugins)
         # The template holds every installed plugin's demo data: only the default plugin set may copy it.
         from_template = demo and plugins is None and not disable and not extras
