@@ -171,7 +171,9 @@ async def _campus(session: AsyncSession, lookups: _Lookups, section: BannerSecti
     campus = lookups.campuses.get(section.campus)
     if campus is None:
         codes = {c.code for c in lookups.campuses.values()}
-        code = section.campus[:20]
+        # Banner's short code ("CS") from the meetings when it has one; else the name.
+        given = next((m.campus_code for m in section.meetings if m.campus_code), None)
+        code = (given or section.campus)[:20]
         suffix = 2
         while code in codes:
             code = f"{section.campus[:17]}-{suffix}"

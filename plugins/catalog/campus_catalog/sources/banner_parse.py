@@ -45,6 +45,7 @@ class BannerMeeting:
     building_description: str | None
     room: str | None
     campus: str | None
+    campus_code: str | None
     online: bool
     hours_per_week: float | None
 
@@ -213,6 +214,7 @@ def parse_meeting(raw: Mapping[str, Any], crn: str, index: int, problems: list[M
         building_description=None if online else text(raw.get("buildingDescription")),
         room=None if online else room,
         campus=text(raw.get("campusDescription")) or text(raw.get("campus")),
+        campus_code=text(raw.get("campus")),
         online=online,
         hours_per_week=hours,
     )

@@ -143,11 +143,9 @@ def build_app(fake: FakeBanner) -> Litestar:
 
 
 @contextlib.asynccontextmanager
-async def serve_fake_banner(fake: FakeBanner) -> AsyncIterator[str]:
-    """Serve ``fake`` on 127.0.0.1 (a free port) and yield its Banner base URL."""
-    config = uvicorn.Config(
-        build_app(fake), host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
-    )
+async def serve_on_loopback(app: Any) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn on 127.0.0.1 (a free port) in this event loop; yields its origin."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
@@ -156,7 +154,14 @@ async def serve_fake_banner(fake: FakeBanner) -> AsyncIterator[str]:
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://127.0.0.1:{port}{BASE_PATH}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         await task
+
+
+@contextlib.asynccontextmanager
+async def serve_fake_banner(fake: FakeBanner) -> AsyncIterator[str]:
+    """Serve ``fake`` on 127.0.0.1 (a free port) and yield its Banner base URL."""
+    async with serve_on_loopback(build_app(fake)) as origin:
+        yield f"{origin}{BASE_PATH}"
