@@ -22,6 +22,9 @@ body { font: 16px/1.5 system-ui, sans-serif; margin: 0; }
 header.site { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
 header.site a { color: inherit; }
 header.site .brand { font-weight: 700; text-decoration: none; }
+header.site nav { display: flex; gap: 1rem; }
+header.site form { margin-left: auto; }
+header.site form button { margin: 0; }
 main { max-width: 42rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.5rem; }
 label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
