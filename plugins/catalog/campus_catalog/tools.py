@@ -18,17 +18,38 @@ SCOPE = "catalog"
 API = "/api/v1/catalog"
 
 QueryFunction = Callable[[AsyncSession, Any, Settings], Awaitable[BaseModel]]
+AfterAnswer = Callable[[ToolContext, Any], Awaitable[object]]
 
 
-def one_call(query: QueryFunction) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
-    """A tool handler that is exactly one call to ``query``, with the caller's settings."""
+def one_call(
+    query: QueryFunction, after: AfterAnswer | None = None
+) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
+    """A tool handler that is exactly one call to ``query``, with the caller's settings.
+
+    ``after`` sees the answer once it is built (the stale-section refresh of seed 000, "Old
+    section data"); it must not change it, and it never delays it: the refresh runs in the
+    background, and a failure to queue is recorded, not raised.
+    """
 
     async def handle(context: ToolContext, args: Any) -> BaseModel:
         async with context.session() as session:
-            return await query(session, args, context.settings)
+            answer = await query(session, args, context.settings)
+        if after is not None:
+            await after(context, answer)
+        return answer
 
     handle.__name__ = query.__name__
     return handle
+
+
+async def refresh_stale(context: ToolContext, answer: s.SectionDetail | s.ScheduleCheck) -> None:
+    from campus_catalog.refresh_queue import queue_stale_sections
+
+    found = [answer] if isinstance(answer, s.SectionDetail) else answer.sections
+    await queue_stale_sections(context, [(section.term.uid, section.crn) for section in found])
+
+
+_AFTER: dict[str, AfterAnswer] = {"get_section": refresh_stale, "check_schedule": refresh_stale}
 
 
 # name, title, arguments, answer, query, REST path, data sources of the advisory
@@ -184,7 +205,7 @@ def catalog_tools(settings: Settings) -> list[Tool]:
             scope=SCOPE,
             input_model=arguments,
             output_model=answer,
-            handler=one_call(query),
+            handler=one_call(query, _AFTER.get(name)),
             mirrors=(RouteRef(method="GET", path=path),),
             data_sources=sources,
         )

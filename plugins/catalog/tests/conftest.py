@@ -38,6 +38,8 @@ from campus_catalog.queries.clock import campus_today
 from campus_mcp.app import create_app
 from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases, prepare_database, test_settings
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
 from sqlalchemy.ext.asyncio import AsyncSession
 
 SYNCED = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -349,3 +351,36 @@ async def catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[Campu
     yield harness
     await harness.campus.engine.dispose()
     await campus_databases.drop(harness.settings.database_url)
+
+
+class ToolCaller:
+    """Calls the catalog tools of one harness through the MCP client: ``ok`` for an answer,
+    ``error`` for the text of a tool error."""
+
+    def __init__(self, harness: CampusHarness) -> None:
+        self.harness = harness
+
+    async def ok(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
+        result = await self.harness.call(tool, arguments)
+        assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+        assert result.structured_content is not None
+        return result.structured_content
+
+    async def error(self, tool: str, /, **arguments: Any) -> str:
+        result = await self.harness.call(tool, arguments)
+        assert result.is_error, result.structured_content
+        text: str = result.content[0].text  # type: ignore[union-attr]
+        return text
+
+
+@pytest.fixture
+def catalog(catalog_campus: CampusHarness) -> ToolCaller:
+    return ToolCaller(catalog_campus)
+
+
+@pytest.fixture(scope="session")
+async def catalog_rest(catalog_campus: CampusHarness) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    """One REST client over the catalog campus for the whole session: an app's lifespan (and the
+    MCP session manager in it) runs once, so the client is entered once and shared."""
+    async with catalog_campus.rest() as client:
+        yield client

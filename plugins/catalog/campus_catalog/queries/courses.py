@@ -18,7 +18,6 @@ from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.terms import all_terms, current_and_future, term_ref
 from campus_catalog.schemas import (
-    COURSE_CODE_PATTERN,
     CourseBrief,
     CourseDetail,
     CourseLink,
@@ -32,6 +31,8 @@ from campus_catalog.schemas import (
 )
 
 DESCRIPTION_PREVIEW = 300
+# The start of a course code: "COMP 2350", "comp2", "MATH-17".
+CODE_START = re.compile(r"^\s*([A-Za-z]{2,6})[\s\-_]*(\d{1,5}[A-Za-z]{0,2})\s*$")
 SEMANTIC_DEPTH = 200
 
 
@@ -55,7 +56,7 @@ async def search_courses(session: AsyncSession, query: CourseSearch, settings: S
         where.append(Course.subject_code == query.subject)
     order = (Course.subject_code, Course.course_number)
     ids: list[int]
-    code = COURSE_CODE_PATTERN.match(query.q or "")
+    code = CODE_START.match(query.q or "")
     subject_only = (query.q or "").strip().upper()
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)

@@ -1,0 +1,151 @@
+"""What holds for every catalog tool: its REST twin answers the same JSON (and fails alike), the
+parity check passes with no catalog exemption, results validate against the advertised output
+schema, descriptions are prompts within 2,048 characters, and the instructions put triggers first."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import jsonschema
+import pytest
+from campus_catalog.tools import TOOL_NAMES
+from campus_mcp.instructions import assemble_instructions
+from campus_mcp.parity import check_parity
+from campus_mcp.testing import CampusFactory, CampusHarness
+
+# One call of each tool, and the REST request that asks the same question.
+TWINS: list[tuple[str, dict[str, Any], str]] = [
+    ("list_terms", {}, "/api/v1/catalog/terms"),
+    ("list_subjects", {"term": "202720"}, "/api/v1/catalog/subjects?term=202720"),
+    (
+        "search_sections",
+        {"term": "202720", "days": "TR", "ends_before": "15:00", "limit": 5},
+        "/api/v1/catalog/sections?term=202720&days=TR&ends_before=15:00&limit=5",
+    ),
+    ("search_sections", {"term": "202720", "q": "programming"}, "/api/v1/catalog/sections?term=202720&q=programming"),
+    ("get_section", {"crn": "20001"}, "/api/v1/catalog/sections/20001"),
+    ("similar_sections", {"crn": "20001", "limit": 3}, "/api/v1/catalog/sections/20001/similar?limit=3"),
+    ("search_courses", {"q": "stock market"}, "/api/v1/catalog/courses?q=stock+market"),
+    ("get_course", {"code": "COMP 2000"}, f"/api/v1/catalog/courses/{quote('COMP 2000')}"),
+    ("list_programs", {}, "/api/v1/catalog/programs"),
+    ("degree_requirements", {"slug": "computer-science-bs"}, "/api/v1/catalog/programs/computer-science-bs"),
+    ("list_term_electives", {"term": "202720"}, "/api/v1/catalog/terms/202720/electives"),
+    (
+        "check_schedule",
+        {"crns": ["20001", "20003", "20004"], "term": "202720"},
+        "/api/v1/catalog/schedule_check?crns=20001&crns=20003&crns=20004&term=202720",
+    ),
+    (
+        "check_schedule",
+        {"crns": ["20001", "20004"], "term": "202720"},
+        "/api/v1/catalog/schedule_check?crns=20001,20004&term=202720",
+    ),
+    ("search_instructors", {"q": "ada"}, "/api/v1/catalog/instructors?q=ada"),
+    (
+        "get_instructor",
+        {"pub_id": "ada-lovelace", "term": "202720"},
+        "/api/v1/catalog/instructors/ada-lovelace?term=202720",
+    ),
+    ("similar_instructors", {"pub_id": "ada-lovelace"}, "/api/v1/catalog/instructors/ada-lovelace/similar"),
+    ("search_reviews", {"sentiment": "negative"}, "/api/v1/catalog/reviews?sentiment=negative"),
+    ("university_events", {"category": "holiday"}, "/api/university_calendar_events?category=holiday"),
+]
+
+
+def test_every_tool_has_a_twin_here() -> None:
+    assert {name for name, _, _ in TWINS} == set(TOOL_NAMES)
+
+
+@pytest.mark.parametrize(("tool", "arguments", "url"), TWINS, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(TWINS)])
+async def test_rest_twin_answers_the_same(
+    catalog_campus: CampusHarness, catalog_rest: Any, tool: str, arguments: dict[str, Any], url: str
+) -> None:
+    result = await catalog_campus.call(tool, arguments)
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+    from_tool = dict(result.structured_content or {})
+    from_tool.pop("advisory", None)
+    response = await catalog_rest.get(url)
+    assert response.status_code == 200, response.text
+    assert response.json() == from_tool
+
+
+@pytest.mark.parametrize(
+    ("url", "status", "says"),
+    [
+        (
+            "/api/v1/catalog/sections?term=202720&begins_after=14:00&ends_before=10:00",
+            400,
+            "must be later than begins_after",
+        ),
+        ("/api/v1/catalog/sections?term=Fall%201999", 400, "Unknown term 'Fall 1999'"),
+        ("/api/v1/catalog/sections/12ab", 400, "'12ab' is not a CRN"),
+        ("/api/v1/catalog/sections/99999", 404, "No section has CRN 99999"),
+        ("/api/v1/catalog/courses/COMP%209999", 404, "No course COMP 9999"),
+        ("/api/v1/catalog/sections?limit=1000", 400, "limit"),
+    ],
+)
+async def test_rest_errors_say_what_to_change(catalog_rest: Any, url: str, status: int, says: str) -> None:
+    response = await catalog_rest.get(url)
+    assert response.status_code == status
+    assert says in response.json()["message"]
+
+
+async def test_parity_has_no_catalog_exemption(catalog_campus: CampusHarness) -> None:
+    report = check_parity(catalog_campus.app, catalog_campus.registry)
+    catalog_routes = {route for route, plugin in report.routes.items() if plugin == "catalog"}
+    assert not [p for p in report.problems if "(catalog)" in p or "catalog" in p.split(":")[0]]
+    assert not any(route in report.exempt or route in report.pending for route in catalog_routes)
+    assert "GET /api/v1/catalog/sections/{crn}" in report.covered
+    assert "GET /api/university_calendar_events" in report.covered
+
+
+async def test_results_hold_to_the_advertised_output_schema(catalog_campus: CampusHarness) -> None:
+    async with catalog_campus.mcp() as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        for tool, arguments, _ in TWINS:
+            result = await client.call_tool(tool, arguments)
+            schema = listed[tool].output_schema
+            assert schema is not None
+            jsonschema.validate(result.structured_content, schema)
+
+
+async def test_descriptions_are_prompts_that_name_the_campus(catalog_campus: CampusHarness) -> None:
+    async with catalog_campus.mcp() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools if t.name in TOOL_NAMES}
+    assert set(tools) == set(TOOL_NAMES)
+    for name, tool in tools.items():
+        description = tool.description or ""
+        assert len(description) <= 2048, (name, len(description))
+        assert "Use it for" in description, name
+        assert "WIT" in description, name
+    assert "Waitlists" in tools["search_sections"].description  # type: ignore[operator]
+    assert "Electives not listed yet" in tools["search_sections"].description  # type: ignore[operator]
+    assert "at most 10 CRNs, one at a time" in tools["get_section"].description  # type: ignore[operator]
+    assert "Time conflict" in tools["check_schedule"].description  # type: ignore[operator]
+    assert "min_grade" in tools["get_course"].description  # type: ignore[operator]
+    assert "override" in tools["get_course"].description  # type: ignore[operator]
+
+
+async def test_campus_texts_come_from_the_settings(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(
+        plugins=["catalog"],
+        campus_name="Example Polytechnic",
+        campus_short_name="EXPO",
+        override_office="the registrar's override desk",
+        timezone="America/Chicago",
+    )
+    async with campus.mcp() as client:
+        tools = {t.name: t.description or "" for t in (await client.list_tools()).tools}
+    assert "EXPO" in tools["search_sections"] and "WIT" not in tools["search_sections"]
+    assert "the registrar's override desk" in tools["check_schedule"]
+    assert "America/Chicago" in tools["search_sections"]
+    instructions = assemble_instructions(campus.registry)
+    assert "Example Polytechnic" in instructions
+
+
+def test_instructions_put_the_triggers_first(catalog_campus: CampusHarness) -> None:
+    instructions = assemble_instructions(catalog_campus.registry)
+    assert instructions.index("my classes") < instructions.index("Overrides:")
+    assert instructions.index("my professor") < instructions.index("call list_terms first")
+    assert len(instructions) <= 2048
