@@ -315,9 +315,12 @@ async def _load_instructors(loader: _Loader) -> None:
     for i in range(1, total + 1):
         subject = subjects[(i - 1) % len(subjects)]
         name = f"{rng.choice(people.FIRST_NAMES)} {rng.choice(people.LAST_NAMES)}"
+        tries = 0
         while name in seen_names:
-            first, last = name.split(" ", 1)
-            name = f"{first} {rng.choice('ABCDEFGHJKLMNPRSTW')}. {last.split(' ')[-1]}"
+            # A scaled campus outgrows first x last names: add middle initials, more the longer it takes.
+            tries += 1
+            middle = "".join(f"{rng.choice('ABCDEFGHJKLMNPRSTW')}. " for _ in range(1 + tries // 20))
+            name = f"{rng.choice(people.FIRST_NAMES)} {middle}{rng.choice(people.LAST_NAMES)}"
         seen_names.add(name)
         pub_id = _pub_id(rng)
         while pub_id in seen_ids:
@@ -499,8 +502,10 @@ async def _load_sections(loader: _Loader, term: DemoTerm, term_id: int, target: 
             attributes.append({"section_id": row["id"], "code": "HON", "description": "Honors"})
         return row
 
+    # Every course is offered once each term, then the popular (lower-level) ones again and again.
+    first_round = list(loader.courses)
     while made < target:
-        course = rng.choices(loader.courses, weights=weights)[0]
+        course = first_round.pop(0) if first_round else rng.choices(loader.courses, weights=weights)[0]
         pool = loader.instructors_by_subject[course.subject]
         instructor = None if rng.random() < 0.03 else rng.choice(pool)
         online = course.kind in {"lec", "sem"} and rng.random() < 0.09
