@@ -40,16 +40,27 @@ class CatalogSettings(BaseSettings):
     calendar_url: str = Field(default="", description="iCalendar (.ics) feed of the academic calendar.")
     calendar_file: Path | None = Field(default=None, description="A saved .ics file of the academic calendar.")
     calendar_timeout_seconds: float = Field(default=30.0, gt=0)
+    programs_url: str = Field(
+        default="",
+        description=(
+            "JSON feed of one catalog year's degree programs, with {catalog_year} where the year goes, "
+            "for example https://catalog.example.edu/export/programs-{catalog_year}.json."
+        ),
+    )
+    programs_file: Path | None = Field(default=None, description="A saved programs JSON file (one catalog year).")
+    electives_url: str = Field(default="", description="JSON feed of the schools' elective lists for the terms.")
+    electives_file: Path | None = Field(default=None, description="A saved elective lists JSON file.")
+    feed_timeout_seconds: float = Field(default=30.0, gt=0)
     # Test-only allowance: plain http to a loopback address (the fake Banner of the tests).
     # Anything else must be https, because the job follows the URL unattended every night.
     allow_loopback_http: bool = Field(default=False, description="Tests only: allow http://127.0.0.1 upstreams.")
 
-    @field_validator("banner_url", "calendar_url")
+    @field_validator("banner_url", "calendar_url", "programs_url", "electives_url")
     @classmethod
     def _strip(cls, value: str) -> str:
         return value.strip().rstrip("/")
 
-    @field_validator("banner_file", "calendar_file", mode="before")
+    @field_validator("banner_file", "calendar_file", "programs_file", "electives_file", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         # An empty variable means "not configured", not the current directory.
@@ -57,7 +68,7 @@ class CatalogSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_urls(self) -> CatalogSettings:
-        for name in ("banner_url", "calendar_url"):
+        for name in ("banner_url", "calendar_url", "programs_url", "electives_url"):
             url = getattr(self, name)
             if not url:
                 continue
@@ -81,6 +92,14 @@ class CatalogSettings(BaseSettings):
     @property
     def calendar_configured(self) -> bool:
         return bool(self.calendar_url or self.calendar_file)
+
+    @property
+    def programs_configured(self) -> bool:
+        return bool(self.programs_url or self.programs_file)
+
+    @property
+    def electives_configured(self) -> bool:
+        return bool(self.electives_url or self.electives_file)
 
 
 def load_catalog_settings() -> CatalogSettings:

@@ -127,8 +127,16 @@ def refresh_texts(settings: Settings, catalog: CatalogSettings) -> dict[str, str
         "course_details": details,
         "finals": "When an administrator uploads a new schedule (`campus-mcp import finals`).",
         "university_calendar": calendar,
-        "degree_requirements": "When an administrator imports the academic catalog; not refreshed on a schedule.",
-        "term_electives": "When an administrator imports the schools' elective lists; not refreshed on a schedule.",
+        "degree_requirements": (
+            f"On the 2nd of each month at 3 AM {zone}, for the current catalog year and the year before."
+            if catalog.programs_configured
+            else "When an administrator imports the academic catalog; not refreshed on a schedule."
+        ),
+        "term_electives": (
+            f"Every day at 3:30 AM {zone}."
+            if catalog.electives_configured
+            else "When an administrator imports the schools' elective lists; not refreshed on a schedule."
+        ),
     }
 
 

@@ -13,11 +13,14 @@ records it as partial, which ``campus-mcp jobs list`` shows.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from campus_mcp import Cron, Interval, Job, JobOutcome, Settings
+from campus_mcp.db import utcnow
 from campus_mcp.jobs import JobContext
 from sqlalchemy import select
 
@@ -29,6 +32,8 @@ SEAT_REFRESH = Interval(minutes=30)
 COURSE_DETAILS_SYNC = Cron(hour="4", minute="30")  # after the sections of the daily run
 CALENDAR_IMPORT = Cron(day_of_week="sat", hour="2", minute="0")
 ENSURE_FUTURE_TERMS = Cron(hour="1", minute="0")
+DEGREE_REQUIREMENTS_IMPORT = Cron(day="2", hour="3", minute="0")
+TERM_ELECTIVES_IMPORT = Cron(hour="3", minute="30")
 
 # How far ahead terms are made before Banner lists them (seed 000: two years).
 FUTURE_TERMS_AHEAD = timedelta(days=2 * 366)
@@ -85,6 +90,57 @@ async def run_calendar_import(context: JobContext) -> JobOutcome:
         timeout_seconds=catalog.calendar_timeout_seconds,
     )
     return JobOutcome(items=report.stored, lost=report.lost(), summary=report.summary())
+
+
+async def _feed(url: str, path: Path | None, seconds: float, what: str) -> bytes:
+    from campus_catalog.sources.feed_fetch import fetch_feed
+
+    if url:
+        return await fetch_feed(url, seconds, what=what, accept="application/json")
+    assert path is not None
+    return await asyncio.to_thread(path.read_bytes)
+
+
+async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
+    """The programs of the current catalog year and the one before (a URL feed), or the saved file."""
+    from campus_catalog.sources.catalog_feeds import FeedReport, catalog_years_to_read, import_programs
+    from campus_catalog.sources.errors import SourceError
+
+    catalog = load_catalog_settings()
+    report = FeedReport()
+    lost: dict[str, str] = {}
+    if catalog.programs_url:
+        documents = [
+            (year, catalog.programs_url.replace("{catalog_year}", year))
+            for year in catalog_years_to_read(campus_today(context.settings))
+        ]
+    else:
+        documents = [("file", "")]
+    read = 0
+    for year, url in documents:
+        try:
+            data = await _feed(url, catalog.programs_file, catalog.feed_timeout_seconds, f"programs feed {year}")
+            async with context.sessions() as session:
+                await import_programs(session, data, now=utcnow(), report=report)
+                await session.commit()
+            read += 1
+        except SourceError as exc:
+            lost[f"catalog year {year}"] = exc.record()
+    if read == 0:
+        raise RuntimeError("no programs feed could be read: " + "; ".join(f"{k}: {v}" for k, v in lost.items()))
+    return JobOutcome(items=report.stored, lost={**report.lost(), **lost}, summary=report.summary("programs"))
+
+
+async def run_term_electives_import(context: JobContext) -> JobOutcome:
+    from campus_catalog.sources.catalog_feeds import FeedReport, import_elective_lists
+
+    catalog = load_catalog_settings()
+    data = await _feed(catalog.electives_url, catalog.electives_file, catalog.feed_timeout_seconds, "elective lists")
+    report = FeedReport()
+    async with context.sessions() as session:
+        await import_elective_lists(session, data, now=utcnow(), report=report)
+        await session.commit()
+    return JobOutcome(items=report.stored, lost=report.lost(), summary=report.summary("elective lists"))
 
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
@@ -191,6 +247,26 @@ def catalog_jobs(settings: Settings, catalog: CatalogSettings | None = None) -> 
                 trigger=CALENDAR_IMPORT,
                 run=run_calendar_import,
                 refreshes=("university_calendar",),
+            )
+        )
+    if catalog.programs_configured:
+        jobs.append(
+            Job(
+                id="catalog.degree_requirements_import",
+                description="Degree programs of the current catalog year and the one before",
+                trigger=DEGREE_REQUIREMENTS_IMPORT,
+                run=run_degree_requirements_import,
+                refreshes=("degree_requirements",),
+            )
+        )
+    if catalog.electives_configured:
+        jobs.append(
+            Job(
+                id="catalog.term_electives_import",
+                description="The schools' elective lists of each term",
+                trigger=TERM_ELECTIVES_IMPORT,
+                run=run_term_electives_import,
+                refreshes=("term_electives",),
             )
         )
     return jobs

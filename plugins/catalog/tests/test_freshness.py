@@ -21,7 +21,10 @@ FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
 BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
 
 LIVE = CatalogSettings(
-    banner_url="https://banner.example.edu/StudentRegistrationSsb/ssb", calendar_url="https://x.example.edu/cal.ics"
+    banner_url="https://banner.example.edu/StudentRegistrationSsb/ssb",
+    calendar_url="https://calendar.example.edu/academic.ics",
+    programs_url="https://catalog.example.edu/export/programs-{catalog_year}.json",
+    electives_url="https://registrar.example.edu/electives.json",
 )
 FILE_ONLY = CatalogSettings(banner_file=Path("saved.json"))
 NOTHING = CatalogSettings()
@@ -83,9 +86,11 @@ def test_an_unconfigured_source_contributes_no_job() -> None:
     assert sorted(j.id for j in catalog_jobs(settings, LIVE)) == [
         "catalog.calendar_import",
         "catalog.course_details_sync",
+        "catalog.degree_requirements_import",
         "catalog.ensure_future_terms",
         "catalog.seat_refresh",
         "catalog.sections_sync",
+        "catalog.term_electives_import",
     ]
     texts = refresh_texts(settings, NOTHING)
     assert texts["sections"].startswith("Loaded by an administrator with `campus-mcp import banner`")
@@ -97,6 +102,8 @@ def test_the_seed_schedules() -> None:
     assert in_words(by_id["catalog.sections_sync"]) == "every day at 4 AM"
     assert in_words(by_id["catalog.seat_refresh"]) == "every 30 minutes"
     assert in_words(by_id["catalog.calendar_import"]) == "every Saturday at 2 AM"
+    assert in_words(by_id["catalog.degree_requirements_import"]) == "on the 2nd of each month at 3 AM"
+    assert in_words(by_id["catalog.term_electives_import"]) == "every day at 3:30 AM"
     assert "ensure_future_terms" not in {k for job in by_id.values() for k in job.refreshes}
 
 

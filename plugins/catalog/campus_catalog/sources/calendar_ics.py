@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import httpx
 import icalendar
 from campus_mcp.db import utcnow
 from sqlalchemy import delete, select
@@ -29,9 +28,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_catalog.models import UniversityEvent
 from campus_catalog.sources.banner_parse import MappingProblem
-from campus_catalog.sources.errors import UnreadableResponse, UpstreamUnavailable
-
-MAX_FEED_BYTES = 5_000_000
+from campus_catalog.sources.errors import UnreadableResponse
+from campus_catalog.sources.feed_fetch import fetch_feed
 
 # First match wins; the order matters ("Last Day of Scheduled Classes" is a term date, not a deadline).
 _CATEGORY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -187,23 +185,7 @@ def parse_calendar(data: bytes, timezone: str) -> tuple[list[CalendarEvent], lis
 
 
 async def fetch_calendar(url: str, timeout_seconds: float) -> bytes:
-    """GET the feed. Only https (checked by the settings); a redirect must stay on https."""
-    try:
-        async with httpx.AsyncClient(timeout=timeout_seconds, follow_redirects=True, max_redirects=3) as http:
-            response = await http.get(url, headers={"Accept": "text/calendar"})
-    except httpx.TimeoutException as exc:
-        raise UpstreamUnavailable(f"calendar feed timed out after {timeout_seconds:g} s", kind="timeout") from exc
-    except httpx.TransportError as exc:
-        raise UpstreamUnavailable(f"calendar feed could not be reached: {type(exc).__name__}", kind="network") from exc
-    if response.url.scheme != "https" and response.url.host not in ("127.0.0.1", "localhost"):
-        raise UnreadableResponse("calendar feed redirected away from https", kind="client")
-    if response.status_code >= 500:
-        raise UpstreamUnavailable(f"calendar feed answered HTTP {response.status_code}", kind="server")
-    if response.status_code >= 300:
-        raise UnreadableResponse(f"calendar feed answered HTTP {response.status_code}", kind="client")
-    if len(response.content) > MAX_FEED_BYTES:
-        raise UnreadableResponse(f"calendar feed is larger than {MAX_FEED_BYTES} bytes", kind="parse")
-    return response.content
+    return await fetch_feed(url, timeout_seconds, what="calendar feed", accept="text/calendar")
 
 
 _FIELDS = ("title", "start_date", "end_date", "all_day", "starts_at", "ends_at", "category", "description", "location")
