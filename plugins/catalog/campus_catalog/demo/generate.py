@@ -28,6 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import numpy as np
+from campus_mcp.jobs import JobRun
 from sqlalchemy import Table, bindparam, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -117,6 +118,7 @@ async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
     await _load_term_electives(loader, terms[2:4], term_ids)
     await _load_finals(loader, with_sections, term_ids)
     await _load_calendar(loader, terms)
+    await _record_job_runs(loader)
     await _move_sequences(session)
 
 
@@ -909,6 +911,38 @@ async def _load_calendar(loader: _Loader, terms: Sequence[DemoTerm]) -> None:
         for i, e in enumerate(calendar_events(list(terms)), start=1)
     ]
     await loader.insert(_table(m.UniversityEvent), rows)
+
+
+# The catalog jobs (``campus_catalog.jobs``) and how long ago each last finished on the demo campus,
+# matching the refresh times set on the rows above.
+DEMO_JOB_RUNS = {
+    "catalog.sections_sync": timedelta(hours=5),
+    "catalog.seat_refresh": timedelta(minutes=20),
+    "catalog.course_details_sync": timedelta(hours=6),
+    "catalog.ensure_future_terms": timedelta(hours=5, minutes=30),
+    "catalog.calendar_import": timedelta(days=2),
+    "catalog.degree_requirements_import": timedelta(days=9),
+    "catalog.term_electives_import": timedelta(hours=14),
+}
+
+
+async def _record_job_runs(loader: _Loader) -> None:
+    """Job-run records, so ``campus-mcp jobs list`` shows a history on the demo campus too."""
+    rows: list[dict[str, Any]] = [
+        {
+            "job_id": job_id,
+            "plugin": "catalog",
+            "started_at": loader.now - ago - timedelta(minutes=3),
+            "finished_at": loader.now - ago,
+            "outcome": "ok",
+            "items": 0,
+            "lost": {},
+            "summary": "Demo campus: loaded by the demo generator.",
+            "error": None,
+        }
+        for job_id, ago in DEMO_JOB_RUNS.items()
+    ]
+    await loader.insert(_table(JobRun), rows)
 
 
 _SEQUENCED = (
