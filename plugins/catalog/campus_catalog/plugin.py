@@ -16,6 +16,7 @@ from campus_mcp import (
     Scope,
     Settings,
     Tool,
+    ToolExample,
     hookimpl,
 )
 
@@ -98,3 +99,10 @@ def register_commands(settings: Settings) -> list[Any]:
     from campus_catalog.cli import import_group
 
     return [import_group]
+
+
+@hookimpl
+def register_tool_examples(settings: Settings) -> list[ToolExample]:
+    from campus_catalog.examples import EXAMPLES
+
+    return EXAMPLES

@@ -543,7 +543,7 @@ class ProgramDetail(ProgramBrief):
 
 
 class TermElectivesQuery(Arguments):
-    term: str = Field(description="Term uid or name.")
+    term: str | None = Field(default=None, description="Term uid or name. Default: the current term, else the next.")
     school: str | None = Field(default=None, description="Only this school's lists (part of its name).")
     include_full_text: bool = Field(default=True, description="False leaves out the text of each PDF.")
 
