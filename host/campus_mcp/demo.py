@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Integer, String, delete, select
+from sqlalchemy import Integer, String, delete, inspect, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -37,8 +37,11 @@ async def load_demo(
             if await demo_loaded(session):
                 return False
     async with sessions() as session, session.begin():
+        # Base.metadata holds every model imported in this process, also those of plugins that are
+        # not enabled here (their tables were never created): clear only the tables that exist.
+        tables = set(await session.run_sync(lambda s: inspect(s.connection()).get_table_names()))
         for table in reversed(Base.metadata.sorted_tables):
-            if table.name not in KEEP_ON_RELOAD:
+            if table.name not in KEEP_ON_RELOAD and table.name in tables:
                 await session.execute(delete(table))
         for loader in registry.demo_data:
             await loader.load(session, scale)
