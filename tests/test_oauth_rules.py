@@ -513,3 +513,14 @@ async def test_unused_self_registered_clients_are_deleted_after_a_day(live: Live
     async with live.campus.sessions() as session:
         left = set((await session.execute(select(OAuthClient.client_id))).scalars())
     assert unused not in left and {used, fresh} <= left
+
+
+async def test_an_insecure_public_url_is_refused_with_what_to_fix(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(
+        plugins=[], extra_plugins=[("probe", ScopeProbe())], public_url="http://campus.example"
+    )
+    async with campus.rest() as client:
+        page = await client.get("/api/oauth/authorize")
+        assert page.status_code == 503 and "CAMPUS_MCP_PUBLIC_URL" in page.text
+        token = await client.post("/api/oauth/token", data={"grant_type": "authorization_code"})
+        assert token.status_code == 503 and "https" in token.json()["error_description"]

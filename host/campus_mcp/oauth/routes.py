@@ -231,7 +231,7 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
         oauth_request = CampusRequest("POST", settings.base_url + REVOKE_PATH, dict(request.headers), form=pairs)
         return reply_response(await service.revoke(oauth_request))
 
-    return [
+    handlers = [
         protected_resource,
         protected_resource_for_mcp,
         authorization_server,
@@ -242,3 +242,30 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
         token,
         revoke,
     ]
+    if service.transport_problem:
+        return [protected_resource, protected_resource_for_mcp, authorization_server, stylesheet, *_refusing(service)]
+    return handlers
+
+
+def _refusing(service: OAuthService) -> list[Any]:
+    """Stand-ins for the OAuth endpoints while the public URL is insecure: say what to fix."""
+    problem = service.transport_problem or ""
+
+    @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
+    async def authorize_page() -> Response[Any]:
+        return Response(
+            page(
+                "Sign-in is not set up",
+                error_body("Sign-in is not set up", problem),
+                product=service.settings.product_name,
+            ),
+            status_code=503,
+            media_type=MediaType.HTML,
+            headers=security_headers(),
+        )
+
+    @post([REGISTER_PATH, TOKEN_PATH, REVOKE_PATH, AUTHORIZE_PATH], opt=NO_PARITY, include_in_schema=False)
+    async def endpoint() -> Response[Any]:
+        return Response({"error": "temporarily_unavailable", "error_description": problem}, status_code=503)
+
+    return [authorize_page, endpoint]

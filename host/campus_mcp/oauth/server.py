@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import logging
 import re
 import secrets
 import time
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 
 import anyio.from_thread
 import anyio.to_thread
+from authlib.common.security import is_secure_transport
 from authlib.common.urls import add_params_to_uri
 from authlib.oauth2 import AuthorizationServer
 from authlib.oauth2.rfc6749 import (
@@ -50,6 +52,7 @@ from campus_mcp.principal import LEGACY_READ_SCOPE, Principal
 from campus_mcp.registry import Registry
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 AUTHORIZE_PATH = "/api/oauth/authorize"
 TOKEN_PATH = "/api/oauth/token"  # noqa: S105 - a path, not a secret
@@ -364,6 +367,17 @@ class OAuthService:
         self.settings = registry.settings
         self.store = store
         self.server = CampusAuthorizationServer(self)
+        # OAuth 2.1 needs TLS except on loopback; authlib refuses other http URLs outright.
+        self.transport_problem = (
+            None
+            if is_secure_transport(self.settings.base_url)
+            else (
+                f"Sign-in needs https: the public URL {self.settings.base_url} is plain http on a host that is not "
+                "this machine. Serve the campus over https and set CAMPUS_MCP_PUBLIC_URL to that https URL."
+            )
+        )
+        if self.transport_problem:
+            log.warning(self.transport_problem)
 
     # metadata ------------------------------------------------------------------------------
 
