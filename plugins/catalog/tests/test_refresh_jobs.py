@@ -180,7 +180,7 @@ async def test_course_details_each_course_at_most_once_every_7_days(
         fake.seen.clear()
         first = await run_job(job(campus, "catalog.course_details_sync"), campus.registry, campus.sessions)
         assert (first.outcome, first.items) == ("ok", courses)
-        assert len(fake.seen) == courses  # one description page per course, not per section
+        assert len(fake.seen) == 2 * courses  # a description and a prerequisite page per course, not per section
         assert (await term(campus)).details_synced_at is not None
         fake.seen.clear()
         second = await run_job(job(campus, "catalog.course_details_sync"), campus.registry, campus.sessions)

@@ -160,7 +160,6 @@ async def _course(session: AsyncSession, lookups: _Lookups, section: BannerSecti
             credits_max=section.credits_max,
         )
         session.add(course)
-        await session.flush()
         lookups.courses[key] = course
     return course
 
@@ -180,7 +179,6 @@ async def _campus(session: AsyncSession, lookups: _Lookups, section: BannerSecti
             suffix += 1
         campus = Campus(code=code, name=section.campus)
         session.add(campus)
-        await session.flush()
         lookups.campuses[campus.name] = campus
     return campus
 
@@ -195,7 +193,6 @@ async def _instructor(session: AsyncSession, lookups: _Lookups, person: BannerIn
         pub_id = f"{pub_id}x"
     found = Instructor(pub_id=pub_id, name=person.name, email=person.email)
     session.add(found)
-    await session.flush()
     lookups.pub_ids.add(pub_id)
     if person.email:
         lookups.instructors_by_email[person.email.lower()] = found
@@ -297,6 +294,16 @@ async def import_term_sections(
         titles[(s.subject, s.course_number)][s.title] += 1
     cross_of, linked_of = _groups(sections)
 
+    # What the sections point at goes in first, in one flush (ids for the sections), so that the
+    # sections and their meetings then go in as large batches: a flush per new course made a
+    # term-sized import several times slower (bench/bench_banner_import.py).
+    for banner in sections:
+        await _course(session, lookups, banner, titles[(banner.subject, banner.course_number)].most_common(1)[0][0])
+        await _campus(session, lookups, banner)
+        for person in banner.instructors:
+            await _instructor(session, lookups, person)
+    await session.flush()
+
     for banner in sections:
         key = (banner.subject, banner.course_number)
         course = await _course(session, lookups, banner, titles[key].most_common(1)[0][0])
@@ -391,6 +398,7 @@ async def refresh_section_from_banner(
     lookups = _Lookups()
     await lookups.load_instructors(session)
     people = [(await _instructor(session, lookups, p), p.primary) for p in instructors]
+    await session.flush()  # ids of instructors seen for the first time
     wanted_links = sorted({(person.id, primary) for person, primary in people})
     wanted_meetings = [row for meeting in meetings for row in meeting_rows(meeting)]
     changed = False

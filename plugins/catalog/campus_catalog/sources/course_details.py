@@ -1,7 +1,8 @@
 """Course details from Banner: each course at most once every 7 days, in the daily run.
 
-Banner's class search has a description page per section (``getCourseDescription``), so one
-section of each course is read. A course read in the last 7 days is skipped, which spreads the
+Banner's class search has a description page and a prerequisite page per section
+(``getCourseDescription``, ``getSectionPrerequisites``), so one section of each course is read:
+two requests a course. A course read in the last 7 days is skipped, which spreads the
 catalog over a week of nightly runs at Banner's pace instead of one long burst. A term's
 ``details_synced_at`` is set only when every course of it is fresh: the time of a full run.
 
@@ -20,9 +21,10 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.models import Course, Section, Term
+from campus_catalog.models import Course, Section, Subject, Term
 from campus_catalog.sources.banner_sync import open_banner
 from campus_catalog.sources.errors import SourceError
+from campus_catalog.sources.prerequisites import UnreadablePrerequisites, parse_prerequisites
 
 DETAILS_FRESH_FOR = timedelta(days=7)
 
@@ -73,9 +75,12 @@ async def sync_course_details(
                     )
                 ).all()
             finished = True
+            async with sessions() as session:
+                subject_codes = {s.name: s.code for s in await session.scalars(select(Subject))}
             for course_id, crn in rows:
                 try:
                     description = html_text(await banner.course_description(term.uid, crn))
+                    prerequisites_page = await banner.section_prerequisites(term.uid, crn)
                 except SourceError as exc:
                     lost[f"CRN {crn}"] = exc.record()
                     finished = False
@@ -84,12 +89,18 @@ async def sync_course_details(
                     continue
                 async with sessions() as session:
                     course = await session.get(Course, course_id)
-                    if course is not None:
-                        if description and not description.lower().startswith("no course description"):
-                            course.description = description
-                        course.details_synced_at = now
-                        await session.commit()
-                        done += 1
+                    if course is None:
+                        continue
+                    if description and not description.lower().startswith("no course description"):
+                        course.description = description
+                    try:
+                        course.prerequisites = parse_prerequisites(prerequisites_page, subject_codes)
+                    except UnreadablePrerequisites as exc:
+                        # Final for this week: the page is kept as it was, the course says why.
+                        lost[f"CRN {crn}"] = f"parse: prerequisites of {course.code}: {exc} (final)"
+                    course.details_synced_at = now
+                    await session.commit()
+                    done += 1
             if finished:
                 async with sessions() as session:
                     stored = await session.get(Term, term.id)

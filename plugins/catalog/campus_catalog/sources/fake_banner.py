@@ -46,6 +46,8 @@ class FakeBanner:
     fail: dict[str, int] = dataclasses.field(default_factory=dict)
     fail_from_offset: int | None = None
     delay_seconds: float = 0.0
+    # CRN -> the HTML of getSectionPrerequisites (Banner's table); others have none.
+    prerequisites: dict[str, str] = dataclasses.field(default_factory=dict)
     seen: list[SeenRequest] = dataclasses.field(default_factory=list)
     _sessions: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -85,8 +87,12 @@ class FakeBanner:
             return Response({"fmt": list(section["meetingsFaculty"]) if section else []})
         if endpoint == "searchResults/getEnrollmentInfo":
             return Response(enrollment_html(section) if section else "", media_type="text/html")
-        if endpoint in ("searchResults/getSectionPrerequisites", "searchResults/getCourseDescription"):
-            return Response("<section>No course description is available.</section>", media_type="text/html")
+        if endpoint == "searchResults/getSectionPrerequisites":
+            table = self.prerequisites.get(crn, "No prerequisite information available.")
+            return Response(f"<h3>Catalog Prerequisites</h3>{table}", media_type="text/html")
+        if endpoint == "searchResults/getCourseDescription":
+            title = section["courseTitle"] if section else "this course"
+            return Response(f"<section>{title}: the course description.</section>", media_type="text/html")
         # Anything else would change or reveal something on a real Banner: the client must never get here.
         return Response("not a class-search page (fake)", status_code=404, media_type="text/plain")
 
