@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from campus_mcp.accounts import demo_students_loader
 from campus_mcp.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
@@ -36,6 +37,13 @@ def register_jobs(settings: Settings) -> list[Job]:
     from campus_mcp.oauth.cleanup import cleanup_job
 
     return [cleanup_job()]
+
+
+@hookimpl
+def register_commands(settings: Settings) -> list[Any]:
+    from campus_mcp.oauth.students_cli import students
+
+    return [students]
 
 
 @hookimpl

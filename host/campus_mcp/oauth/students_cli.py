@@ -1,0 +1,56 @@
+"""``campus-mcp students``: local accounts for campuses without an identity provider."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+from sqlalchemy import select
+
+from campus_mcp.accounts import Student, create_local_student, student_by_username
+from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.settings import Settings
+
+
+@click.group("students")
+def students() -> None:
+    """Local student accounts (passwords hashed with argon2id)."""
+
+
+@students.command("add")
+@click.argument("username")
+@click.option("--name", "display_name", default=None, help="The name shown on the dashboard.")
+@click.option("--email", default=None)
+@click.password_option(help="The password (asked for, hidden, when not given).")
+def add(username: str, display_name: str | None, email: str | None, password: str) -> None:
+    """Create a local account. Run `campus-mcp db upgrade` first."""
+
+    async def _add() -> None:
+        engine = make_engine(Settings().database_url)
+        try:
+            async with make_sessions(engine)() as session, session.begin():
+                if await student_by_username(session, username.strip().lower()) is not None:
+                    raise click.ClickException(f"a student named {username!r} exists already")
+                await create_local_student(session, username, password, display_name=display_name, email=email)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(_add())
+    click.echo(f"Created the local account {username.strip().lower()!r}.")
+
+
+@students.command("list")
+def list_students() -> None:
+    """Print every student and how they sign in (never a password or hash)."""
+
+    async def _list() -> list[Student]:
+        engine = make_engine(Settings().database_url)
+        try:
+            async with make_sessions(engine)() as session:
+                return list((await session.execute(select(Student).order_by(Student.id))).scalars())
+        finally:
+            await engine.dispose()
+
+    for student in asyncio.run(_list()):
+        kind = "demo" if student.is_demo else ("identity provider" if student.oidc_subject else "local")
+        click.echo(f"{student.id}\t{student.username}\t{kind}\t{student.display_name}")
