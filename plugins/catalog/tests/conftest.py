@@ -9,7 +9,7 @@ today; every other value is fixed, so the tests can assert exact answers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -38,8 +38,6 @@ from campus_catalog.queries.clock import campus_today
 from campus_mcp.app import create_app
 from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases, prepare_database, test_settings
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 from sqlalchemy.ext.asyncio import AsyncSession
 
 SYNCED = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -378,9 +376,32 @@ def catalog(catalog_campus: CampusHarness) -> ToolCaller:
     return ToolCaller(catalog_campus)
 
 
+async def rest_answers(harness: CampusHarness, urls: list[str]) -> dict[str, tuple[int, Any]]:
+    """GET each URL through the REST API: ``url -> (status, JSON)``.
+
+    All in one client, because an app's lifespan (and the MCP session manager in it) runs once.
+    The pool is emptied first: the test client runs the app on an event loop of its own, and a
+    PostgreSQL connection made on the tests' loop cannot be used from another one.
+    """
+    await harness.campus.engine.dispose()
+    answers: dict[str, tuple[int, Any]] = {}
+    async with harness.rest() as client:
+        for url in urls:
+            response = await client.get(url)
+            answers[url] = (response.status_code, response.json())
+    return answers
+
+
+@pytest.fixture(scope="module")
+async def rest_catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness]:
+    """A catalog campus of its own for a module that uses the REST API: its lifespan runs once,
+    so one module gets it (use ``rest_answers``)."""
+    harness = await build_catalog_campus(campus_databases)
+    yield harness
+    await harness.campus.engine.dispose()
+    await campus_databases.drop(harness.settings.database_url)
+
+
 @pytest.fixture(scope="session")
-async def catalog_rest(catalog_campus: CampusHarness) -> AsyncIterator[AsyncTestClient[Litestar]]:
-    """One REST client over the catalog campus for the whole session: an app's lifespan (and the
-    MCP session manager in it) runs once, so the client is entered once and shared."""
-    async with catalog_campus.rest() as client:
-        yield client
+def get_all() -> Callable[[CampusHarness, list[str]], Awaitable[dict[str, tuple[int, Any]]]]:
+    return rest_answers

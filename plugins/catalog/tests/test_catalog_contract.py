@@ -53,42 +53,54 @@ TWINS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
+# Bad requests and what their error must say.
+REST_ERRORS: list[tuple[str, int, str]] = [
+    (
+        "/api/v1/catalog/sections?term=202720&begins_after=14:00&ends_before=10:00",
+        400,
+        "must be later than begins_after",
+    ),
+    ("/api/v1/catalog/sections?term=Fall%201999", 400, "Unknown term 'Fall 1999'"),
+    ("/api/v1/catalog/sections/12ab", 400, "'12ab' is not a CRN"),
+    ("/api/v1/catalog/sections/99999", 404, "No section has CRN 99999"),
+    ("/api/v1/catalog/courses/COMP%209999", 404, "No course COMP 9999"),
+    ("/api/v1/catalog/sections?limit=1000", 400, "limit"),
+    ("/api/v1/catalog/sections?subjct=COMP", 400, "subjct"),
+]
+
+
+@pytest.fixture(scope="module")
+async def rest(rest_catalog_campus: CampusHarness, get_all: Any) -> dict[str, tuple[int, Any]]:
+    """Every REST answer of this module, asked before any tool call on the same campus."""
+    urls = [url for _, _, url in TWINS] + [url for url, _, _ in REST_ERRORS]
+    answers: dict[str, tuple[int, Any]] = await get_all(rest_catalog_campus, urls)
+    return answers
+
+
 def test_every_tool_has_a_twin_here() -> None:
     assert {name for name, _, _ in TWINS} == set(TOOL_NAMES)
 
 
 @pytest.mark.parametrize(("tool", "arguments", "url"), TWINS, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(TWINS)])
 async def test_rest_twin_answers_the_same(
-    catalog_campus: CampusHarness, catalog_rest: Any, tool: str, arguments: dict[str, Any], url: str
+    rest_catalog_campus: CampusHarness, rest: dict[str, tuple[int, Any]], tool: str, arguments: dict[str, Any], url: str
 ) -> None:
-    result = await catalog_campus.call(tool, arguments)
+    result = await rest_catalog_campus.call(tool, arguments)
     assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
     from_tool = dict(result.structured_content or {})
     from_tool.pop("advisory", None)
-    response = await catalog_rest.get(url)
-    assert response.status_code == 200, response.text
-    assert response.json() == from_tool
+    status, body = rest[url]
+    assert status == 200, body
+    assert body == from_tool
 
 
-@pytest.mark.parametrize(
-    ("url", "status", "says"),
-    [
-        (
-            "/api/v1/catalog/sections?term=202720&begins_after=14:00&ends_before=10:00",
-            400,
-            "must be later than begins_after",
-        ),
-        ("/api/v1/catalog/sections?term=Fall%201999", 400, "Unknown term 'Fall 1999'"),
-        ("/api/v1/catalog/sections/12ab", 400, "'12ab' is not a CRN"),
-        ("/api/v1/catalog/sections/99999", 404, "No section has CRN 99999"),
-        ("/api/v1/catalog/courses/COMP%209999", 404, "No course COMP 9999"),
-        ("/api/v1/catalog/sections?limit=1000", 400, "limit"),
-    ],
-)
-async def test_rest_errors_say_what_to_change(catalog_rest: Any, url: str, status: int, says: str) -> None:
-    response = await catalog_rest.get(url)
-    assert response.status_code == status
-    assert says in response.json()["message"]
+@pytest.mark.parametrize(("url", "status", "says"), REST_ERRORS)
+async def test_rest_errors_say_what_to_change(
+    rest: dict[str, tuple[int, Any]], url: str, status: int, says: str
+) -> None:
+    answer_status, body = rest[url]
+    assert answer_status == status
+    assert says in body["message"]
 
 
 async def test_parity_has_no_catalog_exemption(catalog_campus: CampusHarness) -> None:
