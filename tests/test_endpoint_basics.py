@@ -44,7 +44,7 @@ async def test_call_in_both_eras(campus_factory: CampusFactory) -> None:
     for mode in ("legacy", "2026-07-28"):
         async with campus.mcp(mode=mode) as client:
             tools = await client.list_tools()
-            assert [t.name for t in tools.tools] == ["double"]
+            assert "double" in [t.name for t in tools.tools]
             result = await client.call_tool("double", {"n": 21})
             assert result.structured_content == {"doubled": 42}
             bad = await client.call_tool("double", {"n": "many"})
