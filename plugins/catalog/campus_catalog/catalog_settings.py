@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Banner failed after about 40 requests in one minute (seed 000, 2026-10-14); stay well under it.
@@ -102,5 +102,17 @@ class CatalogSettings(BaseSettings):
         return bool(self.electives_url or self.electives_file)
 
 
+class CatalogSettingsError(ValueError):
+    """The CAMPUS_MCP_CATALOG_* variables do not make a valid configuration; says which and why."""
+
+
 def load_catalog_settings() -> CatalogSettings:
-    return CatalogSettings()
+    try:
+        return CatalogSettings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            (f"CAMPUS_MCP_CATALOG_{str(error['loc'][0]).upper()}: " if error["loc"] else "")
+            + error["msg"].removeprefix("Value error, ")
+            for error in exc.errors()
+        )
+        raise CatalogSettingsError(f"the catalog's source settings are not valid: {problems}") from None
