@@ -6,36 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from campus_mcp.testing import CampusHarness
 
 
-async def call(harness: CampusHarness, tool: str, /, **arguments: Any) -> dict[str, Any]:
-    result = await harness.call(tool, arguments)
-    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def error_text(harness: CampusHarness, tool: str, /, **arguments: Any) -> str:
-    result = await harness.call(tool, arguments)
-    assert result.is_error
-    text: str = result.content[0].text  # type: ignore[union-attr]
-    return text
-
-
-async def crns(harness: CampusHarness, /, **filters: Any) -> list[str]:
-    page = await call(harness, "search_sections", term="202720", **filters)
+async def crns(catalog: Any, /, **filters: Any) -> list[str]:
+    page = await catalog.ok("search_sections", term="202720", **filters)
     return [s["crn"] for s in page["sections"]]
 
 
-async def test_default_term_is_the_current_one(catalog_campus: CampusHarness) -> None:
-    page = await call(catalog_campus, "search_sections")
+async def test_default_term_is_the_current_one(catalog: Any) -> None:
+    page = await catalog.ok("search_sections")
     assert page["term"] == {"uid": "202710", "name": "Fall 2026"}
     assert [s["crn"] for s in page["sections"]] == ["10001"]
 
 
-async def test_a_section_shows_what_a_student_needs(catalog_campus: CampusHarness) -> None:
-    page = await call(catalog_campus, "search_sections", term="spring 2027", subject="comp", course_number="1000")
+async def test_a_section_shows_what_a_student_needs(catalog: Any) -> None:
+    page = await catalog.ok("search_sections", term="spring 2027", subject="comp", course_number="1000")
     first = page["sections"][0]
     assert first["crn"] == "20001"
     assert first["meetings"][0]["days"] == "MWF"
@@ -48,9 +33,9 @@ async def test_a_section_shows_what_a_student_needs(catalog_campus: CampusHarnes
     assert page["advisory"]["message"]
 
 
-async def test_title_words_find_the_course_a_student_means(catalog_campus: CampusHarness) -> None:
-    assert await crns(catalog_campus, q="intro to programming") == ["20001", "20002"]
-    assert await crns(catalog_campus, q="stock market") == ["20007"]
+async def test_title_words_find_the_course_a_student_means(catalog: Any) -> None:
+    assert await crns(catalog, q="intro to programming") == ["20001", "20002"]
+    assert await crns(catalog, q="stock market") == ["20007"]
 
 
 @pytest.mark.parametrize(
@@ -76,14 +61,14 @@ async def test_title_words_find_the_course_a_student_means(catalog_campus: Campu
         ({"subject": "MATH", "include_cancelled": True}, ["20008"]),
     ],
 )
-async def test_every_filter(catalog_campus: CampusHarness, filters: dict[str, Any], expected: list[str]) -> None:
-    assert await crns(catalog_campus, **filters) == expected
+async def test_every_filter(catalog: Any, filters: dict[str, Any], expected: list[str]) -> None:
+    assert await crns(catalog, **filters) == expected
 
 
-async def test_paging_says_how_to_get_the_next_page(catalog_campus: CampusHarness) -> None:
-    first = await call(catalog_campus, "search_sections", term="202720", limit=3)
+async def test_paging_says_how_to_get_the_next_page(catalog: Any) -> None:
+    first = await catalog.ok("search_sections", term="202720", limit=3)
     assert (first["total"], first["next_offset"], len(first["sections"])) == (7, 3, 3)
-    last = await call(catalog_campus, "search_sections", term="202720", limit=3, offset=6)
+    last = await catalog.ok("search_sections", term="202720", limit=3, offset=6)
     assert (last["next_offset"], len(last["sections"])) == (None, 1)
     seen = [s["crn"] for s in first["sections"]] + [s["crn"] for s in last["sections"]]
     assert len(set(seen)) == 4
@@ -102,40 +87,38 @@ async def test_paging_says_how_to_get_the_next_page(catalog_campus: CampusHarnes
         ({"days": "MW", "free_days": "M"}, "name the same day"),
     ],
 )
-async def test_bad_input_says_what_to_change(
-    catalog_campus: CampusHarness, arguments: dict[str, Any], says: str
-) -> None:
-    assert says in await error_text(catalog_campus, "search_sections", **arguments)
+async def test_bad_input_says_what_to_change(catalog: Any, arguments: dict[str, Any], says: str) -> None:
+    assert says in await catalog.error("search_sections", **arguments)
 
 
-async def test_get_section_with_its_linked_labs_and_final(catalog_campus: CampusHarness) -> None:
-    lecture = await call(catalog_campus, "get_section", crn="20004")
+async def test_get_section_with_its_linked_labs_and_final(catalog: Any) -> None:
+    lecture = await catalog.ok("get_section", crn="20004")
     assert lecture["term"]["uid"] == "202720"
     assert [s["crn"] for s in lecture["linked"]] == ["20005", "20006"]
     assert lecture["part_of_term"]["code"] == "1"
     assert lecture["campus"] == {"code": "BOS", "name": "Boston"}
     assert lecture["final_exam"] is None
-    full = await call(catalog_campus, "get_section", crn="20001", term="202720")
+    full = await catalog.ok("get_section", crn="20001", term="202720")
     assert full["final_exam"]["start"] == "09:00"
     assert full["final_exam"]["room"] == "210"
     assert {s["key"] for s in full["advisory"]["data_sources"]} <= {"sections", "finals"}
 
 
-async def test_get_section_gives_cancelled_sections_too(catalog_campus: CampusHarness) -> None:
-    cancelled = await call(catalog_campus, "get_section", crn="20008")
+async def test_get_section_gives_cancelled_sections_too(catalog: Any) -> None:
+    cancelled = await catalog.ok("get_section", crn="20008")
     assert cancelled["cancelled"] is True
 
 
-async def test_get_section_bad_crns(catalog_campus: CampusHarness) -> None:
-    assert "'12ab' is not a CRN" in await error_text(catalog_campus, "get_section", crn="12ab")
-    assert "No section has CRN 99999 in any term" in await error_text(catalog_campus, "get_section", crn="99999")
-    assert "No section has CRN 20001 in Fall 2026 (202710)" in await error_text(
-        catalog_campus, "get_section", crn="20001", term="202710"
+async def test_get_section_bad_crns(catalog: Any) -> None:
+    assert "'12ab' is not a CRN" in await catalog.error("get_section", crn="12ab")
+    assert "No section has CRN 99999 in any term" in await catalog.error("get_section", crn="99999")
+    assert "No section has CRN 20001 in Fall 2026 (202710)" in await catalog.error(
+        "get_section", crn="20001", term="202710"
     )
 
 
-async def test_similar_sections_leave_out_the_same_course(catalog_campus: CampusHarness) -> None:
-    similar = await call(catalog_campus, "similar_sections", crn="20004")
+async def test_similar_sections_leave_out_the_same_course(catalog: Any) -> None:
+    similar = await catalog.ok("similar_sections", crn="20004")
     assert similar["section"]["course_code"] == "CHEM 1100"
     assert similar["method"] in {"meaning", "words"}
     assert all(s["course_code"] != "CHEM 1100" for s in similar["sections"])
