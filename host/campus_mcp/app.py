@@ -135,10 +135,13 @@ def create_app(
     resolve_token: TokenResolver | None = None,
     extra_handlers: Sequence[Any] = (),
     run_scheduler: bool | None = None,
+    engine: AsyncEngine | None = None,
 ) -> Litestar:
+    """``engine``: a ready engine for the database (the test kit passes one without a pool on
+    PostgreSQL); by default one is made from ``CAMPUS_MCP_DATABASE_URL``."""
     settings = settings or Settings()
     registry = registry or load_registry(settings, extra_plugins)
-    engine = make_engine(registry.settings.database_url)
+    engine = engine if engine is not None else make_engine(registry.settings.database_url)
     sessions = make_sessions(engine)
     campus_server = CampusServer(registry, sessions)
     manager = StreamableHTTPSessionManager(

@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 from sqlalchemy.pool import NullPool
 
 from campus_mcp.app import Campus, create_app
+from campus_mcp.db import make_engine
 from campus_mcp.demo import load_demo
 from campus_mcp.migrate import upgrade
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
@@ -132,6 +133,20 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
             await load_demo(registry, campus.sessions, scale=scale, reload=True)
         finally:
             await campus.engine.dispose()
+
+
+def harness_app(registry: Registry) -> Litestar:
+    """The app of a harness: no scheduler, and on PostgreSQL an engine without a connection pool.
+
+    Litestar's test client runs the app on an event loop of its own (a portal thread), while the
+    MCP client of the same harness runs on the test's loop. An asyncpg connection belongs to the
+    loop that opened it, so a pooled one handed to the other loop fails ("attached to a different
+    loop"). Without a pool every session opens its connection on the loop that uses it. aiosqlite
+    has no such tie, so SQLite keeps the default pool.
+    """
+    url = registry.settings.database_url
+    engine = None if url.startswith("sqlite") else make_engine(url, poolclass=NullPool)
+    return create_app(registry=registry, run_scheduler=False, engine=engine)
 
 
 class TestDatabases:
@@ -268,7 +283,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
             await asyncio.to_thread(upgrade, registry)
         else:
             await prepare_database(registry, demo=demo)
-        harness = CampusHarness(app=create_app(registry=registry, run_scheduler=False), registry=registry)
+        harness = CampusHarness(app=harness_app(registry), registry=registry)
         made.append(harness)
         return harness
 
@@ -283,7 +298,7 @@ async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHa
     url = await campus_databases.demo_copy()
     registry = load_registry(test_settings(url))
     await asyncio.to_thread(upgrade, registry)
-    harness = CampusHarness(app=create_app(registry=registry, run_scheduler=False), registry=registry)
+    harness = CampusHarness(app=harness_app(registry), registry=registry)
     yield harness
     await harness.campus.engine.dispose()
     await campus_databases.drop(url)
