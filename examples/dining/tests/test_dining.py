@@ -121,6 +121,6 @@ def test_without_a_feed_the_plugin_offers_nothing_that_could_only_fail(
     )
     assert "dining" in registry.plugins
     assert registry.contributions_of("dining")["tools"] == []
-    assert registry.jobs == {}
+    assert registry.contributions_of("dining")["jobs"] == []
     assert registry.route_groups == []
     assert registry.tool_examples == []
