@@ -122,5 +122,5 @@ def test_without_a_feed_the_plugin_offers_nothing_that_could_only_fail(
     assert "dining" in registry.plugins
     assert registry.contributions_of("dining")["tools"] == []
     assert registry.contributions_of("dining")["jobs"] == []
-    assert registry.route_groups == []
-    assert registry.tool_examples == []
+    assert [group for group in registry.route_groups if group.plugin == "dining"] == []
+    assert [example for example in registry.tool_examples if example.plugin == "dining"] == []
