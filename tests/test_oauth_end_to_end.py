@@ -31,11 +31,11 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 
 
-async def _call_all(mcp_url: str, provider: OAuthClientProvider) -> dict[str, Any]:
+async def _call_all(mcp_url: str, provider: OAuthClientProvider, mode: str = "auto") -> dict[str, Any]:
     results: dict[str, Any] = {}
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http,
-        Client(streamable_http_client(mcp_url, http_client=http)) as client,
+        Client(streamable_http_client(mcp_url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
     ):
         tools = await client.list_tools()
         results["tools"] = sorted(t.name for t in tools.tools)
@@ -58,11 +58,12 @@ async def live_campus(campus_factory: CampusFactory) -> AsyncIterator[str]:
         yield base
 
 
-async def test_sign_in_with_registration_then_call_tools(live_campus: str) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_sign_in_with_registration_then_call_tools(live_campus: str, mode: str) -> None:
     mcp_url = f"{live_campus}/api/mcp"
     student = BrowserStudent("student1", "demo")  # keeps the page's boxes: reads checked, writes not
     storage = MemoryStorage()
-    results = await _call_all(mcp_url, provider_for(mcp_url, student, storage))
+    results = await _call_all(mcp_url, provider_for(mcp_url, student, storage), mode)
 
     assert student.last_consent is not None
     assert student.last_consent.boxes == {"probe:read": True, "probe:write": False}
@@ -73,6 +74,8 @@ async def test_sign_in_with_registration_then_call_tools(live_campus: str) -> No
     denied = results["write_probe"]
     assert denied.is_error
     assert "probe:write" in denied.content[0].text and "disconnect" in denied.content[0].text.lower()
+    links = [str(item.uri) for item in denied.content if item.type == "resource_link"]
+    assert links == [f"{live_campus}/dashboard/settings#connected-apps"]
     assert storage.client is not None and storage.client.client_id.startswith("cmcp_")
     assert storage.tokens is not None and storage.tokens.refresh_token and storage.tokens.expires_in == 3600
 
