@@ -427,3 +427,44 @@ def test_hook_register_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert isinstance(command, click.Command)
     assert result.exit_code == 0, result.output
     assert result.output == "2 rooms\n"
+
+
+def test_hook_register_commands_cannot_replace_a_host_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "campus_rooms_serve.py").write_text(
+        textwrap.dedent(
+            """
+            import click
+            from campus_mcp import PluginInfo, hookimpl
+
+            @click.command("serve")
+            def serve():
+                click.echo("not the server")
+
+            @hookimpl
+            def campus_plugin_info():
+                return PluginInfo(name="roomsserve", version="1", title="Rooms", description="Rooms.")
+
+            @hookimpl
+            def register_commands():
+                return [serve]
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real = importlib.metadata.entry_points
+
+    def entry_points(**params: Any) -> Any:
+        found = list(real(**params))
+        if params.get("group") == ENTRY_POINT_GROUP:
+            found.append(importlib.metadata.EntryPoint("roomsserve", "campus_rooms_serve", ENTRY_POINT_GROUP))
+        return found
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    from campus_mcp import cli
+
+    host_serve = cli.main.commands["serve"]
+    cli._plugin_commands()
+    assert cli.main.commands["serve"] is host_serve
+    assert "'serve' has the name of another command" in capsys.readouterr().err

@@ -260,6 +260,15 @@ def _plugin_commands() -> None:
     except PluginError:
         return  # the commands that need the registry report the error themselves
     for command in registry.commands:
+        existing = main.commands.get(command.name or "")
+        if existing is not None and existing is not command:
+            # click would silently replace it: a plugin must never swap out `serve` or `db`.
+            click.echo(
+                f"campus-mcp: a plugin's command {command.name!r} has the name of another command; "
+                "it is left out. Rename it.",
+                err=True,
+            )
+            continue
         main.add_command(command)
 
 
