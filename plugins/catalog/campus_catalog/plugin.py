@@ -61,16 +61,18 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 @hookimpl
 def register_tools(settings: Settings) -> list[Tool]:
+    from campus_catalog.graphql import graphql_tool
     from campus_catalog.tools import catalog_tools
 
-    return catalog_tools(settings)
+    return [*catalog_tools(settings), graphql_tool(settings)]
 
 
 @hookimpl
 def register_routes(settings: Settings) -> list[RouteGroup]:
+    from campus_catalog.graphql import graphql_route
     from campus_catalog.routes import ROUTE_HANDLERS
 
-    return [RouteGroup(handlers=ROUTE_HANDLERS)]
+    return [RouteGroup(handlers=[*ROUTE_HANDLERS, graphql_route])]
 
 
 @hookimpl
@@ -104,5 +106,6 @@ def register_commands(settings: Settings) -> list[Any]:
 @hookimpl
 def register_tool_examples(settings: Settings) -> list[ToolExample]:
     from campus_catalog.examples import EXAMPLES
+    from campus_catalog.graphql import GRAPHQL_EXAMPLES
 
-    return EXAMPLES
+    return [*EXAMPLES, *GRAPHQL_EXAMPLES]

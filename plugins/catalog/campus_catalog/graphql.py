@@ -1,0 +1,495 @@
+"""The catalog over GraphQL: ``POST /api/v1/graphql`` and the ``catalog_graphql`` tool.
+
+Invariants (``tests/test_graphql*.py`` and ``test_equality*.py`` hold them):
+
+- Same answers: each top-level field calls the query function its REST route and its MCP tool
+  call, with arguments validated by the same pydantic model, and resolves from that answer's
+  JSON form. Nested field names are the REST JSON keys (no camelCase), so a query that selects
+  every field of ``sections`` gives exactly the JSON of ``GET /api/v1/catalog/sections``.
+  The top-level names are those of seed 000 (``terms``, ``sections``, ``scheduleCheck`` ...).
+- The types are generated from the pydantic answer models, so a new answer field appears in
+  GraphQL without a second definition. Values with no fixed shape (a prerequisite tree) are JSON.
+- Read only: the schema has no mutations, and a mutation gets an error that says so before it is
+  even validated.
+- Limits, each named in its error: depth (``MAX_DEPTH`` levels of selection), cost (each
+  selected field counts once for every item of the page around it, see ``query_cost``; at most
+  ``MAX_COST``), page size (the models' own ``limit`` bound), and at most one search by meaning
+  per query (``semantic.semantic_allowance``).
+- One ``AsyncSession`` serves the whole query, so resolvers take turns on it (graphql-core runs
+  sibling fields concurrently, and a session allows one operation at a time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import types
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import date, datetime
+from typing import Any, Literal
+
+import strawberry
+from campus_mcp import InvalidInput, RouteRef, Settings, Tool, ToolContext, ToolExample
+from campus_mcp.app import Campus
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionSetNode,
+    VariableNode,
+    parse,
+)
+from litestar import Request, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
+from strawberry.extensions import QueryDepthLimiter
+from strawberry.scalars import JSON
+from strawberry.schema.config import StrawberryConfig
+from strawberry.types import Info
+
+from campus_catalog import schemas as s
+from campus_catalog import semantic
+from campus_catalog.queries import courses, instructors, schedule_check, sections, subjects, terms
+
+PATH = "/api/v1/graphql"
+MAX_DEPTH = 6
+MAX_COST = 10_000
+MAX_QUERY_CHARS = 10_000
+
+QueryFunction = Callable[[AsyncSession, Any, Settings], Awaitable[BaseModel]]
+
+
+# ----------------------------------------------------------------------------- types from pydantic
+
+_output_types: dict[type[BaseModel], Any] = {}
+# Models being built: a model that contains itself (a prerequisite tree) is JSON below its top.
+_building: set[type[BaseModel]] = set()
+
+
+def _json_field(name: str) -> Any:
+    def resolve(root: strawberry.Parent[Any]) -> JSON:
+        value: Any = root.get(name) if isinstance(root, Mapping) else None
+        return typing.cast(JSON, value)
+
+    return strawberry.field(resolver=resolve, name=name)
+
+
+# GraphQL-only links between answers, so one query can walk from a section to its course and
+# from a course to its sections (which is also why the depth and cost limits matter). They are
+# not REST keys, so a query that leaves them out still gets exactly the REST JSON.
+LINK_FIELDS = frozenset({"course", "offered_sections"})
+PAGED_LINKS = frozenset({"offered_sections"})
+
+
+def _course_link() -> Any:
+    async def course(root: strawberry.Parent[Any], info: Info) -> GqlCourseDetail:  # type: ignore[name-defined]  # noqa: F821
+        context: _Context = info.context
+        async with context.lock:
+            answer = await courses.get_course(
+                context.session, s.CourseLookup(code=root["course_code"]), context.settings
+            )
+        return answer.model_dump(mode="json")
+
+    return strawberry.field(resolver=course, description="The course of this section (get_course).")
+
+
+def _sections_link() -> Any:
+    async def offered_sections(
+        root: strawberry.Parent[Any],
+        info: Info,
+        term: str | None = None,
+        limit: int | None = None,
+        open_only: bool | None = None,
+    ) -> GqlSectionPage:  # type: ignore[name-defined]  # noqa: F821
+        context: _Context = info.context
+        subject, number = root["code"].split(" ", 1)
+        query = _arguments(
+            s.SectionSearch,
+            {"term": term, "limit": limit, "open_only": open_only, "subject": subject, "course_number": number},
+        )
+        async with context.lock:
+            answer = await sections.search_sections(context.session, query, context.settings)
+        return answer.model_dump(mode="json")
+
+    return strawberry.field(
+        resolver=offered_sections, description="Sections of this course in a term (search_sections); paged."
+    )
+
+
+_LINKS: dict[type[BaseModel], dict[str, Callable[[], Any]]] = {
+    s.SectionOut: {"course": _course_link},
+    s.SectionDetail: {"course": _course_link},
+    s.CourseBrief: {"offered_sections": _sections_link},
+    s.CourseDetail: {"offered_sections": _sections_link},
+}
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _output_annotation(tp: Any) -> Any:
+    """The GraphQL type of an answer field; ``None`` means "JSON" (no fixed shape)."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(members) != 1:
+            return None
+        inner = _output_annotation(members[0])
+        return None if inner is None else inner | None
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        inner = _output_annotation(item)
+        return None if inner is None else list[inner]  # type: ignore[valid-type]
+    if origin is Literal:
+        return str if all(isinstance(a, str) for a in typing.get_args(tp)) else None
+    if tp in (str, int, bool):
+        return tp
+    if tp is float:
+        return float
+    if tp in (date, datetime):
+        return str  # the ISO text of the REST JSON, not a second date format
+    if _is_model(tp):
+        return None if tp in _building else output_type(tp)
+    return None
+
+
+def output_type(model: type[BaseModel]) -> Any:
+    """The strawberry type of a pydantic answer model (made once, then reused)."""
+    if model in _output_types:
+        return _output_types[model]
+    annotations: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    _building.add(model)
+    try:
+        for name, field in model.model_fields.items():
+            annotation = _output_annotation(field.annotation)
+            if annotation is None:
+                namespace[name] = _json_field(name)
+            else:
+                annotations[name] = annotation
+                if field.description:
+                    namespace[name] = strawberry.field(description=field.description)
+    finally:
+        _building.discard(model)
+    for name, link in _LINKS.get(model, {}).items():
+        namespace[name] = link()
+    namespace["__annotations__"] = annotations
+    cls = type(model.__name__, (), namespace)
+    doc = (model.__doc__ or "").strip().split("\n\n")[0] or None
+    made = strawberry.type(cls, description=doc)
+    _output_types[model] = made
+    # The links name their types as strings (``GqlCourseDetail``), resolved here when the schema is built.
+    globals()[f"Gql{model.__name__}"] = made
+    return made
+
+
+def _argument_annotation(tp: Any) -> Any:
+    """GraphQL arguments are all optional: a missing one takes the pydantic model's default."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _argument_annotation(members[0]) if len(members) == 1 else JSON | None
+    if origin is list:
+        return list[str] | None
+    if origin is Literal or tp in (str, date, datetime):
+        return str | None
+    if tp in (int, bool, float):
+        return tp | None
+    return JSON | None
+
+
+# ----------------------------------------------------------------------------- the query type
+
+
+@dataclasses.dataclass
+class _Context:
+    session: AsyncSession
+    settings: Settings
+    lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+
+
+def _arguments(model: type[BaseModel], given: Mapping[str, Any]) -> Any:
+    try:
+        return model.model_validate({k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors(include_url=False)
+        )
+        raise InvalidInput(f"Invalid arguments: {problems}. Fix these arguments and ask again.") from None
+
+
+def _top_field(name: str, query: QueryFunction, arguments: type[BaseModel], answer: type[BaseModel], doc: str) -> Any:
+    async def resolve(info: Info, **given: Any) -> Any:
+        context: _Context = info.context
+        parsed = _arguments(arguments, given)
+        async with context.lock:
+            result = await query(context.session, parsed, context.settings)
+        return result.model_dump(mode="json")
+
+    parameters = [inspect.Parameter("info", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Info)]
+    for field_name, field in arguments.model_fields.items():
+        parameters.append(
+            inspect.Parameter(
+                field_name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=_argument_annotation(field.annotation),
+            )
+        )
+    resolve.__signature__ = inspect.Signature(parameters, return_annotation=output_type(answer))  # type: ignore[attr-defined]
+    resolve.__name__ = name
+    return strawberry.field(resolver=resolve, name=name, description=doc)
+
+
+# Seed 000's GraphQL fields, each with the query function of its REST twin.
+FIELDS: tuple[tuple[str, QueryFunction, type[BaseModel], type[BaseModel], str], ...] = (
+    ("terms", terms.list_terms, s.TermsQuery, s.TermList, "The terms, the current term and the next term."),
+    ("subjects", subjects.list_subjects, s.SubjectsQuery, s.SubjectList, "Subjects with their section counts."),
+    ("sections", sections.search_sections, s.SectionSearch, s.SectionPage, "Sections, with every catalog filter."),
+    ("section", sections.get_section, s.SectionLookup, s.SectionDetail, "One section by CRN."),
+    ("courses", courses.search_courses, s.CourseSearch, s.CoursePage, "Courses by code, title words or meaning."),
+    ("course", courses.get_course, s.CourseLookup, s.CourseDetail, "One course with its prerequisites."),
+    (
+        "scheduleCheck",
+        schedule_check.check_schedule,
+        s.ScheduleCheckQuery,
+        s.ScheduleCheck,
+        "Conflicts, lecture and lab pairs and totals of a set of CRNs.",
+    ),
+    ("instructors", instructors.search_instructors, s.InstructorSearch, s.InstructorPage, "Instructors."),
+    ("instructor", instructors.get_instructor, s.InstructorLookup, s.InstructorDetail, "One instructor."),
+    ("reviews", instructors.search_reviews, s.ReviewSearch, s.ReviewPage, "Reviews by words, meaning or sentiment."),
+)
+
+
+def _build_schema() -> strawberry.Schema:
+    namespace: dict[str, Any] = {
+        name: _top_field(name, query, arguments, answer, doc) for name, query, arguments, answer, doc in FIELDS
+    }
+    query_type = strawberry.type(type("Query", (), namespace), description="The public course catalog (read only).")
+    return strawberry.Schema(
+        query=query_type,
+        config=StrawberryConfig(
+            auto_camel_case=False,
+            default_resolver=lambda root, name: root.get(name) if isinstance(root, Mapping) else getattr(root, name),
+        ),
+        extensions=[lambda: QueryDepthLimiter(max_depth=MAX_DEPTH)],
+    )
+
+
+SCHEMA = _build_schema()
+PAGED_FIELDS = frozenset(name for name, _, arguments, _, _ in FIELDS if issubclass(arguments, s.Paging))
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def _int_argument(node: FieldNode, name: str, variables: Mapping[str, Any]) -> int | None:
+    for argument in node.arguments or ():
+        if argument.name.value != name:
+            continue
+        if isinstance(argument.value, IntValueNode):
+            return int(argument.value.value)
+        if isinstance(argument.value, VariableNode):
+            value = variables.get(argument.value.name.value)
+            return value if isinstance(value, int) else None
+    return None
+
+
+def query_cost(document: DocumentNode, variables: Mapping[str, Any]) -> int:
+    """Fields a query may resolve: each selected field once for every item of the page around it.
+
+    A paged field (``sections``, ``reviews``...) holds ``limit`` items, or the default page size
+    when the query gives none; fields inside an item (its meetings, its instructors) are part of
+    that item, so they count once per item.
+    """
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+
+    def walk(selection_set: SelectionSetNode | None, multiplier: int, top: bool, seen: frozenset[str]) -> int:
+        total = 0
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode):
+                total += multiplier
+                if selection.selection_set is not None:
+                    inner = multiplier
+                    if (top and selection.name.value in PAGED_FIELDS) or selection.name.value in PAGED_LINKS:
+                        size = _int_argument(selection, "limit", variables)
+                        inner = multiplier * (size if size is not None else s.DEFAULT_PAGE_SIZE)
+                    total += walk(selection.selection_set, inner, False, seen)
+            elif isinstance(selection, InlineFragmentNode):
+                total += walk(selection.selection_set, multiplier, top, seen)
+            elif isinstance(selection, FragmentSpreadNode):
+                name = selection.name.value
+                if name in fragments and name not in seen:
+                    total += walk(fragments[name].selection_set, multiplier, top, seen | {name})
+        return total
+
+    return sum(
+        walk(d.selection_set, 1, True, frozenset())
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode)
+    )
+
+
+def _check_request(query: str, variables: Mapping[str, Any]) -> None:
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"The query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}.")
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        raise InvalidInput(f"The query is not valid GraphQL: {exc.message}") from None
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode) and definition.operation is not OperationType.QUERY:
+            raise InvalidInput(
+                f"The catalog GraphQL API is read only, so a {definition.operation.value} is refused. "
+                'Send a query such as `{ sections(subject: "COMP") { sections { crn title } } }`.'
+            )
+    cost = query_cost(document, variables)
+    if cost > MAX_COST:
+        raise InvalidInput(
+            f"The query's cost limit was exceeded: it may resolve {cost} fields, and the limit is {MAX_COST}. "
+            "Select fewer fields, or pass a smaller `limit` to the lists."
+        )
+
+
+# ----------------------------------------------------------------------------- the request and the answer
+
+
+class GraphQLRequest(s.Arguments):
+    query: str = Field(min_length=1, description="A GraphQL query on the catalog schema (read only).")
+    variables: dict[str, Any] | None = Field(default=None, description="Values of the query's $variables.")
+    operation_name: str | None = Field(
+        default=None, alias="operationName", description="Which operation to run, when the query has several."
+    )
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class GraphQLErrorOut(s.Answer):
+    message: str
+    path: list[str | int] | None = None
+
+
+class GraphQLAnswer(s.Answer):
+    data: dict[str, Any] | None = Field(description="The selected fields; its shape follows the query.")
+    errors: list[GraphQLErrorOut] | None = Field(default=None, description="What went wrong, with its place.")
+
+
+SEMANTIC_LIMIT_REASON = (
+    "A GraphQL query may make one search by meaning (semantic: true); this one asks for more. "
+    "Split it into one query per search by meaning."
+)
+
+
+async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: Settings) -> GraphQLAnswer:
+    """Run one read-only query. Limit breaches raise ``InvalidInput`` before anything runs;
+    an error inside a field comes back in ``errors`` beside the fields that did resolve."""
+    variables = request.variables or {}
+    _check_request(request.query, variables)
+    with semantic.semantic_allowance(1, SEMANTIC_LIMIT_REASON):
+        result = await SCHEMA.execute(
+            request.query,
+            variable_values=variables,
+            context_value=_Context(session=session, settings=settings),
+            operation_name=request.operation_name,
+        )
+    errors = [
+        GraphQLErrorOut(message=_error_message(error), path=list(error.path) if error.path else None)
+        for error in result.errors or ()
+    ]
+    if result.data is None and errors:
+        # Nothing ran (a limit, a misspelled field, a bad argument): an error of the whole request.
+        raise InvalidInput(" ".join(dict.fromkeys(e.message for e in errors)))
+    return GraphQLAnswer(data=result.data, errors=errors or None)
+
+
+def _error_message(error: GraphQLError) -> str:
+    original = error.original_error
+    if isinstance(original, InvalidInput):
+        return original.message
+    if original is not None and not isinstance(original, GraphQLError):
+        # Never a stack trace or an internal message: the server log has it.
+        return "This field failed on the server. Try again, or ask for less."
+    if "exceeds maximum operation depth" in error.message:
+        return f"The query's depth limit was exceeded: {error.message}. Nest at most {MAX_DEPTH} levels."
+    return error.message
+
+
+# ----------------------------------------------------------------------------- route and tool
+
+
+@post(PATH, status_code=200)
+async def graphql_route(
+    request: Request[Any, Any, Any], data: JSONBody[GraphQLRequest], db_session: NamedDependency[AsyncSession]
+) -> GraphQLAnswer:
+    campus: Campus = request.app.state.campus
+    return await run_graphql(db_session, data, campus.settings)
+
+
+DESCRIPTION = (
+    "Runs a read-only GraphQL query on the public course catalog of {campus}: the same data as the other catalog "
+    "tools, in one round trip, with only the fields you select. Use it for: questions that join several lookups, "
+    'such as "the CRN, days and instructor of every open COMP section this term" or "the prerequisites of each '
+    'course in my plan". Fields: terms, subjects, sections, section, courses, course, scheduleCheck, instructors, '
+    "instructor, reviews; arguments and nested field names are those of the matching tools. Limits: at most "
+    f"{MAX_DEPTH} levels deep, a cost of {MAX_COST} fields (a field counts once per item of its page), pages of at most "
+    f"{s.MAX_PAGE_SIZE}, and one search by meaning (semantic: true) per query. Mutations are refused. Not for one "
+    "simple lookup: search_sections, get_course and the other tools are easier and carry the advisory."
+)
+
+
+async def _tool_handler(context: ToolContext, args: GraphQLRequest) -> GraphQLAnswer:
+    async with context.session() as session:
+        return await run_graphql(session, args, context.settings)
+
+
+LOOSE_OUTPUT_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "data": {"type": ["object", "null"], "description": "Follows the query's selection."},
+        "errors": {
+            "type": ["array", "null"],
+            "items": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+        },
+    },
+    "required": ["data"],
+}
+
+
+def graphql_tool(settings: Settings) -> Tool:
+    return Tool(
+        name="catalog_graphql",
+        title="Catalog GraphQL query",
+        description=DESCRIPTION.format(campus=settings.campus_name),
+        scope="catalog",
+        input_model=GraphQLRequest,
+        output_model=GraphQLAnswer,
+        handler=_tool_handler,
+        mirrors=(RouteRef(method="POST", path=PATH),),
+        idempotent=True,
+        output_schema_override=LOOSE_OUTPUT_SCHEMA,
+    )
+
+
+# Calls the contract tests make: full data on the demo campus, and an empty catalog.
+GRAPHQL_EXAMPLES = (
+    ToolExample(
+        tool="catalog_graphql",
+        arguments={
+            "query": '{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
+            "meetings { days start end } instructors { name } course { code prerequisites { op items } } } } }"
+        },
+    ),
+    ToolExample(tool="catalog_graphql", arguments={"query": "{ terms { terms { uid name } } }"}, data="sparse"),
+)
