@@ -311,3 +311,16 @@ def test_a_misspelled_hookimpl_stops_start_up(tmp_path: Path) -> None:
         load_registry(settings(tmp_path), [("misspelled", Misspelled())])
     assert "register_tool" in str(failure.value)
     assert "misspelled" in str(failure.value)
+
+
+# Settings ------------------------------------------------------------------------------------
+
+
+def test_allow_and_block_lists_are_comma_separated_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CAMPUS_MCP_DISABLE", "friends, apps")
+    monkeypatch.setenv("CAMPUS_MCP_PLUGINS", "catalog,schedule,friends,apps")
+    settings = Settings()
+    assert settings.disable == ["friends", "apps"]
+    assert settings.plugins == ["catalog", "schedule", "friends", "apps"]
+    registry = load_registry(settings)
+    assert sorted(registry.plugins) == ["catalog", "core", "schedule"]
