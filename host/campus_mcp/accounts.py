@@ -16,6 +16,7 @@ Invariant: no function here logs or returns a password or a hash.
 
 from __future__ import annotations
 
+import functools
 import hmac
 from datetime import datetime
 
@@ -31,9 +32,14 @@ from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.settings import Settings
 
 _hasher = PasswordHasher()
-# Verified against when the username is unknown, so that a wrong username costs as much time as
-# a wrong password and response times do not reveal which usernames exist.
-_DUMMY_HASH = _hasher.hash("campus-mcp: no such student")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when the username is unknown, so that a wrong username costs as much time
+    as a wrong password and response times do not reveal which usernames exist. Made on first use:
+    one hash takes a good fraction of a second, too much for every import."""
+    return _hasher.hash("campus-mcp: no such student")
 
 DEMO_PREFIX = "student"
 
@@ -73,17 +79,17 @@ async def authenticate(session: AsyncSession, settings: Settings, username: str,
         await session.execute(select(Student).where(Student.username == username.strip().lower()))
     ).scalar_one_or_none()
     if student is None or not password:
-        await _verify(_DUMMY_HASH, password or "x")
+        await _verify(_dummy_hash(), password or "x")
         return None
     if student.is_demo:
         if not settings.demo:
             # A demo student outside demo mode: refused whatever the password.
-            await _verify(_DUMMY_HASH, password)
+            await _verify(_dummy_hash(), password)
             return None
         expected = settings.demo_password.get_secret_value()
         return student if expected and hmac.compare_digest(password.encode(), expected.encode()) else None
     if student.password_hash is None:
-        await _verify(_DUMMY_HASH, password)
+        await _verify(_dummy_hash(), password)
         return None
     return student if await _verify(student.password_hash, password) else None
 

@@ -377,24 +377,27 @@ class OAuthStore:
     async def principal_for(self, access_token: str, audience: str) -> Principal | None:
         """The principal of a live access token issued for ``audience``; None otherwise."""
         digest = credential_hash(access_token)
+        # One query per MCP request: the token and its student together.
         async with self.sessions() as session:
-            row = (
-                await session.execute(select(OAuthToken).where(OAuthToken.access_token_hash == digest))
-            ).scalar_one_or_none()
-            if row is None or row.revoked_at is not None or row.access_expires_at <= utcnow():
-                return None
-            if row.resource != audience:
-                return None
-            student = await session.get(Student, row.user_id)
-            if student is None:
-                return None
-            return Principal(
-                user_id=student.id,
-                username=student.username,
-                client_id=row.client_id,
-                scopes=frozenset(row.scope.split()),
-                audience=row.resource,
-            )
+            found = (
+                await session.execute(
+                    select(OAuthToken, Student.username)
+                    .join(Student, Student.id == OAuthToken.user_id)
+                    .where(OAuthToken.access_token_hash == digest)
+                )
+            ).first()
+        if found is None:
+            return None
+        row, username = found
+        if row.revoked_at is not None or row.access_expires_at <= utcnow() or row.resource != audience:
+            return None
+        return Principal(
+            user_id=row.user_id,
+            username=username,
+            client_id=row.client_id,
+            scopes=frozenset(row.scope.split()),
+            audience=row.resource,
+        )
 
     async def has_live_grant(self, user_id: int, client_id: str) -> bool:
         now = utcnow()
