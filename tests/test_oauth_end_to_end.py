@@ -69,6 +69,8 @@ async def test_sign_in_with_registration_then_call_tools(live_campus: str, mode:
     assert student.last_consent.boxes == {"probe:read": True, "probe:write": False}
     assert results["tools"] == ["public_probe", "read_probe", "write_probe"]
     assert results["public_probe"].structured_content["username"] == "student1"
+    # The SDK's get_access_token() sees the same student inside the tool.
+    assert results["public_probe"].structured_content["sdk_subject"] == "1"
     granted = results["read_probe"].structured_content["scopes"]
     assert granted == ["probe:public", "probe:read"]  # exactly what was checked, plus the always-on scope
     denied = results["write_probe"]

@@ -132,6 +132,6 @@ async def test_harness_principal_of_a_demo_student(campus_factory: CampusFactory
     campus, _ = await _serve(campus_factory)
     principal = await campus.student_principal("student1", ["probe:read"])
     allowed = await campus.call("read_probe", principal=principal)
-    assert allowed.structured_content == {"username": "student1", "scopes": ["probe:read"]}
+    assert allowed.structured_content == {"username": "student1", "scopes": ["probe:read"], "sdk_subject": None}
     denied = await campus.call("write_probe", principal=principal)
     assert denied.is_error and "probe:write" in denied.content[0].text

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
+from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 from campus_mcp.db import utcnow
 from campus_mcp.jobs import run_job
 from campus_mcp.oauth.cleanup import JOB_ID
@@ -29,6 +30,7 @@ from campus_mcp.oauth.testkit import (
     serve_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
+from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from sqlalchemy import select, update
 
 INITIALIZE = {
@@ -156,10 +158,13 @@ async def test_discovery_from_the_401(live: Live) -> None:
 
     for url in (prm_url, f"{live.base}/.well-known/oauth-protected-resource"):
         prm = (await live.http.get(url)).json()
+        ProtectedResourceMetadata.model_validate(prm)  # the SDK client's own model accepts it
         assert prm["resource"] == live.mcp_url
         assert prm["authorization_servers"] == [live.base]
 
     metadata = (await live.http.get(f"{live.base}/.well-known/oauth-authorization-server")).json()
+    OAuthMetadata.model_validate(metadata)
+    AuthorizationServerMetadata(metadata).validate()  # authlib's RFC 8414 checks
     assert metadata["issuer"] == live.base
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert "none" in metadata["token_endpoint_auth_methods_supported"]

@@ -13,6 +13,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
@@ -32,6 +35,21 @@ StepUpPolicy = Callable[[Principal], Awaitable[bool]]
 
 async def _no_tokens(_token: str) -> Principal | None:
     return None
+
+
+def _sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
+    if principal.is_anonymous or principal.client_id is None:
+        return None
+    return AuthenticatedUser(
+        AccessToken(
+            token="",  # the SDK never needs the token itself; it is not kept beyond the check
+            client_id=principal.client_id,
+            scopes=sorted(principal.scopes),
+            resource=principal.audience,
+            subject=str(principal.user_id),
+            claims={"iss": issuer},
+        )
+    )
 
 
 async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
@@ -191,7 +209,11 @@ class McpEndpoint:
                 )
                 return
         reset = current_principal.set(principal)
+        # The SDK's view of the same caller (get_access_token()): the requestState boundary binds
+        # sealed state to it, so one student's confirmation cannot be replayed by another.
+        sdk_reset = auth_context_var.set(_sdk_user(principal, self.registry.settings.base_url))
         try:
             await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
         finally:
+            auth_context_var.reset(sdk_reset)
             current_principal.reset(reset)

@@ -222,10 +222,19 @@ class NoArgs(BaseModel):
 class WhoAmI(BaseModel):
     username: str | None
     scopes: list[str]
+    # What the MCP SDK's get_access_token() says (set by the endpoint for a bearer token).
+    sdk_subject: str | None = None
 
 
 async def whoami(ctx: Any, _args: NoArgs) -> WhoAmI:
-    return WhoAmI(username=ctx.principal.username, scopes=sorted(ctx.principal.scopes))
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    return WhoAmI(
+        username=ctx.principal.username,
+        scopes=sorted(ctx.principal.scopes),
+        sdk_subject=token.subject if token else None,
+    )
 
 
 def _tool(name: str, scope: str) -> Tool:
