@@ -529,3 +529,11 @@ async def test_an_insecure_public_url_is_refused_with_what_to_fix(campus_factory
         assert page.status_code == 503 and "CAMPUS_MCP_PUBLIC_URL" in page.text
         token = await client.post("/api/oauth/token", data={"grant_type": "authorization_code"})
         assert token.status_code == 503 and "https" in token.json()["error_description"]
+
+
+def test_the_session_cookie_is_secure_behind_https() -> None:
+    from campus_mcp.oauth.session import session_config
+    from campus_mcp.settings import Settings
+
+    config = session_config(Settings(public_url="https://calendar.campus.example", secret_key="k" * 40))
+    assert config.secure and config.httponly and config.samesite == "lax"
