@@ -41,6 +41,7 @@ def _dummy_hash() -> str:
     one hash takes a good fraction of a second, too much for every import."""
     return _hasher.hash("campus-mcp: no such student")
 
+
 DEMO_PREFIX = "student"
 
 
