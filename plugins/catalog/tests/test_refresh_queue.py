@@ -216,3 +216,22 @@ async def test_a_failed_refresh_is_recorded_by_kind(campus_factory: CampusFactor
     assert run.lost == {
         f"CRN {crn}": "server: searchResults/getFacultyMeetingTimes answered HTTP 503 (retried on the next run)"
     }
+
+
+async def test_two_workers_at_once_queue_each_section_once(campus_factory: CampusFactory) -> None:
+    """The keys are rows, not process memory: two web workers (two refreshers, two sessions)
+    asked about the same sections at the same moment queue each section once between them."""
+    campus = await current_campus(campus_factory)
+    crns = all_crns()[:10]
+    fake = FakeBanner(sections=fixture_sections())
+    async with serve_fake_banner(fake) as url:
+        first = SectionRefresher(campus.sessions, catalog_for(url))
+        second = SectionRefresher(campus.sessions, catalog_for(url))
+        one, two = await asyncio.gather(
+            queue_refreshes(campus.sessions, first, refs(crns), timezone=ZONE, now=NOW),
+            queue_refreshes(campus.sessions, second, refs(list(reversed(crns))), timezone=ZONE, now=NOW),
+        )
+        await first.drain()
+        await second.drain()
+    assert sorted(one + two) == sorted(crns)
+    assert len(fake.seen) == 10
