@@ -227,3 +227,19 @@ async def test_the_calendar_job_reads_the_configured_file(
     assert (run.outcome, run.items) == ("ok", 150)
     async with campus.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(JobRun)) == 1
+
+
+async def test_an_item_without_a_crn_is_reported_and_the_term_still_counts_as_read(
+    campus_factory: CampusFactory, banner_env: pytest.MonkeyPatch
+) -> None:
+    sections = copy.deepcopy(fixture_sections())
+    broken_id = sections[3]["id"]
+    sections[3]["courseReferenceNumber"] = None
+    fake = FakeBanner(sections=sections)
+    async with serve_fake_banner(fake) as url:
+        banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
+        campus = await campus_factory(plugins=["catalog"])
+        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+    assert (run.outcome, run.items) == ("partial", 156)
+    assert run.lost == {f"id {broken_id}": "no courseReferenceNumber; cannot be stored"}
+    assert (await term(campus)).sections_synced_at is not None

@@ -124,8 +124,10 @@ async def sync_term(
         async for page in banner.search_pages(term_code):
             parsed = parse_search_results(page, source=f"term {term_code} offset {len(sections)}")
             sections.extend(parsed.sections)
+            # An item with no CRN is reported (the run is partial) but does not make the term
+            # incomplete: every page was read, and one broken item must not stop the term's
+            # freshness from ever moving again.
             report.problems.extend(parsed.problems)
-            complete = complete and parsed.unstorable == 0
             progress(f"term {term_code}", len(sections), parsed.total_count)
     except SourceError as exc:
         lost[f"term {term_code}"] = f"{exc.record()} after {len(sections)} section(s)"
