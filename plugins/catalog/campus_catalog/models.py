@@ -157,7 +157,7 @@ class Course(Base):
     terms_offered: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # Per course, so the daily run can skip courses read in the last 7 days.
     details_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
 
     subject: Mapped[Subject] = relationship(lazy="raise")
 
@@ -180,6 +180,18 @@ class Section(Base):
         UniqueConstraint("term_id", "crn"),
         Index("ix_catalog_sections_course_id", "course_id"),
         Index("ix_catalog_sections_term_id_course_id", "term_id", "course_id"),
+        # Covers listing, counting and paging a term's sections without reading the rows, which
+        # carry a 1.5 KB vector each: at 100,000 sections a scan of the rows is what is slow.
+        Index(
+            "ix_catalog_sections_term_listing",
+            "term_id",
+            "cancelled",
+            "course_id",
+            "section_number",
+            "crn",
+            "seats_available",
+            "title",
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -210,7 +222,7 @@ class Section(Base):
     banner_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The seat refresh writes only seats and this, never banner_synced_at (seed 000).
     seats_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
 
     term: Mapped[Term] = relationship(lazy="raise")
     course: Mapped[Course] = relationship(lazy="raise")
@@ -257,6 +269,8 @@ class MeetingTime(Base):
     __table_args__ = (
         Index("ix_catalog_meeting_times_section_id", "section_id"),
         Index("ix_catalog_meeting_times_weekday_start", "weekday", "start_minute"),
+        # The day and time filters ask, per section, about its meetings: answered from the index.
+        Index("ix_catalog_meeting_times_section_times", "section_id", "weekday", "start_minute", "end_minute"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -292,7 +306,7 @@ class Instructor(Base):
     email: Mapped[str | None] = mapped_column(String(200), nullable=True)
     # The RateMyProfessor teacher id the ratings and reviews came from, when known.
     rmp_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
 
     rating: Mapped[InstructorRating | None] = relationship(back_populates="instructor", lazy="raise", uselist=False)
 
@@ -340,6 +354,9 @@ class Review(Base):
     __table_args__ = (
         Index("ix_catalog_reviews_instructor_id_posted_on", "instructor_id", "posted_on"),
         Index("ix_catalog_reviews_course_code", "course_code"),
+        # Newest first with a sentiment filter, and counts by sentiment, without reading the rows.
+        Index("ix_catalog_reviews_posted_on_sentiment", "posted_on", "sentiment"),
+        Index("ix_catalog_reviews_sentiment", "sentiment"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -354,7 +371,7 @@ class Review(Base):
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     text: Mapped[str] = mapped_column(Text, default="")
     sentiment: Mapped[float | None] = mapped_column(Float, nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
 
     instructor: Mapped[Instructor] = relationship(lazy="raise")
 

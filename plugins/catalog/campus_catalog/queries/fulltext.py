@@ -9,6 +9,7 @@ The PostgreSQL expressions are those of the migration's GIN indexes, so the inde
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from sqlalchemy import text
@@ -57,19 +58,36 @@ def _pg_query(terms: list[str], joiner: str) -> str:
     return joiner.join(f"{t}:*" for t in terms)
 
 
-async def matching_ids(session: AsyncSession, kind: FullTextKind, words: str, *, limit: int = 5000) -> list[int]:
-    """Ids of the rows whose text has the words, best first. Empty when no word is left."""
+def _statements(
+    session: AsyncSession, kind: FullTextKind
+) -> tuple[str, str, Callable[[list[str], str], str], tuple[str, str]]:
+    if session.get_bind().dialect.name == "postgresql":
+        ranked = _PG[kind]
+        count = f"SELECT count(*) FROM ({ranked}) AS matches"  # noqa: S608
+        return ranked, count, _pg_query, (" & ", " | ")
+    ranked = _SQLITE[kind]
+    table = f"catalog_{kind}_fts"
+    count = f"SELECT count(*) FROM {table} WHERE {table} MATCH :q"  # noqa: S608
+    return ranked, count, _sqlite_query, (" ", " OR ")
+
+
+async def search(session: AsyncSession, kind: FullTextKind, words: str, *, limit: int = 5000) -> tuple[list[int], int]:
+    """The ids of the best ``limit`` rows whose text has the words, best first, and how many rows
+    have them in all (all words if any row has them all, else any of them)."""
     terms = search_terms(words)
     if not terms:
-        return []
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        statement, build, joiners = _PG[kind], _pg_query, (" & ", " | ")
-    else:
-        statement, build, joiners = _SQLITE[kind], _sqlite_query, (" ", " OR ")
+        return [], 0
+    ranked, count, build, joiners = _statements(session, kind)
     for joiner in joiners:
-        rows = await session.execute(text(f"{statement} LIMIT :limit"), {"q": build(terms, joiner), "limit": limit})
-        ids = [int(row[0]) for row in rows]
-        if ids or len(terms) == 1:
-            return ids
-    return []
+        query = build(terms, joiner)
+        total = int(await session.scalar(text(count), {"q": query}) or 0)
+        if total or joiner == joiners[-1]:
+            rows = await session.execute(text(f"{ranked} LIMIT :limit"), {"q": query, "limit": limit})
+            return [int(row[0]) for row in rows], total
+    return [], 0
+
+
+async def matching_ids(session: AsyncSession, kind: FullTextKind, words: str, *, limit: int = 5000) -> list[int]:
+    """Ids of the rows whose text has the words, best first. Empty when no word is left."""
+    ids, _ = await search(session, kind, words, limit=limit)
+    return ids

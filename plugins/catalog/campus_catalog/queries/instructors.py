@@ -30,6 +30,8 @@ from campus_catalog.schemas import (
 
 SEMANTIC_DEPTH = 200
 RECENT_REVIEWS = 5
+# With other filters too, words are ranked among this many best matches, then filtered.
+FILTERED_WORDS_DEPTH = 5000
 # Sentiment runs from -1 (complaint) to 1 (praise); the middle band is "neither".
 POSITIVE_FROM = 0.25
 NEGATIVE_TO = -0.25
@@ -213,11 +215,14 @@ async def search_reviews(session: AsyncSession, query: ReviewSearch, settings: S
             SEMANTIC_DEPTH,
         )
         ids = [m.id for m in matches][query.offset : query.offset + query.limit]
+    elif query.q and not where:
+        # Only the page is ranked; the total is a count of the matches, not of what was ranked.
+        ranked, total = await fulltext.search(session, "reviews", query.q, limit=query.offset + query.limit)
+        ids = ranked[query.offset :]
     elif query.q:
-        ranked = await fulltext.matching_ids(session, "reviews", query.q)
-        if where and ranked:
-            allowed = set((await session.scalars(select(Review.id).where(Review.id.in_(ranked), *where))).all())
-            ranked = [i for i in ranked if i in allowed]
+        ranked = await fulltext.matching_ids(session, "reviews", query.q, limit=FILTERED_WORDS_DEPTH)
+        allowed = set((await session.scalars(select(Review.id).where(Review.id.in_(ranked), *where))).all())
+        ranked = [i for i in ranked if i in allowed]
         total = len(ranked)
         ids = ranked[query.offset : query.offset + query.limit]
     else:
