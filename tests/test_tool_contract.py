@@ -7,7 +7,9 @@ its next test run with no change here. For each tool:
 - read tools say ``readOnlyHint``; write tools are neither read-only nor destructive, and need a
   scope that is marked as writing;
 - it has a parity entry: a REST route it mirrors, or a written reason why it has none;
-- it has at least one example on the demo campus (``register_tool_examples``);
+- its input and output schemas are valid JSON Schemas of objects;
+- it has at least one example on the demo campus (``register_tool_examples``), and its plugin
+  has sparse examples;
 - a token without the tool's scope gets the permission error naming the scope.
 
 And every example, made through the real MCP client, succeeds, and its structured result
@@ -107,6 +109,25 @@ def test_annotations_say_whether_the_tool_writes(name: str, listed: dict[str, Li
         assert REGISTRY.scopes[tool.scope].writes, f"write tool {name} needs the read scope {tool.scope!r}"
     else:
         assert annotations.read_only_hint is True, f"read tool {name} lacks readOnlyHint"
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_schemas_are_valid_json_schemas_of_objects(name: str, listed: dict[str, ListedTool]) -> None:
+    tool = listed[name]
+    for kind, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
+        assert schema is not None, f"{name} lists no {kind}"
+        Draft202012Validator.check_schema(schema)
+        # MCP requires both to describe a JSON object (the arguments, the structured result).
+        assert schema.get("type") == "object", f"{name}'s {kind} is not an object schema"
+
+
+@pytest.mark.parametrize("plugin", sorted({tool.plugin for tool in REGISTRY.tools.values()}))
+def test_plugin_supplies_sparse_examples(plugin: str) -> None:
+    sparse = [e for e in EXAMPLES if e.plugin == plugin and e.data == "sparse"]
+    assert sparse, (
+        f"{plugin} has tools but no sparse example: add ToolExample(data='sparse', prepare=...) "
+        "calls whose prepare inserts rows with null fields and empty lists"
+    )
 
 
 @pytest.mark.parametrize("name", TOOLS)
