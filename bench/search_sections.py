@@ -1,0 +1,168 @@
+"""Latency of ``search_sections`` through ``/api/mcp``, on the default and on a scaled demo campus.
+
+For each scale it builds a SQLite demo campus (``campus-mcp demo --scale N``, skipped when the
+database already exists), starts ``campus-mcp serve`` (uvicorn) on a free loopback port with
+anonymous access, and calls ``search_sections`` with the MCP SDK client over HTTP, one call at a
+time, for several kinds of question. It prints p50 and p95 per kind and the ratio of the scaled
+campus to the default one. Bounded: a fixed number of calls per kind, loopback only.
+
+    .venv/bin/python bench/search_sections.py --scale 1 --scale 67 --calls 100 --work var/bench
+
+Not a test: speed is measured here and written into docs/search-and-benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from mcp import Client
+
+QUESTIONS: dict[str, dict[str, Any]] = {
+    "browse the term": {"limit": 25},
+    "one subject": {"subject": "COMP", "limit": 25},
+    "days and times": {"days": "TR", "begins_after": "10:00", "ends_before": "15:00", "open_only": True},
+    "title words": {"q": "introduction programming", "limit": 25},
+    "meaning": {"q": "a class about the stock market", "semantic": True, "limit": 10},
+}
+WARMUP_CALLS = 5
+START_TIMEOUT_S = 300
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def campus_env(database: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    env.update(
+        {
+            "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
+            "CAMPUS_MCP_PLUGINS": "catalog",
+            "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
+            "CAMPUS_MCP_SCHEDULER": "false",
+            "CAMPUS_MCP_CONFIG": str(database.with_suffix(".absent.toml")),
+        }
+    )
+    return env
+
+
+def command(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+def build_campus(database: Path, scale: int) -> float | None:
+    """Load the demo campus at ``scale``; the seconds it took, or None when it was already there."""
+    if database.exists():
+        return None
+    database.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [command("campus-mcp"), "demo", "--scale", str(scale)],
+        env=campus_env(database),
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - started
+
+
+@contextlib.contextmanager
+def serve(database: Path, log: Path) -> Iterator[str]:
+    port = free_port()
+    args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            args, env=campus_env(database), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while True:
+                if process.poll() is not None:
+                    raise SystemExit(f"campus-mcp serve exited with {process.returncode}; see {log}")
+                with contextlib.suppress(httpx.TransportError):
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"campus-mcp serve did not answer in {START_TIMEOUT_S}s; see {log}")
+                time.sleep(0.3)
+            yield f"http://127.0.0.1:{port}/api/mcp"
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+async def measure(url: str, calls: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {}
+    async with Client(url, mode="legacy") as client:
+        for name, arguments in QUESTIONS.items():
+            for _ in range(WARMUP_CALLS):
+                await client.call_tool("search_sections", arguments)
+            times = []
+            for _ in range(calls):
+                started = time.perf_counter()
+                result = await client.call_tool("search_sections", arguments)
+                times.append((time.perf_counter() - started) * 1000)
+                if result.is_error:
+                    raise SystemExit(f"{name}: search_sections failed: {result.content}")
+            sections = (result.structured_content or {}).get("total")
+            print(f"    {name:16s} {calls} calls, total matches {sections}")
+            timings[name] = times
+    return timings
+
+
+def percentile(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=int, action="append", help="Demo scales to measure (default 1 and 67).")
+    parser.add_argument("--calls", type=int, default=100, help="Measured calls per kind of question.")
+    parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for the databases and logs.")
+    options = parser.parse_args()
+    scales = options.scale or [1, 67]
+    results: dict[int, dict[str, list[float]]] = {}
+    for scale in scales:
+        database = (options.work / f"demo-scale-{scale}.db").resolve()
+        built = build_campus(database, scale)
+        print(f"scale {scale}: " + (f"demo loaded in {built:.0f} s" if built is not None else "existing database"))
+        with serve(database, options.work / f"serve-scale-{scale}.log") as url:
+            results[scale] = asyncio.run(measure(url, options.calls))
+
+    base = scales[0]
+    print("\nsearch_sections through /api/mcp (ms, one client, sequential calls)")
+    header = f"{'question':16s}" + "".join(f" | scale {s}: p50 / p95" for s in scales)
+    if len(scales) > 1:
+        header += "".join(f" | p50 ratio {s}/{base}" for s in scales[1:])
+    print(header)
+    for name in QUESTIONS:
+        row = f"{name:16s}"
+        for scale in scales:
+            times = results[scale][name]
+            row += f" | {percentile(times, 50):9.1f} / {percentile(times, 95):6.1f}"
+        for scale in scales[1:]:
+            row += f" | {percentile(results[scale][name], 50) / percentile(results[base][name], 50):14.1f}x"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
