@@ -55,13 +55,25 @@ def installed_plugin_names() -> list[str]:
     return [entry.name for entry in _entry_points()]
 
 
+def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
+    """Register one plugin; pluggy's refusals become a PluginError that names it."""
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:
+        # A hookimpl whose arguments the hookspec does not have (``def register_tools(config)``).
+        raise PluginError(f"plugin {name!r} has a hook implementation the host cannot call: {exc}") from exc
+    except ValueError as exc:
+        # The name, or the same module, is registered already (two entry points for one module).
+        raise PluginError(f"plugin {name!r} cannot be registered: {exc}") from exc
+
+
 def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]] = ()) -> pluggy.PluginManager:
     """Register the built-in plugins, the enabled installed ones, and ``extra`` (tests)."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for module_name in BUILTIN_PLUGINS:
         module = importlib.import_module(module_name)
-        pm.register(module, name=module_name.rsplit(".", 1)[-1])
+        _register(pm, module, module_name.rsplit(".", 1)[-1])
     for entry in _entry_points():
         if settings.plugins is not None and entry.name not in settings.plugins:
             continue
@@ -71,14 +83,15 @@ def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]]
             plugin = entry.load()
         except Exception as exc:  # any import failure: name the plugin, keep the cause
             raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to import: {exc}") from exc
-        pm.register(plugin, name=entry.name)
+        _register(pm, plugin, entry.name)
     for name, plugin in extra:
         if name not in settings.disable:
-            pm.register(plugin, name=name)
+            _register(pm, plugin, name)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin!r} implements a hook that does not exist: {exc}") from exc
+        culprit = pm.get_name(exc.plugin) if exc.plugin is not None else None
+        raise PluginError(f"plugin {culprit!r} implements a hook that does not exist: {exc}") from exc
     return pm
 
 
