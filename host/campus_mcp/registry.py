@@ -6,7 +6,9 @@ Invariants, each held by a test in ``tests/test_registry.py``:
 - two contributions of one kind with one name are refused at start-up, naming both plugins;
 - a plugin whose dependency is not loaded stops start-up, naming both plugins;
 - a hookimpl with no hookspec (a misspelled hook) stops start-up (``check_pending``);
-- a plugin that fails to import stops start-up, naming the plugin.
+- a hookimpl the host cannot call (an argument its hookspec lacks) stops start-up, naming the plugin;
+- a plugin that fails to import stops start-up, naming the plugin;
+- a plugin's ``PluginInfo.name`` is the name it is registered under.
 """
 
 from __future__ import annotations
