@@ -243,3 +243,30 @@ async def test_an_item_without_a_crn_is_reported_and_the_term_still_counts_as_re
     assert (run.outcome, run.items) == ("partial", 156)
     assert run.lost == {f"id {broken_id}": "no courseReferenceNumber; cannot be stored"}
     assert (await term(campus)).sections_synced_at is not None
+
+
+async def test_a_list_that_moves_while_it_is_paged_is_read_again_and_cancels_nothing(
+    campus_factory: CampusFactory, banner_env: pytest.MonkeyPatch
+) -> None:
+    sections = copy.deepcopy(fixture_sections())
+    fake = FakeBanner(sections=sections)
+    async with serve_fake_banner(fake) as url:
+        banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
+        campus = await campus_factory(plugins=["catalog"])
+        await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        await make_current(campus)
+
+        def drop_one_after_the_first_page(banner: FakeBanner, offset: int) -> None:
+            if offset == 0:
+                banner.sections = list(banner.sections)[1:]  # the registrar deletes a section now
+
+        fake.after_page = drop_one_after_the_first_page
+        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+    assert run.outcome == "partial"
+    assert run.lost == {
+        "term 202131": "Banner listed 157 sections but the pages held 156 different ones "
+        "(the list changed while it was read); retried on the next run"
+    }
+    async with campus.sessions() as session:
+        # The section skipped by the shifted pages is not taken for cancelled.
+        assert await session.scalar(select(func.count()).select_from(Section).where(Section.cancelled)) == 0

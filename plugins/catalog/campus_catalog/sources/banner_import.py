@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -271,6 +271,8 @@ async def import_term_sections(
     kind: str = "import",
 ) -> Term:
     """Upsert one term's sections. ``complete``: the data is the whole term (a full run)."""
+    # A CRN listed twice (Banner's list moved while it was paged) is one section: the last wins.
+    sections = list({banner.crn: banner for banner in sections}.values())
     lookups = _Lookups()
     await lookups.load(session)
     term = await _term(session, term_code, sections)
@@ -304,6 +306,7 @@ async def import_term_sections(
             await _instructor(session, lookups, person)
     await session.flush()
 
+    new_meetings: list[tuple[Section, list[dict[str, Any]]]] = []
     for banner in sections:
         key = (banner.subject, banner.course_number)
         course = await _course(session, lookups, banner, titles[key].most_common(1)[0][0])
@@ -338,7 +341,8 @@ async def import_term_sections(
         section = existing.get(banner.crn)
         if section is None:
             section = Section(term_id=term.id, crn=banner.crn, **values)
-            section.meeting_times = [MeetingTime(**row) for row in wanted_meetings]
+            # Meetings of new sections go in afterwards as one bulk insert (see below).
+            new_meetings.append((section, wanted_meetings))
             section.instructor_links = [
                 SectionInstructor(instructor_id=pid, is_primary=primary) for pid, primary in wanted_links
             ]
@@ -373,6 +377,13 @@ async def import_term_sections(
             section.banner_synced_at = now
             section.seats_synced_at = now
     await session.flush()
+    if new_meetings:
+        # One executemany instead of an INSERT ... RETURNING per row: the ORM cannot batch
+        # those on SQLite, and meetings are most of the rows of a first import.
+        await session.execute(
+            insert(MeetingTime),
+            [{"section_id": section.id, **row} for section, rows in new_meetings for row in rows],
+        )
     if complete:
         if kind == "sync":
             term.sections_synced_at = now

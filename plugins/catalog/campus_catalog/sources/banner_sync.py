@@ -120,9 +120,14 @@ async def sync_term(
     """Read every page of one term and store it. True when the whole term was read."""
     sections: list[BannerSection] = []
     complete = True
+    listed: int | None = None
+    unstorable = 0
     try:
         async for page in banner.search_pages(term_code):
             parsed = parse_search_results(page, source=f"term {term_code} offset {len(sections)}")
+            if parsed.total_count is not None:
+                listed = max(listed or 0, parsed.total_count)
+            unstorable += parsed.unstorable
             sections.extend(parsed.sections)
             # An item with no CRN is reported (the run is partial) but does not make the term
             # incomplete: every page was read, and one broken item must not stop the term's
@@ -137,6 +142,16 @@ async def sync_term(
         complete = False
     if not sections:
         return False
+    distinct = len({s.crn for s in sections}) + unstorable
+    shifted = distinct < len(sections) + unstorable  # a CRN on two pages: the pages moved
+    if complete and listed is not None and (distinct < listed or shifted):
+        # Banner's list moved while it was paged (a section added or dropped shifts the pages), so
+        # some sections were missed. Calling them cancelled would be wrong: the term is read again.
+        lost[f"term {term_code}"] = (
+            f"Banner listed {listed} sections but the pages held {distinct} different ones "
+            "(the list changed while it was read); retried on the next run"
+        )
+        complete = False
     now = utcnow()
     async with sessions() as session:
         term = await import_term_sections(

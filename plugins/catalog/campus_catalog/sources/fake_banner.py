@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import uvicorn
@@ -48,6 +48,8 @@ class FakeBanner:
     delay_seconds: float = 0.0
     # CRN -> the HTML of getSectionPrerequisites (Banner's table); others have none.
     prerequisites: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Called after each search page is served, with the offset: a test changes the list mid-paging.
+    after_page: Callable[[FakeBanner, int], None] | None = None
     seen: list[SeenRequest] = dataclasses.field(default_factory=list)
     _sessions: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -108,6 +110,10 @@ class FakeBanner:
             rows = [s for s in rows if s["subject"] == query["txt_subject"]]
         if self.fail_from_offset is not None and offset >= self.fail_from_offset:
             raise _Fault()
+        if self.after_page is not None:
+            page_rows = rows[offset : offset + size]
+            self.after_page(self, offset)
+            return {"success": True, "totalCount": len(rows), "data": page_rows, "pageOffset": offset}
         return {
             "success": True,
             "totalCount": len(rows),
