@@ -22,6 +22,7 @@ Why it is built the way it is:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -405,7 +406,7 @@ def _seats(rng: random.Random, capacity: int, past: bool) -> dict[str, Any]:
 async def _load_sections(loader: _Loader, term: DemoTerm, term_id: int, target: int) -> None:
     rng = loader.rng
     past = term.end < loader.today
-    weights = [c.weight for c in loader.courses]
+    cumulative = list(itertools.accumulate(c.weight for c in loader.courses))
     campus_building = {code: BUILDINGS[school] for code, (_, school) in SUBJECTS.items()}
     parts = {"1": 3 * term_id - 2, "A": 3 * term_id - 1, "B": 3 * term_id}
     sections: list[dict[str, Any]] = []
@@ -507,7 +508,7 @@ async def _load_sections(loader: _Loader, term: DemoTerm, term_id: int, target: 
     # Every course is offered once each term, then the popular (lower-level) ones again and again.
     first_round = list(loader.courses)
     while made < target:
-        course = first_round.pop(0) if first_round else rng.choices(loader.courses, weights=weights)[0]
+        course = first_round.pop(0) if first_round else rng.choices(loader.courses, cum_weights=cumulative)[0]
         pool = loader.instructors_by_subject[course.subject]
         instructor = None if rng.random() < 0.03 else rng.choice(pool)
         online = course.kind in {"lec", "sem"} and rng.random() < 0.09
@@ -673,11 +674,13 @@ async def _load_reviews(loader: _Loader) -> None:
     quality = {i: min(5.0, max(1.0, rng.gauss(3.6, 0.9))) for i in reviewed}
     hardness = {i: min(5.0, max(1.0, rng.gauss(3.0, 0.8))) for i in reviewed}
     popularity = [rng.paretovariate(1.6) for _ in reviewed]
+    # Cumulative once: weights= would add them all up again for each of a million reviews.
+    cumulative = list(itertools.accumulate(popularity))
     summary: dict[int, list[tuple[int, int, bool | None, list[str]]]] = {}
     rows: list[dict[str, Any]] = []
     total = REVIEWS * loader.scale
     for review_id in range(1, total + 1):
-        instructor = rng.choices(reviewed, weights=popularity)[0]
+        instructor = rng.choices(reviewed, cum_weights=cumulative)[0]
         overall = int(min(5, max(1, round(rng.gauss(quality[instructor], 0.9)))))
         difficulty = int(min(5, max(1, round(rng.gauss(hardness[instructor], 0.9)))))
         would = None if rng.random() < 0.15 else overall >= 3 and rng.random() < 0.9
