@@ -156,6 +156,18 @@ async def test_malformed_json_is_a_parse_error(base_url: str, body: bytes) -> No
             assert "parse" in error["message"].lower()
 
 
+@pytest.mark.parametrize("body", [b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', b'"ping"', b'{"id": 1}'])
+async def test_json_that_is_not_one_request_is_refused_as_a_client_error(base_url: str, body: bytes) -> None:
+    # A batch, a bare value or an object without a method: well-formed JSON, but no request.
+    async with httpx.AsyncClient(base_url=base_url) as client:
+        for headers in (legacy_headers(), {**legacy_headers(MODERN), "Mcp-Method": "ping"}):
+            response = await post(client, body, headers)
+            assert response.status_code == 400
+            error = response.json()["error"]
+            assert error["code"] in (-32600, -32602)
+            assert error["message"]
+
+
 async def test_unknown_method_is_method_not_found(base_url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url) as client:
         response = await post(client, rpc("tools/frobnicate", {}), legacy_headers())
