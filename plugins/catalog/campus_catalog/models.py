@@ -157,7 +157,7 @@ class Course(Base):
     terms_offered: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # Per course, so the daily run can skip courses read in the last 7 days.
     details_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
     subject: Mapped[Subject] = relationship(lazy="raise")
 
@@ -222,7 +222,7 @@ class Section(Base):
     banner_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The seat refresh writes only seats and this, never banner_synced_at (seed 000).
     seats_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
     term: Mapped[Term] = relationship(lazy="raise")
     course: Mapped[Course] = relationship(lazy="raise")
@@ -306,7 +306,7 @@ class Instructor(Base):
     email: Mapped[str | None] = mapped_column(String(200), nullable=True)
     # The RateMyProfessor teacher id the ratings and reviews came from, when known.
     rmp_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
     rating: Mapped[InstructorRating | None] = relationship(back_populates="instructor", lazy="raise", uselist=False)
 
@@ -371,7 +371,7 @@ class Review(Base):
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     text: Mapped[str] = mapped_column(Text, default="")
     sentiment: Mapped[float | None] = mapped_column(Float, nullable=True)
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
     instructor: Mapped[Instructor] = relationship(lazy="raise")
 
