@@ -195,3 +195,44 @@ def import_finals_command(term: str, path: Path) -> None:
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     _report(summary, lost, stored)
+
+
+def _feed_command(source: str, what: str) -> Callable[[Path], None]:
+    def run(path: Path) -> None:
+        from campus_catalog.sources.catalog_feeds import FeedReport, import_elective_lists, import_programs
+        from campus_catalog.sources.errors import SourceError
+
+        async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+            started = utcnow()
+            report = FeedReport()
+            data = await asyncio.to_thread(path.read_bytes)
+            async with sessions() as session:
+                if source == "programs":
+                    await import_programs(session, data, now=started, report=report)
+                else:
+                    await import_elective_lists(session, data, now=started, report=report)
+                await session.commit()
+            await _record(sessions, source, started, report.stored, report.lost(), report.summary(what))
+            return report.stored, report.lost(), report.summary(what)
+
+        try:
+            stored, lost, summary = _run(work)
+        except SourceError as exc:
+            raise click.ClickException(f"{path.name}: {exc}") from None
+        _report(summary, lost, stored)
+
+    return run
+
+
+@import_group.command("programs")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_programs_command(path: Path) -> None:
+    """Import one catalog year's degree programs from a programs JSON file (docs/data-sources.md)."""
+    _feed_command("programs", "programs")(path)
+
+
+@import_group.command("electives")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_electives_command(path: Path) -> None:
+    """Import the schools' elective lists from an elective lists JSON file (docs/data-sources.md)."""
+    _feed_command("electives", "elective lists")(path)

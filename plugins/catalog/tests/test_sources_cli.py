@@ -77,3 +77,18 @@ def test_an_import_with_nothing_configured_says_what_to_set(env: dict[str, str])
     assert "give --file PATH, set CAMPUS_MCP_CATALOG_BANNER_FILE, or use --live" in result.output
     live = CliRunner().invoke(import_group, ["banner", "--live"], env=env)
     assert "--live needs CAMPUS_MCP_CATALOG_BANNER_URL" in live.output
+
+
+def test_import_programs_and_a_file_that_is_not_a_feed(env: dict[str, str], tmp_path: Path) -> None:
+    feed = tmp_path / "programs.json"
+    feed.write_text(
+        json.dumps({"catalog_year": "2026-2027", "programs": [{"slug": "bs-cs", "name": "Computer Science"}]})
+    )
+    result = CliRunner().invoke(import_group, ["programs", str(feed)], env=env)
+    assert result.exit_code == 0, result.output
+    assert "1 programs stored, 0 removed; 0 could not be read" in result.output
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text("[1, 2, 3]")
+    refused = CliRunner().invoke(import_group, ["electives", str(wrong)], env=env)
+    assert refused.exit_code == 1
+    assert "wrong.json: elective lists feed is not a JSON object" in refused.output
