@@ -206,29 +206,27 @@ def instruction_fragments(settings: Settings) -> list[InstructionFragment]:
                 "'prerequisites', 'is this class full', 'when is spring break', 'what should I take next semester'."
             ),
         ),
+        # The rules stay short: every plugin's rules share what is left of the 2,048 characters.
         InstructionFragment(
             priority=50,
             text=(
                 "Catalog: call list_terms first for the term uid. Course-planning results carry an advisory: tell "
-                "the student to confirm the plan with their program director and academic advisor, and mind how "
-                f"old data_sources says the data is. Times are in {n['tz']}."
+                "the student to confirm the plan with their program director and academic advisor."
             ),
         ),
         InstructionFragment(
             priority=60,
             text=(
-                f"Overrides: {n['office']} gives registration overrides. An override is not certain, so make "
-                "plans that need none; offer one that needs an override only when nothing else works or the "
-                "student is stuck, and then name the override and the course and give the minutes of any time "
-                "conflict (check_schedule gives them)."
+                f"Overrides come from {n['office']} and are never certain: plan without one; offer one only when "
+                "nothing else works, naming the override, the course and any minutes of time conflict."
             ),
         ),
         InstructionFragment(
             priority=70,
             text=(
-                f"Registration: each student registers at the time on their time ticket ({n['system']}); "
-                "first-year students, sophomores and students on probation need a RAC from their primary "
-                "advisor. No tool reads the time ticket, RAC or standing: give the rule, do not guess."
+                f"Registration time comes from the student's time ticket ({n['system']}); first-year students, "
+                "sophomores and students on probation need a RAC from their primary advisor. No tool knows these: "
+                "give the rule, do not guess."
             ),
         ),
     ]
