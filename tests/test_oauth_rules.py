@@ -18,7 +18,7 @@ from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 from campus_mcp.db import utcnow
 from campus_mcp.jobs import run_job
 from campus_mcp.oauth.cleanup import JOB_ID
-from campus_mcp.oauth.models import OAuthClient, OAuthToken
+from campus_mcp.oauth.models import AuthorizationCode, OAuthClient, OAuthToken
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
@@ -300,6 +300,23 @@ async def test_a_code_is_bound_to_its_client(live: Live) -> None:
     code = await live.code(client_id, challenge)
     stolen = await live.exchange(other, code, verifier)
     assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant"
+
+
+async def test_an_expired_code_is_refused(live: Live) -> None:
+    client_id = await live.client_id()
+    verifier, challenge = pkce()
+    code = await live.code(client_id, challenge)
+    async with live.campus.sessions() as session, session.begin():
+        await session.execute(update(AuthorizationCode).values(expires_at=utcnow() - timedelta(seconds=1)))
+    late = await live.exchange(client_id, code, verifier)
+    assert late.status_code == 400 and late.json()["error"] == "invalid_grant"
+
+
+async def test_a_metadata_document_client_on_a_private_address_sees_why(live: Live) -> None:
+    _, challenge = pkce()
+    response = await live.http.get(live.authorize_url("https://10.0.0.7/oauth/client.json", challenge))
+    assert response.status_code == 400 and "location" not in response.headers
+    assert "not public" in response.text
 
 
 # refresh -----------------------------------------------------------------------------------
