@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from campus_mcp.registry import PluginError
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -102,8 +103,11 @@ class CatalogSettings(BaseSettings):
         return bool(self.electives_url or self.electives_file)
 
 
-class CatalogSettingsError(ValueError):
-    """The CAMPUS_MCP_CATALOG_* variables do not make a valid configuration; says which and why."""
+class CatalogSettingsError(PluginError):
+    """The CAMPUS_MCP_CATALOG_* variables do not make a valid configuration; says which and why.
+
+    A :class:`PluginError`, so that ``campus-mcp`` and ``serve`` stop with this one line rather
+    than a traceback."""
 
 
 def load_catalog_settings() -> CatalogSettings:
