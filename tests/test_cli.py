@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -109,3 +110,25 @@ def test_running_an_unknown_job_says_which_jobs_exist(
     assert result.returncode == 1
     assert "no job 'dining.refresh_menus'" in result.stderr
     assert "dining.refresh_hours" in result.stderr
+
+
+def test_worker_runs_the_scheduler_until_interrupted(
+    workdir: tuple[Path, dict[str, str]], upgraded: subprocess.CompletedProcess[str]
+) -> None:
+    folder, env = workdir
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    environment.update(env, PYTHONUNBUFFERED="1")
+    worker = subprocess.Popen(
+        [str(CLI), "worker"], cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert worker.stdout is not None
+        first_line = worker.stdout.readline()  # blocks until the scheduler has started
+        assert first_line.startswith("Scheduler running "), first_line + (worker.stderr.read() if worker.stderr else "")
+        assert "job(s)" in first_line
+        worker.send_signal(signal.SIGINT)
+        assert worker.wait(timeout=60) == 0
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
