@@ -135,3 +135,11 @@ async def test_harness_principal_of_a_demo_student(campus_factory: CampusFactory
     assert allowed.structured_content == {"username": "student1", "scopes": ["probe:read"], "sdk_subject": None}
     denied = await campus.call("write_probe", principal=principal)
     assert denied.is_error and "probe:write" in denied.content[0].text
+
+
+async def test_a_local_account_after_the_demo_students_gets_the_next_id(campus_factory: CampusFactory) -> None:
+    # PostgreSQL's sequence does not move for explicit ids; the demo loader moves it.
+    campus, _ = await _serve(campus_factory, demo_students=4)
+    async with campus.sessions() as session, session.begin():
+        student = await create_local_student(session, "newcomer", "a long passphrase")
+    assert student.id == 5
