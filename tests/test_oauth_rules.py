@@ -554,3 +554,19 @@ def test_the_session_cookie_is_secure_behind_https() -> None:
 
     config = session_config(Settings(public_url="https://calendar.campus.example", secret_key="k" * 40))
     assert config.secure and config.httponly and config.samesite == "lax"
+
+
+async def test_no_token_reaches_the_log(live: Live, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    with caplog.at_level(logging.DEBUG):
+        client_id, token = await live.tokens()
+        refreshed = (await live.refresh(client_id, token["refresh_token"])).json()
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    for secret in (
+        token["access_token"],
+        token["refresh_token"],
+        refreshed["access_token"],
+        refreshed["refresh_token"],
+    ):
+        assert secret not in logged

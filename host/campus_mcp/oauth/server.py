@@ -53,6 +53,9 @@ from campus_mcp.registry import Registry
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+# authlib logs issued tokens at DEBUG ("Issue token ..."): never let that reach a log, whatever
+# level the deployment's logging is configured at.
+logging.getLogger("authlib").setLevel(logging.INFO)
 
 AUTHORIZE_PATH = "/api/oauth/authorize"
 TOKEN_PATH = "/api/oauth/token"  # noqa: S105 - a path, not a secret
