@@ -273,12 +273,25 @@ FIELDS: tuple[tuple[str, QueryFunction, type[BaseModel], type[BaseModel], str], 
 )
 
 
+class _CatalogSchema(strawberry.Schema):
+    """Logs only what went wrong on the server: a student's bad argument or a query over a limit
+    is answered with its message and is not an error of ours (strawberry logs every error)."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        unexpected = [
+            e
+            for e in errors
+            if e.original_error is not None and not isinstance(e.original_error, (InvalidInput, GraphQLError))
+        ]
+        super().process_errors(unexpected, execution_context)
+
+
 def _build_schema() -> strawberry.Schema:
     namespace: dict[str, Any] = {
         name: _top_field(name, query, arguments, answer, doc) for name, query, arguments, answer, doc in FIELDS
     }
     query_type = strawberry.type(type("Query", (), namespace), description="The public course catalog (read only).")
-    return strawberry.Schema(
+    return _CatalogSchema(
         query=query_type,
         config=StrawberryConfig(
             auto_camel_case=False,
