@@ -232,6 +232,15 @@ class TestDatabases:
         self._live.clear()
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which database the test campuses use, so a CI log shows which pass it is."""
+    url = os.environ.get(TEST_DATABASE_ENV)
+    if not url:
+        return "campus databases: SQLite, one file per campus"
+    parts = make_url(url)
+    return f"campus databases: PostgreSQL on {parts.host}:{parts.port}, one database per campus"
+
+
 def test_settings(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "database_url": database_url,
