@@ -30,9 +30,9 @@ import numpy as np
 from campus_mcp import metrics
 from campus_mcp.errors import InvalidInput
 from numpy.typing import NDArray
-from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy import ColumnElement, Select, select, update
 
-from campus_catalog.models import Course, Instructor, Review, Section
+from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
@@ -254,3 +254,83 @@ async def stored_vector(session: AsyncSession, kind: SearchKind, row_id: int) ->
     table = _TABLES[kind]
     blob = (await session.execute(select(table.embedding).where(table.id == row_id))).scalar_one_or_none()
     return None if blob is None else from_bytes(blob)
+
+
+# ----------------------------------------------------------------------------- filling vectors
+
+
+async def fill_missing_vectors(session: AsyncSession) -> dict[str, int]:
+    """Write the vector of every course, section, instructor and review that has none.
+
+    Importers store rows without vectors (the model is slow, and a sync should not wait for
+    it); call this after an import, in the same job, so new rows can be found by meaning. A
+    section without a title of its own shares its course's vector, an instructor's vector is the
+    mean of the courses they teach, so the model embeds only course and review texts. Returns
+    how many rows of each kind got a vector.
+    """
+    filled: dict[str, int] = {}
+
+    courses = (
+        await session.execute(
+            select(Course.id, Course.subject_code, Course.course_number, Course.title, Course.description).where(
+                Course.embedding.is_(None)
+            )
+        )
+    ).all()
+    texts = [course_text(f"{c.subject_code} {c.course_number}", c.title, c.description) for c in courses]
+    blobs = await anyio.to_thread.run_sync(embed_unique, texts)
+    await _write(session, Course, [c.id for c in courses], blobs)
+    filled["courses"] = len(courses)
+
+    sections = (
+        await session.execute(
+            select(
+                Section.id,
+                Section.title,
+                Course.subject_code,
+                Course.course_number,
+                Course.description,
+                Course.embedding,
+            )
+            .join(Course, Course.id == Section.course_id)
+            .where(Section.embedding.is_(None))
+        )
+    ).all()
+    own = [s for s in sections if s.title]
+    own_blobs = await anyio.to_thread.run_sync(
+        embed_unique, [course_text(f"{s.subject_code} {s.course_number}", s.title, s.description) for s in own]
+    )
+    shared = [s for s in sections if not s.title and s.embedding is not None]
+    await _write(session, Section, [s.id for s in own], own_blobs)
+    await _write(session, Section, [s.id for s in shared], [s.embedding for s in shared])
+    filled["sections"] = len(own) + len(shared)
+
+    taught = (
+        await session.execute(
+            select(SectionInstructor.instructor_id, Course.embedding)
+            .join(Section, Section.id == SectionInstructor.section_id)
+            .join(Course, Course.id == Section.course_id)
+            .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+            .where(Instructor.embedding.is_(None), Course.embedding.is_not(None))
+            .distinct()
+        )
+    ).all()
+    by_instructor: dict[int, list[bytes]] = {}
+    for instructor_id, blob in taught:
+        if blob is not None:
+            by_instructor.setdefault(instructor_id, []).append(blob)
+    means = {i: mean_vector(blobs) for i, blobs in by_instructor.items()}
+    await _write(session, Instructor, list(means), list(means.values()))
+    filled["instructors"] = len(means)
+
+    reviews = (await session.execute(select(Review.id, Review.text).where(Review.embedding.is_(None)))).all()
+    review_blobs = await anyio.to_thread.run_sync(embed_unique, [r.text for r in reviews])
+    await _write(session, Review, [r.id for r in reviews], review_blobs)
+    filled["reviews"] = len(reviews)
+    return filled
+
+
+async def _write(session: AsyncSession, model: type[Any], ids: Sequence[int], blobs: Sequence[bytes | None]) -> None:
+    rows = [{"id": i, "embedding": b} for i, b in zip(ids, blobs, strict=True)]
+    for start in range(0, len(rows), RANK_CHUNK):
+        await session.execute(update(model), rows[start : start + RANK_CHUNK])
