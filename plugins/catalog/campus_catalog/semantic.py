@@ -231,7 +231,7 @@ async def semantic_search(
         statement = statement.where(table.id.not_in(list(exclude_ids)))
 
     if kind == "sections":
-        matches = await _rank_sections(session, statement, target, limit)
+        matches = await _rank_sections(session, _section_candidates(filters, within, exclude_ids), target, limit)
     else:
         matches = await _rank_rows(session, statement, target, limit)
     if min_score is not None:
@@ -256,39 +256,87 @@ async def _rank_rows(session: AsyncSession, statement: Select[Any], target: Vect
     return [Match(id=best_ids[i], score=round(best_scores[i], 4)) for i in order]
 
 
-async def _rank_sections(session: AsyncSession, statement: Select[Any], target: Vector, limit: int) -> list[Match]:
-    """Sections by meaning without reading a vector per section.
+def _section_candidates(
+    filters: Sequence[ColumnElement[bool]], within: Select[Any] | None, exclude_ids: Collection[int]
+) -> Select[int, int, str | None]:
+    """The candidate sections as (id, course_id, title), with no vector and no ``IN (...)``.
+
+    When ``within`` already selects section ids (a search's own filters), its FROM and WHERE are
+    reused as they are: SQLite does not flatten ``id IN (SELECT id FROM catalog_sections ...)``,
+    which cost 240 ms on 108,000 candidates, and a ``embedding IS NOT NULL`` test on each row
+    another 285 ms (untitled sections take their course's vector, so it is not needed).
+    """
+    columns = (Section.id, Section.course_id, Section.title)
+    first = next(iter(within.selected_columns), None) if within is not None else None
+    if within is not None and getattr(first, "table", None) is Section.__table__ and getattr(first, "name", "") == "id":
+        candidates: Select[int, int, str | None] = within.with_only_columns(*columns)
+    else:
+        candidates = select(*columns)
+        if within is not None:
+            candidates = candidates.where(Section.id.in_(within.scalar_subquery()))
+    candidates = candidates.where(*filters)
+    if exclude_ids:
+        candidates = candidates.where(Section.id.not_in(list(exclude_ids)))
+    return candidates
+
+
+async def _rank_sections(
+    session: AsyncSession, statement: Select[int, int, str | None], target: Vector, limit: int
+) -> list[Match]:
+    """Sections by meaning without reading a vector, or even a row, per candidate section.
 
     A section without a title of its own has its course's vector (``fill_missing_vectors`` and
-    the demo write it so), so the candidates are read as ids and course ids only, each distinct
-    course is scored once, and only titled sections (topics courses) bring their own vector.
-    On the 300,000-section demo campus this reads 137 ms of rows instead of 540-690 ms of blobs.
+    the demo write it so). So the database names the distinct courses among the candidates, each
+    course is scored once, and sections are fetched course by course, best course first, until
+    the page is full; only titled sections (topics courses) bring their own vectors. Ties (the
+    sections of one course) are broken by id, so every twin of a tool lists them alike. On the
+    300,000-section demo campus this replaced reading 108,000 rows (or their 1.5 KB vectors).
     """
-    light = statement.with_only_columns(Section.id, Section.course_id, Section.title.is_(None))
-    rows = (await session.execute(light)).all()
-    if not rows or limit <= 0:
+    if limit <= 0:
         return []
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    course_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    shares = np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=len(rows))
+    candidates = statement.subquery()
+    course_ids = (
+        (await session.execute(select(candidates.c.course_id).where(candidates.c.title.is_(None)).distinct()))
+        .scalars()
+        .all()
+    )
+    course_score: dict[int, float] = {}
+    if course_ids:
+        found = await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(list(course_ids))))
+        course_score = {cid: float(from_bytes(blob) @ target) for cid, blob in found if blob is not None}
 
-    scores = np.zeros(len(rows), dtype=np.float32)
-    distinct = np.unique(course_ids[shares])
-    if len(distinct):
-        course_rows = (
-            await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(distinct.tolist())))
-        ).all()
-        course_score = {cid: float(from_bytes(blob) @ target) for cid, blob in course_rows if blob is not None}
-        scores[shares] = [course_score.get(int(c), -1.0) for c in course_ids[shares]]
-    titled = ids[~shares]
-    if len(titled):
-        found = await session.execute(select(Section.id, Section.embedding).where(Section.id.in_(titled.tolist())))
-        own = {section_id: blob for section_id, blob in found if blob is not None}
-        scores[~shares] = [float(from_bytes(own[int(i)]) @ target) if int(i) in own else -1.0 for i in titled]
+    titled = (
+        await session.execute(
+            select(Section.id, Section.embedding).where(
+                Section.id.in_(select(candidates.c.id).where(candidates.c.title.is_not(None)))
+            )
+        )
+    ).all()
+    ranked: list[tuple[float, int]] = [
+        (float(from_bytes(blob) @ target), int(section_id)) for section_id, blob in titled if blob is not None
+    ]
+    ranked.sort(key=lambda pair: (-pair[0], pair[1]))
 
-    # Sort by score, then id: sections of one course tie, and every twin must list them alike.
-    order = np.lexsort((ids, -scores))[:limit]
-    return [Match(id=int(ids[i]), score=round(float(scores[i]), 4)) for i in order]
+    # Walk the courses best first; stop once the next course cannot beat the page's last entry.
+    page: list[tuple[float, int]] = ranked[:limit]
+    for course_id, score in sorted(course_score.items(), key=lambda kv: (-kv[1], kv[0])):
+        if len(page) >= limit and score < page[-1][0]:
+            break
+        wanted = limit - sum(1 for s, _ in page if s > score)
+        section_ids = (
+            (
+                await session.execute(
+                    select(candidates.c.id)
+                    .where(candidates.c.course_id == course_id, candidates.c.title.is_(None))
+                    .order_by(candidates.c.id)
+                    .limit(max(wanted, 0))
+                )
+            )
+            .scalars()
+            .all()
+        )
+        page = sorted([*page, *((score, int(i)) for i in section_ids)], key=lambda pair: (-pair[0], pair[1]))[:limit]
+    return [Match(id=section_id, score=round(score, 4)) for score, section_id in page]
 
 
 async def stored_vector(session: AsyncSession, kind: SearchKind, row_id: int) -> Vector | None:

@@ -76,6 +76,12 @@ async def test_fill_missing_vectors_makes_imported_rows_searchable_by_meaning(ca
         assert sections[0].id == 3  # the topics section is found by its own title
         stock = await semantic.semantic_search(session, "sections", "a class about the stock market", limit=1)
         assert stock[0].id == 1
+        # The same through a search's own select of section ids, and with the best one left out.
+        in_term = select(m.Section.id).where(m.Section.term_id == 1)
+        ranked = await semantic.semantic_search(session, "sections", "trading bitcoin", within=in_term, limit=3)
+        assert ranked[0].id == 3 and len(ranked) == 3
+        rest = await semantic.semantic_search(session, "sections", "trading bitcoin", within=in_term, exclude_ids=[3])
+        assert [m.id for m in rest] == [m.id for m in ranked[1:]]
         reviews = await semantic.semantic_search(session, "reviews", "explains clearly", limit=1)
         assert reviews[0].id == 1
         assert await semantic.semantic_search(session, "instructors", "investing", limit=1)
