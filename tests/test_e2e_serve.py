@@ -73,7 +73,7 @@ async def test_serve_then_list_tools_in_both_eras(campus_databases: TestDatabase
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": database_url,
-            "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
+            # No CAMPUS_MCP_ANONYMOUS_ACCESS: what `make serve` does, demo mode answers anonymous clients.
             # The jobs would fetch from the campus's servers; this test stays on loopback.
             "CAMPUS_MCP_SCHEDULER": "false",
             "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),

@@ -304,3 +304,12 @@ async def test_no_token_without_anonymous_access_is_401(campus_factory: CampusFa
         assert response.status_code == 401
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
         assert_no_stack_trace(response)
+
+
+def test_anonymous_access_follows_demo_mode_unless_set() -> None:
+    from campus_mcp.settings import Settings
+
+    assert Settings(demo=True).anonymous_access is True
+    assert Settings(demo=False, secret_key="k").anonymous_access is False
+    assert Settings(demo=True, anonymous_access=False).anonymous_access is False
+    assert Settings(demo=False, anonymous_access=True).anonymous_access is True
