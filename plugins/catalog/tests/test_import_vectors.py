@@ -1,0 +1,67 @@
+"""After a Banner import the new sections can be found by meaning through MCP, and a model that
+fails does not undo the import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from campus_catalog import semantic
+from campus_catalog.jobs import catalog_jobs
+from campus_catalog.models import Section
+from campus_mcp.jobs import run_job
+from campus_mcp.testing import CampusFactory, CampusHarness
+from sqlalchemy import func, select
+
+FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
+BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
+
+
+@pytest.fixture
+def banner_file(monkeypatch: pytest.MonkeyPatch) -> Path:
+    if not BANNER_FIXTURE.is_file():
+        pytest.skip(f"the Banner fixture is not at {BANNER_FIXTURE} (../shared/fixtures of the project root)")
+    for name in ("BANNER_URL", "CALENDAR_URL", "CALENDAR_FILE"):
+        monkeypatch.delenv(f"CAMPUS_MCP_CATALOG_{name}", raising=False)
+    monkeypatch.setenv("CAMPUS_MCP_CATALOG_BANNER_FILE", str(BANNER_FIXTURE))
+    return BANNER_FIXTURE
+
+
+async def run_sections_sync(campus: CampusHarness) -> Any:
+    job = {j.id: j for j in catalog_jobs(campus.settings)}["catalog.sections_sync"]
+    return await run_job(job, campus.registry, campus.sessions)
+
+
+async def search(campus: CampusHarness, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await campus.call("search_sections", arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def test_sections_of_a_banner_import_are_found_by_meaning(campus_factory: CampusFactory, banner_file: Path) -> None:
+    campus = await campus_factory(plugins=["catalog"])
+    run = await run_sections_sync(campus)
+    assert (run.outcome, run.items) == ("ok", 157), run.summary
+    assert "vectors for" in run.summary
+
+    page = await search(campus, {"term": "202131", "q": "databases", "semantic": True})
+    assert page["total"] == 157
+    assert page["sections"], page
+    assert (page["sections"][0]["course_code"], page["sections"][0]["title"]) == ("CSCE 310", "DATABASE SYSTEMS")
+
+
+async def test_a_model_that_fails_leaves_the_import_stored(
+    campus_factory: CampusFactory, banner_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_texts: Any) -> list[bytes]:
+        raise RuntimeError("the embedding engine could not load")
+
+    monkeypatch.setattr(semantic, "embed_unique", broken)
+    campus = await campus_factory(plugins=["catalog"])
+    run = await run_sections_sync(campus)
+    assert (run.outcome, run.items) == ("ok", 157), run.summary
+    assert "vectors not filled (RuntimeError" in run.summary
+    async with campus.sessions() as session:
+        assert await session.scalar(select(func.count()).select_from(Section)) == 157
