@@ -40,7 +40,9 @@ async def search(campus: CampusHarness, arguments: dict[str, Any]) -> dict[str, 
     return result.structured_content
 
 
-async def test_sections_of_a_banner_import_are_found_by_meaning(campus_factory: CampusFactory, banner_file: Path) -> None:
+async def test_sections_of_a_banner_import_are_found_by_meaning(
+    campus_factory: CampusFactory, banner_file: Path
+) -> None:
     campus = await campus_factory(plugins=["catalog"])
     run = await run_sections_sync(campus)
     assert (run.outcome, run.items) == ("ok", 157), run.summary
