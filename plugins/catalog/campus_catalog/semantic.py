@@ -31,7 +31,7 @@ import numpy as np
 from campus_mcp import metrics
 from campus_mcp.errors import InvalidInput
 from numpy.typing import NDArray
-from sqlalchemy import ColumnElement, Select, select, update
+from sqlalchemy import ColumnElement, Select, func, select, update
 
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 
@@ -214,18 +214,7 @@ async def semantic_search(
     are conditions on the kind's own table, ``within`` a select of ids the caller already
     narrowed (a term, an instructor...). Rows without a vector are not ranked.
     """
-    allowance = _allowance.get()
-    if allowance is not None:
-        allowance.spend()
-    metrics.count("semantic_searches_total", kind=kind)
-
-    if isinstance(query, str):
-        if not query.strip():
-            raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")
-        target = await anyio.to_thread.run_sync(embed_query, query)
-    else:
-        target = query.astype(np.float32, copy=False)
-
+    target = await _target(kind, query)
     table = _TABLES[kind]
     statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
     if within is not None:
@@ -234,12 +223,41 @@ async def semantic_search(
         statement = statement.where(table.id.not_in(list(exclude_ids)))
 
     if kind == "sections":
-        matches = await _rank_sections(session, _section_candidates(filters, within, exclude_ids), target, limit)
+        matches, _rankable = await _rank_sections(
+            session, _section_candidates(filters, within, exclude_ids), target, limit
+        )
     else:
         matches = await _rank_rows(session, statement, target, limit)
     if min_score is not None:
         matches = [m for m in matches if m.score >= min_score]
     return matches
+
+
+async def sections_by_meaning(
+    session: AsyncSession, query: str, *, within: Select[Any], limit: int
+) -> tuple[list[Match], int]:
+    """The best sections among ``within`` (a select of section ids), and how many it could rank.
+
+    The count is what a page's ``total`` should say: the candidates with a vector to compare,
+    that is the sections whose course has one (untitled) or that have their own (titled). It
+    comes from the rows the ranking reads anyway, so no query reads a vector column to count.
+    """
+    target = await _target("sections", query)
+    return await _rank_sections(session, _section_candidates((), within, ()), target, limit)
+
+
+async def _target(kind: SearchKind, query: str | Vector) -> Vector:
+    """Spend one search of the allowance, count it, and turn the student's words into a vector."""
+    allowance = _allowance.get()
+    if allowance is not None:
+        allowance.spend()
+    metrics.count("semantic_searches_total", kind=kind)
+    if isinstance(query, str):
+        if not query.strip():
+            raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")
+        vector: Vector = await anyio.to_thread.run_sync(embed_query, query)
+        return vector
+    return query.astype(np.float32, copy=False)
 
 
 async def _rank_rows(session: AsyncSession, statement: Select[Any], target: Vector, limit: int) -> list[Match]:
@@ -285,8 +303,9 @@ def _section_candidates(
 
 async def _rank_sections(
     session: AsyncSession, statement: Select[int, int, str | None], target: Vector, limit: int
-) -> list[Match]:
-    """Sections by meaning without reading a vector, or even a row, per candidate section.
+) -> tuple[list[Match], int]:
+    """Sections by meaning without reading a vector, or even a row, per candidate section, and
+    how many candidates could be ranked (those with a vector of their own or of their course).
 
     A section without a title of its own has its course's vector (``fill_missing_vectors`` and
     the demo write it so). So the database names the distinct courses among the candidates, each
@@ -295,17 +314,22 @@ async def _rank_sections(
     sections of one course) are broken by id, so every twin of a tool lists them alike. On the
     300,000-section demo campus this replaced reading 108,000 rows (or their 1.5 KB vectors).
     """
-    if limit <= 0:
-        return []
     candidates = statement.subquery()
-    course_ids = (
-        (await session.execute(select(candidates.c.course_id).where(candidates.c.title.is_(None)).distinct()))
-        .scalars()
+    # Grouping costs what DISTINCT did, and the counts make the number of rankable sections.
+    untitled: dict[int, int] = dict(
+        (
+            await session.execute(
+                select(candidates.c.course_id, func.count())
+                .where(candidates.c.title.is_(None))
+                .group_by(candidates.c.course_id)
+            )
+        )
+        .tuples()
         .all()
     )
     course_score: dict[int, float] = {}
-    if course_ids:
-        found = await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(list(course_ids))))
+    if untitled:
+        found = await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(list(untitled))))
         course_score = {cid: float(from_bytes(blob) @ target) for cid, blob in found if blob is not None}
 
     titled = (
@@ -319,6 +343,9 @@ async def _rank_sections(
         (float(from_bytes(blob) @ target), int(section_id)) for section_id, blob in titled if blob is not None
     ]
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+    rankable = len(ranked) + sum(untitled[cid] for cid in course_score)
+    if limit <= 0:
+        return [], rankable
 
     # Walk the courses best first; stop once the next course cannot beat the page's last entry.
     page: list[tuple[float, int]] = ranked[:limit]
@@ -339,7 +366,7 @@ async def _rank_sections(
             .all()
         )
         page = sorted([*page, *((score, int(i)) for i in section_ids)], key=lambda pair: (-pair[0], pair[1]))[:limit]
-    return [Match(id=section_id, score=round(score, 4)) for score, section_id in page]
+    return [Match(id=section_id, score=round(score, 4)) for score, section_id in page], rankable
 
 
 async def stored_vector(session: AsyncSession, kind: SearchKind, row_id: int) -> Vector | None:

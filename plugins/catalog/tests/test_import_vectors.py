@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from campus_catalog import semantic
 from campus_catalog.jobs import catalog_jobs
-from campus_catalog.models import Section
+from campus_catalog.models import Course, Section
 from campus_mcp.jobs import run_job
 from campus_mcp.testing import CampusFactory, CampusHarness
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
 BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
@@ -67,3 +67,26 @@ async def test_a_model_that_fails_leaves_the_import_stored(
     assert "vectors not filled (RuntimeError" in run.summary
     async with campus.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(Section)) == 157
+
+
+async def test_the_total_of_a_search_by_meaning_counts_only_what_it_can_rank(
+    campus_factory: CampusFactory, banner_file: Path
+) -> None:
+    campus = await campus_factory(plugins=["catalog"])
+    await run_sections_sync(campus)
+    async with campus.sessions() as session:
+        course_id = await session.scalar(select(Course.id).where(Course.title == "DATABASE SYSTEMS"))
+        its_sections = await session.scalar(select(func.count()).where(Section.course_id == course_id))
+        # A course whose vector is gone (a new description, before the next fill): its untitled
+        # sections still hold the old copy, but the ranking uses the course's, so it skips them.
+        await session.execute(update(Course).where(Course.id == course_id).values(embedding=None))
+        await session.commit()
+    assert its_sections
+
+    question = {"term": "202131", "q": "databases", "semantic": True, "limit": 100}
+    first = await search(campus, question)
+    assert first["total"] == 157 - its_sections
+    rest = await search(campus, {**question, "offset": 100})
+    listed = [s["course_code"] for s in first["sections"] + rest["sections"]]
+    assert len(listed) == first["total"]  # every section the total counts can be paged to
+    assert "CSCE 310" not in listed

@@ -139,16 +139,12 @@ async def search_sections(session: AsyncSession, query: SectionSearch, settings:
 
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        matches = (
-            await semantic.semantic_search(session, "sections", query.q, within=_base(where), limit=depth)
-            if depth
-            else []
-        )
-        total = await session.scalar(
-            select(func.count()).select_from(_base([*where, Section.embedding.is_not(None)]).subquery())
-        )
+        # The total is what the ranking could rank (sections with their own or their course's
+        # vector), counted from the rows it reads; ``Section.embedding IS NOT NULL`` was both
+        # slow (a vector column per row) and wrong for sections that share their course's vector.
+        matches, rankable = await semantic.sections_by_meaning(session, query.q, within=_base(where), limit=depth)
         ids = [m.id for m in matches][query.offset :]
-        total = min(total or 0, SEMANTIC_DEPTH)
+        total = min(rankable, SEMANTIC_DEPTH)
     elif query.q:
         course_ids = await fulltext.matching_ids(session, "courses", query.q)
         rank = {course_id: position for position, course_id in enumerate(course_ids)}
