@@ -47,6 +47,9 @@ async def test_title_words_find_the_course_a_student_means(catalog: Any) -> None
         ({"begins_after": "10:00"}, ["20005", "20006", "20001", "20002", "20003", "20007"]),
         ({"ends_before": "11am"}, ["20004", "20001", "20007"]),
         ({"begins_after": "9:30", "ends_before": "11:00"}, ["20001", "20007"]),
+        # Days and times together are tested in one probe of the meetings: each still holds.
+        ({"days": "TR", "begins_after": "10:00"}, ["20002"]),
+        ({"free_days": "F", "ends_before": "11am"}, ["20004", "20007"]),
         ({"instructor": "hopper"}, ["20002", "20003"]),
         ({"instructor": "marie-curie"}, ["20004", "20005"]),
         ({"campus": "online"}, ["20007"]),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from campus_mcp import NotFound, Settings
-from sqlalchemy import ColumnElement, Select, and_, exists, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, exists, func, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
@@ -43,7 +43,10 @@ SEMANTIC_DEPTH = 200
 
 
 def _meeting(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
-    return exists().where(MeetingTime.section_id == Section.id, *conditions)
+    """A meeting of the section matches. ``SELECT 1``, not ``SELECT *``: with no column asked
+    for, SQLite answers from the covering index on (section_id, weekday, start, end) instead of
+    reading each meeting row."""
+    return select(literal(1)).where(MeetingTime.section_id == Section.id, *conditions).exists()
 
 
 def section_filters(query: SectionSearch, term: Term) -> list[ColumnElement[bool]]:
@@ -64,17 +67,23 @@ def section_filters(query: SectionSearch, term: Term) -> list[ColumnElement[bool
         where.append(
             Section.id.in_(select(SectionInstructor.section_id).where(SectionInstructor.instructor_id.in_(teachers)))
         )
+    # Meetings a section must not have, tested in one probe per section: "none meets on another
+    # day, none on a free day, none before 10:00, none after 15:00" is "no meeting does any of
+    # these": one NOT EXISTS instead of three (count + page at --scale 20: 49.5 -> 26.3 ms p50).
+    excluded: list[ColumnElement[bool]] = []
     if query.days:
         wanted = weekdays_of(query.days)
         # Meets on at least one of the days, and on no other day.
         where.append(_meeting(MeetingTime.weekday.in_(wanted)))
-        where.append(~_meeting(MeetingTime.weekday.is_not(None), MeetingTime.weekday.not_in(wanted)))
+        excluded.append(and_(MeetingTime.weekday.is_not(None), MeetingTime.weekday.not_in(wanted)))
     if query.free_days:
-        where.append(~_meeting(MeetingTime.weekday.in_(weekdays_of(query.free_days))))
+        excluded.append(MeetingTime.weekday.in_(weekdays_of(query.free_days)))
     if query.begins_after:
-        where.append(~_meeting(MeetingTime.start_minute < parse_time_of_day(query.begins_after)))
+        excluded.append(MeetingTime.start_minute < parse_time_of_day(query.begins_after))
     if query.ends_before:
-        where.append(~_meeting(MeetingTime.end_minute > parse_time_of_day(query.ends_before)))
+        excluded.append(MeetingTime.end_minute > parse_time_of_day(query.ends_before))
+    if excluded:
+        where.append(~_meeting(or_(*excluded)))
     if query.campus:
         wanted_campus = query.campus.lower()
         where.append(
