@@ -13,7 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from campus_mcp import testing
 from campus_mcp.db import Base
-from campus_mcp.migrate import alembic_config
+from campus_mcp.migrate import alembic_config, upgrade
 from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import inspect
@@ -92,3 +92,19 @@ async def test_one_plugins_branch_goes_down_and_up_alone(campus_factory: CampusF
     assert before - after_down == {"dining_halls", "dining_hours"}
     await asyncio.to_thread(command.upgrade, config, "heads")
     assert await table_names(campus) == before
+
+
+async def test_switching_a_family_off_and_on_keeps_the_database_usable(campus_factory: CampusFactory) -> None:
+    # The database was made with every plugin, dining included; the deployment then disables dining.
+    campus = await campus_factory(demo=False)
+    before = await table_names(campus)
+    assert {"dining_halls", "dining_hours"} <= before
+    without_dining = load_registry(campus.settings.model_copy(update={"disable": ["dining"]}))
+    await asyncio.to_thread(upgrade, without_dining)  # refused with "Can't locate revision" before
+    assert await table_names(campus) == before  # the disabled family's tables are kept as they were
+
+    # A database made without dining gets its tables when dining is switched on.
+    fresh = await campus_factory(demo=False, disable=["dining"])
+    assert not {"dining_halls", "dining_hours"} & await table_names(fresh)
+    await asyncio.to_thread(upgrade, load_registry(fresh.settings.model_copy(update={"disable": []})))
+    assert {"dining_halls", "dining_hours"} <= await table_names(fresh)

@@ -1,21 +1,47 @@
-"""Alembic over every enabled plugin: one version branch per plugin, applied together."""
+"""Alembic over every enabled plugin: one version branch per plugin, labelled with its name.
+
+A deployment switches families on and off, so a database can hold the revisions of a plugin
+that is disabled now. Alembic refuses to start when the database names a revision it cannot
+find, so the version folders of every *installed* plugin are on the path, while only the enabled
+plugins' branches are upgraded: switching a family off never breaks start-up, and its tables
+stay as they were until it is switched on again.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 
-from campus_mcp.registry import Registry
+from campus_mcp.contributions import Migrations
+from campus_mcp.registry import PluginError, Registry, load_registry
+
+log = logging.getLogger(__name__)
 
 SCRIPT_LOCATION = Path(__file__).parent / "migrations"
+
+
+def installed_migrations(registry: Registry) -> Sequence[Migrations]:
+    """The version folders of every installed plugin, enabled or not."""
+    everything = registry.settings.model_copy(update={"plugins": None, "disable": []})
+    try:
+        installed = load_registry(everything).migrations
+    except PluginError as exc:
+        # An installed plugin that cannot load at all: resolve with the enabled ones only.
+        log.warning("migrations of disabled plugins are not on the path: %s", exc)
+        return registry.migrations
+    enabled = {m.plugin for m in registry.migrations}
+    # The enabled registry may hold plugins that are not installed (tests register them).
+    return [*registry.migrations, *(m for m in installed if m.plugin not in enabled)]
 
 
 def alembic_config(registry: Registry, database_url: str | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(SCRIPT_LOCATION))
-    locations = [str(m.path) for m in registry.migrations]
+    locations = sorted({str(m.path) for m in installed_migrations(registry)})
     # Alembic splits version_locations on this separator; paths never contain a newline.
     config.set_main_option("path_separator", "newline")
     config.set_main_option("version_locations", "\n".join(locations))
@@ -25,5 +51,11 @@ def alembic_config(registry: Registry, database_url: str | None = None) -> Confi
 
 
 def upgrade(registry: Registry, database_url: str | None = None) -> None:
-    """Apply every enabled plugin's migrations (``campus-mcp db upgrade``). Blocking."""
-    command.upgrade(alembic_config(registry, database_url), "heads")
+    """Apply the enabled plugins' migrations (``campus-mcp db upgrade``). Blocking.
+
+    Each plugin's branch is upgraded to its head by its label (the plugin's name), so the
+    branches of installed but disabled plugins are left alone.
+    """
+    config = alembic_config(registry, database_url)
+    for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
+        command.upgrade(config, f"{plugin}@head")
