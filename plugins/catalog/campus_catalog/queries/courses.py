@@ -9,7 +9,7 @@ from typing import Any
 
 from campus_mcp import NotFound, Settings
 from pydantic import ValidationError
-from sqlalchemy import String, cast, func, select
+from sqlalchemy import String, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
@@ -150,6 +150,22 @@ def _codes_in(tree: Any) -> set[str]:
     return set()
 
 
+async def _titles(session: AsyncSession, codes: set[str]) -> dict[str, str]:
+    """The titles of the courses a prerequisite tree names, in one query (not one per course)."""
+    if not codes:
+        return {}
+    code_of: dict[tuple[str, str], str] = {}
+    for code in codes:
+        subject, _, number = code.partition(" ")
+        code_of[(subject, number)] = code
+    rows = await session.execute(
+        select(Course.subject_code, Course.course_number, Course.title).where(
+            or_(*(and_(Course.subject_code == subject, Course.course_number == number) for subject, number in code_of))
+        )
+    )
+    return {code_of[(subject, number)]: title for subject, number, title in rows if title}
+
+
 async def unlocks(session: AsyncSession, code: str) -> list[CourseLink]:
     """Courses whose prerequisite tree names ``code``. The JSON text is searched for the quoted
     code first (cheap on both backends), then each candidate's tree is read to be sure."""
@@ -169,15 +185,7 @@ async def unlocks(session: AsyncSession, code: str) -> list[CourseLink]:
 async def get_course(session: AsyncSession, query: CourseLookup, settings: Settings) -> CourseDetail:
     course = await find_course(session, query.code)
     school = await session.scalar(select(Subject.school).where(Subject.code == course.subject_code))
-    named = _codes_in(course.prerequisites)
-    titles: dict[str, str] = {}
-    for other in named:
-        subject, _, number = other.partition(" ")
-        title = await session.scalar(
-            select(Course.title).where(Course.subject_code == subject, Course.course_number == number)
-        )
-        if title:
-            titles[other] = title
+    titles = await _titles(session, _codes_in(course.prerequisites))
     terms = current_and_future(await all_terms(session), campus_today(settings.timezone))
     counts = {
         term_id: count
