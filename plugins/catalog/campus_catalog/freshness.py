@@ -15,8 +15,7 @@ The host's advisory caches these times for 10 minutes.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 from campus_mcp import DataSource, Settings
 from sqlalchemy import func, select
@@ -25,6 +24,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
 from campus_catalog.models import CatalogYear, FinalsSchedule, Section, Term, TermElectiveList, UniversityEvent
+from campus_catalog.queries.clock import campus_today
 
 LastRefresh = Callable[[AsyncSession], Awaitable[datetime | Mapping[str, datetime] | None]]
 
@@ -42,15 +42,11 @@ def zone_words(timezone: str) -> str:
     return _ZONE_WORDS.get(timezone, timezone)
 
 
-def _today(timezone: str) -> date:
-    return datetime.now(ZoneInfo(timezone)).date()
-
-
 async def _active_terms(session: AsyncSession, timezone: str) -> list[Term]:
     """Current and future terms that have sections: the terms the freshness list names."""
     return list(
         await session.scalars(
-            select(Term).where(Term.end_date >= _today(timezone), Term.id.in_(select(Section.term_id).distinct()))
+            select(Term).where(Term.end_date >= campus_today(timezone), Term.id.in_(select(Section.term_id).distinct()))
         )
     )
 

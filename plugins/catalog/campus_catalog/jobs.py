@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from campus_mcp import Cron, Interval, Job, JobOutcome, Settings
 from campus_mcp.db import utcnow
@@ -26,6 +25,7 @@ from sqlalchemy import select
 
 from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
 from campus_catalog.models import Term
+from campus_catalog.queries.clock import campus_today
 
 SECTIONS_SYNC = Cron(hour="4", minute="0")
 SEAT_REFRESH = Interval(minutes=30)
@@ -41,17 +41,13 @@ FUTURE_TERMS_AHEAD = timedelta(days=2 * 366)
 SEATS_UNTIL_AFTER_START = timedelta(days=7)
 
 
-def campus_today(settings: Settings) -> date:
-    return datetime.now(ZoneInfo(settings.timezone)).date()
-
-
 async def run_sections_sync(context: JobContext) -> JobOutcome:
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
     catalog = load_catalog_settings()
     if catalog.banner_live:
-        report, lost = await sync_sections(context.sessions, catalog, campus_today(context.settings))
+        report, lost = await sync_sections(context.sessions, catalog, campus_today(context.settings.timezone))
         lost = {**report.lost(), **lost}
     else:
         assert catalog.banner_file is not None
@@ -67,7 +63,7 @@ async def run_seat_refresh(context: JobContext) -> JobOutcome:
     updated, lost = await refresh_seats(
         context.sessions,
         load_catalog_settings(),
-        campus_today(context.settings),
+        campus_today(context.settings.timezone),
         until_after_start=SEATS_UNTIL_AFTER_START,
     )
     return JobOutcome(items=updated, lost=lost, summary=f"seats of {updated} sections")
@@ -77,7 +73,9 @@ async def run_course_details_sync(context: JobContext) -> JobOutcome:
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.course_details import sync_course_details
 
-    done, lost = await sync_course_details(context.sessions, load_catalog_settings(), campus_today(context.settings))
+    done, lost = await sync_course_details(
+        context.sessions, load_catalog_settings(), campus_today(context.settings.timezone)
+    )
     # A changed description cleared its course's vector (sync_course_details): embed it again.
     vectors = await fill_vectors_after_import(context.sessions, "course details")
     return JobOutcome(items=done, lost=lost, summary=f"details of {done} courses; {vectors}")
@@ -117,7 +115,7 @@ async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
     if catalog.programs_url:
         documents = [
             (year, catalog.programs_url.replace("{catalog_year}", year))
-            for year in catalog_years_to_read(campus_today(context.settings))
+            for year in catalog_years_to_read(campus_today(context.settings.timezone))
         ]
     else:
         documents = [("file", "")]
@@ -171,7 +169,7 @@ async def run_ensure_future_terms(context: JobContext) -> JobOutcome:
     when the term's sections are first listed. These terms have no sections, so the freshness
     list leaves them out.
     """
-    today = campus_today(context.settings)
+    today = campus_today(context.settings.timezone)
     made: list[str] = []
     async with context.sessions() as session:
         terms = list(await session.scalars(select(Term)))
