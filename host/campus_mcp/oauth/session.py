@@ -53,7 +53,11 @@ def session_data(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
 def session_user(request: Request[Any, Any, Any]) -> tuple[int, str] | None:
     """The signed-in student's (id, username), if the session is live."""
-    session = request.scope.get("session")
+    return _live_student(request.scope.get("session"))
+
+
+def _live_student(session: object) -> tuple[int, str] | None:
+    """The (id, username) a session cookie signs in, while it has not expired."""
     if not isinstance(session, dict):
         return None
     uid, username, expires = session.get("uid"), session.get("username"), session.get("expires", 0)
@@ -111,16 +115,14 @@ def signed_in_middleware_factory(registry: Registry) -> Any:
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == ScopeType.HTTP:
-                session = scope.get("session")
-                if isinstance(session, dict):
-                    uid, username, expires = session.get("uid"), session.get("username"), session.get("expires", 0)
-                    if isinstance(uid, int) and isinstance(expires, (int, float)) and expires > time.time():
-                        scope["campus_principal"] = Principal(  # type: ignore[typeddict-unknown-key]
-                            user_id=uid,
-                            username=str(username),
-                            client_id=None,
-                            scopes=all_scopes,
-                        )
+                student = _live_student(scope.get("session"))
+                if student is not None:
+                    scope["campus_principal"] = Principal(  # type: ignore[typeddict-unknown-key]
+                        user_id=student[0],
+                        username=student[1],
+                        client_id=None,
+                        scopes=all_scopes,
+                    )
             await app(scope, receive, send)
 
         return wrapped
