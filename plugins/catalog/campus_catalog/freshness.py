@@ -76,16 +76,15 @@ def course_details_last_refresh(timezone: str) -> LastRefresh:
 
 def finals_last_refresh(timezone: str) -> LastRefresh:
     async def last(session: AsyncSession) -> Mapping[str, datetime]:
-        found: dict[str, datetime] = {}
-        for term in await _active_terms(session, timezone):
-            loaded = await session.scalar(
-                select(func.max(FinalsSchedule.loaded_at)).where(
-                    FinalsSchedule.term_id == term.id, FinalsSchedule.status == "completed"
-                )
-            )
-            if loaded is not None:
-                found[term.uid] = loaded
-        return found
+        terms = await _active_terms(session, timezone)
+        # One grouped query for all the terms, not one query per term.
+        rows = await session.execute(
+            select(FinalsSchedule.term_id, func.max(FinalsSchedule.loaded_at))
+            .where(FinalsSchedule.term_id.in_([t.id for t in terms]), FinalsSchedule.status == "completed")
+            .group_by(FinalsSchedule.term_id)
+        )
+        loaded = dict(rows.tuples().all())
+        return {term.uid: at for term in terms if (at := loaded.get(term.id)) is not None}
 
     return last
 
