@@ -162,8 +162,7 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
         remembered = await service.store.remembered_scopes(user[0], client.client_id)
         # Step-up (seed 000): an app on the allow list that already holds a grant comes back
         # for more; its consent page starts with the requested boxes checked.
-        step_up = client.client_id in settings.step_up_clients or client.client_name in settings.step_up_clients
-        step_up = step_up and await service.store.has_live_grant(user[0], client.client_id)
+        step_up = service.on_step_up_list(client) and await service.store.has_live_grant(user[0], client.client_id)
 
         def starts_checked(scope: Scope) -> bool:
             if step_up or (remembered is not None and scope.name in remembered):

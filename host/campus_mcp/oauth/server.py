@@ -483,12 +483,17 @@ class OAuthService:
         """The MCP endpoint's TokenResolver: live, and issued for this endpoint (audience)."""
         return await self.store.principal_for(token, self.settings.mcp_url)
 
-    async def step_up_allowed(self, principal: Principal) -> bool:
+    def on_step_up_list(self, client: ClientRecord) -> bool:
         """Whether this client is on the step-up allow list (by client id or client name)."""
-        allowed = set(self.settings.step_up_clients)
+        allowed = self.settings.step_up_clients
+        return client.client_id in allowed or client.client_name in allowed
+
+    async def step_up_allowed(self, principal: Principal) -> bool:
+        """:meth:`on_step_up_list` for the client of a token (its name is read only when needed)."""
+        allowed = self.settings.step_up_clients
         if not allowed or principal.client_id is None:
             return False
         if principal.client_id in allowed:
             return True
         stored = await self.store.client(principal.client_id)
-        return stored is not None and stored[0].client_name in allowed
+        return stored is not None and self.on_step_up_list(stored[0])
