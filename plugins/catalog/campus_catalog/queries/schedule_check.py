@@ -10,9 +10,9 @@ from campus_mcp import Settings
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_catalog.models import DAY_LETTERS, MeetingTime, Section
+from campus_catalog.models import MeetingTime, Section
 from campus_catalog.queries.clock import days_string, hhmm
-from campus_catalog.queries.serialize import load_sections, section_out
+from campus_catalog.queries.serialize import load_sections, section_credits, section_out
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     Conflict,
@@ -179,7 +179,7 @@ def _seat_needs(sections: Sequence[Section]) -> list[OverrideNeed]:
 
 
 def totals(sections: Sequence[Section]) -> ScheduleTotals:
-    credits = sum((s.credits_min if s.credits_min is not None else s.course.credits_min) or 0.0 for s in sections)
+    credits = sum(section_credits(s)[0] or 0.0 for s in sections)
     minutes = sum((m.end_minute or 0) - (m.start_minute or 0) for s in sections for m in _timed(s))
     on_campus: set[int] = set()
     for s in sections:
@@ -191,7 +191,7 @@ def totals(sections: Sequence[Section]) -> ScheduleTotals:
     return ScheduleTotals(
         credits=round(credits, 2),
         hours_per_week=round(minutes / 60, 2),
-        days_on_campus="".join(DAY_LETTERS[d] for d in sorted(on_campus)),
+        days_on_campus=days_string(on_campus),
         days_on_campus_count=len(on_campus),
     )
 

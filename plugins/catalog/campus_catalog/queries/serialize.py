@@ -80,10 +80,6 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
     return [first_day[i] for i in sorted(first_day)]
 
 
-def course_code(section: Section) -> str:
-    return section.course.code
-
-
 def section_credits(section: Section) -> tuple[float | None, float | None]:
     """The section's own credits when Banner gives them (a 0-credit lab), else the course's."""
     if section.credits_min is not None:
