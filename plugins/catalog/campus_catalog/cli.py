@@ -101,8 +101,7 @@ def import_group() -> None:
 @click.option("--term", "terms", multiple=True, help="With --live: only these term codes (repeatable).")
 def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
     """Import sections from saved Banner responses, or sync them from Banner (--live)."""
-    from zoneinfo import ZoneInfo
-
+    from campus_catalog.queries.clock import campus_today
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
@@ -122,7 +121,7 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
                 bar.update(task, description=f"Banner {what}", completed=done, total=total)
 
             if live:
-                today = started.astimezone(ZoneInfo(Settings().timezone)).date()
+                today = campus_today(Settings().timezone)
                 report, lost = await sync_sections(
                     sessions, catalog, today, only_terms=list(terms) or None, progress=progress
                 )
