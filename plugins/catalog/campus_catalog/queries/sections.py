@@ -293,12 +293,18 @@ async def similar_sections(session: AsyncSession, query: SimilarSectionsQuery, s
         method = "words"
         course_ids = await fulltext.matching_ids(session, "courses", section.course.title)
         course_ids = [c for c in course_ids if c != section.course_id][: query.limit]
+        # The first section of each course, from one query for all of them (not one per course).
+        first: dict[int, int] = {}
+        for section_id, course_id in await session.execute(
+            select(Section.id, Section.course_id)
+            .join(Course, Course.id == Section.course_id)
+            .where(*others, Section.course_id.in_(course_ids))
+            .order_by(Section.section_number)
+        ):
+            first.setdefault(course_id, section_id)
         for position, course_id in enumerate(course_ids):
-            first = await session.scalar(
-                _base([*others, Section.course_id == course_id]).order_by(Section.section_number).limit(1)
-            )
-            if first is not None:
-                scored.append((first, round(1.0 / (position + 1), 4)))
+            if course_id in first:
+                scored.append((first[course_id], round(1.0 / (position + 1), 4)))
     scored = scored[: query.limit]
     loaded = {s.id: s for s in await load_sections(session, [i for i, _ in scored])}
     return SimilarSections(
