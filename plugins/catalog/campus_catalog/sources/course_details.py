@@ -71,6 +71,7 @@ async def sync_course_details(
                 select(Term).where(Term.end_date >= today, Term.id.in_(select(Section.term_id).distinct()))
             )
         )
+        subject_codes = {s.name: s.code for s in await session.scalars(select(Subject))}
     async with open_banner(settings) as banner:
         for term in terms:
             async with sessions() as session:
@@ -87,8 +88,6 @@ async def sync_course_details(
                     )
                 ).all()
             finished = True
-            async with sessions() as session:
-                subject_codes = {s.name: s.code for s in await session.scalars(select(Subject))}
             for course_id, crn in rows:
                 try:
                     description = html_text(await banner.course_description(term.uid, crn))
