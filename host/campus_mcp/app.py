@@ -152,7 +152,9 @@ def create_app(
     )
     # The authorization server (oauth/): bearer tokens of /api/mcp resolve through it.
     oauth = build_oauth(registry, sessions)
-    endpoint = McpEndpoint(registry, manager, resolve_token or oauth.resolve_token, step_up=oauth.step_up_allowed)
+    # No allow list, no step-up: the endpoint then leaves request bodies to the SDK alone.
+    step_up = oauth.step_up_allowed if registry.settings.step_up_clients else None
+    endpoint = McpEndpoint(registry, manager, resolve_token or oauth.resolve_token, step_up=step_up)
     campus = Campus(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
 

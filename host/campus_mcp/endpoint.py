@@ -186,12 +186,13 @@ class McpEndpoint:
                 [(b"www-authenticate", self.www_authenticate().encode())],
             )
             return
-        if self.step_up is not None and not principal.is_anonymous and await self.step_up(principal):
+        if self.step_up is not None and not principal.is_anonymous:
             # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
-            # others get the permission tool error, which a student can read.
+            # others get the permission tool error, which a student can read. The policy (which
+            # may read the client from the database) is asked only for a call that lacks a scope.
             body, receive = await _buffered(receive)
             wanted = await self._step_up_scope(principal, body)
-            if wanted is not None:
+            if wanted is not None and await self.step_up(principal):
                 settings = self.registry.settings
                 challenge = (
                     f'Bearer error="insufficient_scope", scope="{wanted}", '
