@@ -260,6 +260,24 @@ def _groups(sections: Sequence[BannerSection]) -> tuple[dict[str, list[str]], di
     return cross_of, linked_of
 
 
+def _replace_meetings_and_instructors(
+    section: Section, wanted_meetings: list[dict[str, Any]], wanted_links: list[tuple[int, bool]]
+) -> bool:
+    """Replace a stored section's meetings and instructor links where Banner's differ; True when any did."""
+    changed = False
+    if sorted(map(_meeting_key, section.meeting_times), key=repr) != sorted(
+        map(_meeting_key, wanted_meetings), key=repr
+    ):
+        section.meeting_times = [MeetingTime(**row) for row in wanted_meetings]
+        changed = True
+    if sorted((link.instructor_id, link.is_primary) for link in section.instructor_links) != wanted_links:
+        section.instructor_links = [
+            SectionInstructor(instructor_id=pid, is_primary=primary) for pid, primary in wanted_links
+        ]
+        changed = True
+    return changed
+
+
 async def import_term_sections(
     session: AsyncSession,
     term_code: str,
@@ -356,15 +374,7 @@ async def import_term_sections(
                 if getattr(section, name) != value:
                     setattr(section, name, value)
                     changed = True
-            if sorted(map(_meeting_key, section.meeting_times), key=repr) != sorted(
-                map(_meeting_key, wanted_meetings), key=repr
-            ):
-                section.meeting_times = [MeetingTime(**row) for row in wanted_meetings]
-                changed = True
-            if sorted((link.instructor_id, link.is_primary) for link in section.instructor_links) != wanted_links:
-                section.instructor_links = [
-                    SectionInstructor(instructor_id=pid, is_primary=primary) for pid, primary in wanted_links
-                ]
+            if _replace_meetings_and_instructors(section, wanted_meetings, wanted_links):
                 changed = True
             if sorted((a.code, a.description or "") for a in section.attributes) != wanted_attributes:
                 section.attributes = [SectionAttribute(code=c, description=d) for c, d in wanted_attributes]
@@ -412,17 +422,7 @@ async def refresh_section_from_banner(
     await session.flush()  # ids of instructors seen for the first time
     wanted_links = sorted({(person.id, primary) for person, primary in people})
     wanted_meetings = [row for meeting in meetings for row in meeting_rows(meeting)]
-    changed = False
-    if sorted(map(_meeting_key, section.meeting_times), key=repr) != sorted(
-        map(_meeting_key, wanted_meetings), key=repr
-    ):
-        section.meeting_times = [MeetingTime(**row) for row in wanted_meetings]
-        changed = True
-    if sorted((link.instructor_id, link.is_primary) for link in section.instructor_links) != wanted_links:
-        section.instructor_links = [
-            SectionInstructor(instructor_id=pid, is_primary=primary) for pid, primary in wanted_links
-        ]
-        changed = True
+    changed = _replace_meetings_and_instructors(section, wanted_meetings, wanted_links)
     section.banner_synced_at = now
     return changed
 
