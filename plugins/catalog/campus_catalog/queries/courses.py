@@ -16,6 +16,7 @@ from campus_catalog import semantic
 from campus_catalog.models import Course, Section, Subject
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
+from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.terms import all_terms, current_and_future, term_ref
 from campus_catalog.schemas import (
     CourseBrief,
@@ -101,14 +102,7 @@ async def search_courses(session: AsyncSession, query: CourseSearch, settings: S
             ).all()
         )
     courses = {c.id: c for c in (await session.scalars(select(Course).where(Course.id.in_(ids)))).all()}
-    end = query.offset + query.limit
-    return CoursePage(
-        courses=[course_brief(courses[i]) for i in ids if i in courses],
-        total=total,
-        offset=query.offset,
-        limit=query.limit,
-        next_offset=end if end < total else None,
-    )
+    return CoursePage(courses=[course_brief(courses[i]) for i in ids if i in courses], **page_fields(query, total))
 
 
 async def find_course(session: AsyncSession, code: str) -> Course:

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.models import UniversityEvent
 from campus_catalog.queries.clock import campus_today
+from campus_catalog.queries.serialize import page_fields
 from campus_catalog.schemas import EventOut, EventPage, EventsQuery
 
 DEFAULT_WINDOW_DAYS = 180
@@ -35,14 +36,10 @@ async def university_events(session: AsyncSession, query: EventsQuery, settings:
             .limit(query.limit)
         )
     ).all()
-    next_offset = query.offset + query.limit
     return EventPage(
         start_date=start,
         end_date=end,
-        total=total,
-        offset=query.offset,
-        limit=query.limit,
-        next_offset=next_offset if next_offset < total else None,
+        **page_fields(query, total),
         events=[
             EventOut(
                 title=e.title,

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from campus_mcp import NotFound, Settings
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,7 +11,7 @@ from sqlalchemy.orm import selectinload
 from campus_catalog import semantic
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext
-from campus_catalog.queries.serialize import instructor_brief, load_sections, review_out, section_out
+from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_out
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     InstructorDetail,
@@ -35,11 +33,6 @@ FILTERED_WORDS_DEPTH = 5000
 # Sentiment runs from -1 (complaint) to 1 (praise); the middle band is "neither".
 POSITIVE_FROM = 0.25
 NEGATIVE_TO = -0.25
-
-
-def _page(offset: int, limit: int, total: int) -> dict[str, Any]:
-    end = offset + limit
-    return {"total": total, "offset": offset, "limit": limit, "next_offset": end if end < total else None}
 
 
 async def _load_instructors(session: AsyncSession, ids: list[int]) -> list[Instructor]:
@@ -98,9 +91,7 @@ async def search_instructors(session: AsyncSession, query: InstructorSearch, set
             ).all()
         )
     instructors = await _load_instructors(session, ids)
-    return InstructorPage(
-        instructors=[instructor_brief(i) for i in instructors], **_page(query.offset, query.limit, total)
-    )
+    return InstructorPage(instructors=[instructor_brief(i) for i in instructors], **page_fields(query, total))
 
 
 async def get_instructor(session: AsyncSession, query: InstructorLookup, settings: Settings) -> InstructorDetail:
@@ -242,6 +233,4 @@ async def search_reviews(session: AsyncSession, query: ReviewSearch, settings: S
         await session.scalars(select(Review).where(Review.id.in_(ids)).options(selectinload(Review.instructor)))
     ).all()
     by_id = {r.id: r for r in rows}
-    return ReviewPage(
-        reviews=[review_out(by_id[i]) for i in ids if i in by_id], **_page(query.offset, query.limit, total)
-    )
+    return ReviewPage(reviews=[review_out(by_id[i]) for i in ids if i in by_id], **page_fields(query, total))

@@ -25,7 +25,7 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
-from campus_catalog.queries.serialize import load_sections, section_brief, section_out
+from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     FinalExamOut,
@@ -136,11 +136,6 @@ def _count(where: list[ColumnElement[bool]], query: SectionSearch) -> Select[Any
     return select(func.count()).select_from(Section).where(*where)
 
 
-def _page(query: SectionSearch, total: int) -> dict[str, Any]:
-    end = query.offset + query.limit
-    return {"total": total, "offset": query.offset, "limit": query.limit, "next_offset": end if end < total else None}
-
-
 async def search_sections(session: AsyncSession, query: SectionSearch, settings: Settings) -> SectionPage:
     term = await resolve_term(session, query.term, settings)
     where = section_filters(query, term)
@@ -177,7 +172,9 @@ async def search_sections(session: AsyncSession, query: SectionSearch, settings:
         total = await session.scalar(_count(where, query)) or 0
         ids = list((await session.scalars(_base(where).order_by(*order).offset(query.offset).limit(query.limit))).all())
     sections = await load_sections(session, ids[: query.limit])
-    return SectionPage(term=term_ref(term), sections=[section_out(s) for s in sections], **_page(query, total or 0))
+    return SectionPage(
+        term=term_ref(term), sections=[section_out(s) for s in sections], **page_fields(query, total or 0)
+    )
 
 
 async def find_section(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> Section:

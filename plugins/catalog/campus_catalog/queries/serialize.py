@@ -25,6 +25,7 @@ from campus_catalog.schemas import (
     InstructorBrief,
     InstructorRef,
     MeetingOut,
+    Paging,
     PartOfTermOut,
     PersonRef,
     RatingSummary,
@@ -54,6 +55,12 @@ async def load_sections(session: AsyncSession, ids: Sequence[int]) -> list[Secti
     rows = (await session.scalars(select(Section).where(Section.id.in_(list(ids))).options(*SECTION_LOAD))).all()
     by_id = {s.id: s for s in rows}
     return [by_id[i] for i in ids if i in by_id]
+
+
+def page_fields(paging: Paging, total: int) -> dict[str, Any]:
+    """The ``Page`` fields of an answer: where this page is, and where the next one starts."""
+    end = paging.offset + paging.limit
+    return {"total": total, "offset": paging.offset, "limit": paging.limit, "next_offset": end if end < total else None}
 
 
 def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
