@@ -39,7 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 from sqlalchemy.pool import NullPool
 
 from campus_mcp.app import Campus, create_app
-from campus_mcp.db import make_engine
+from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.demo import load_demo
 from campus_mcp.migrate import upgrade
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
@@ -127,12 +127,12 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
     # Alembic runs its own event loop, so it goes to a thread.
     await asyncio.to_thread(upgrade, registry)
     if demo:
-        harness_app = create_app(registry=registry, run_scheduler=False)
-        campus: Campus = harness_app.state.campus
+        # An engine is all the demo loader needs (as in `campus-mcp demo load`), not a whole app.
+        engine = make_engine(registry.settings.database_url)
         try:
-            await load_demo(registry, campus.sessions, scale=scale, reload=True)
+            await load_demo(registry, make_sessions(engine), scale=scale, reload=True)
         finally:
-            await campus.engine.dispose()
+            await engine.dispose()
 
 
 def harness_app(registry: Registry) -> Litestar:
