@@ -135,6 +135,8 @@ async def import_programs(session: AsyncSession, data: bytes, *, now: datetime, 
 async def import_elective_lists(session: AsyncSession, data: bytes, *, now: datetime, report: FeedReport) -> None:
     document = _document(data, "elective lists feed")
     terms = {t.uid: t for t in await session.scalars(select(Term))}
+    # Every stored list read once, like the programs above, rather than one query per entry.
+    stored = {(row.term_id, row.url): row for row in await session.scalars(select(TermElectiveList))}
     for index, raw in enumerate(document.get("lists") or []):
         try:
             entry = ElectiveListEntry.model_validate(raw)
@@ -146,12 +148,10 @@ async def import_elective_lists(session: AsyncSession, data: bytes, *, now: date
         if term is None:
             report.problems.append(MappingProblem(f"list {entry.url}", f"no term {entry.term!r} in the catalog"))
             continue
-        row = await session.scalar(
-            select(TermElectiveList).where(TermElectiveList.term_id == term.id, TermElectiveList.url == entry.url)
-        )
+        row = stored.get((term.id, entry.url))
         values = entry.model_dump(exclude={"term", "url"})
         if row is None:
-            row = TermElectiveList(term_id=term.id, url=entry.url, **values)
+            row = stored[(term.id, entry.url)] = TermElectiveList(term_id=term.id, url=entry.url, **values)
             session.add(row)
         else:
             for name, value in values.items():
