@@ -215,18 +215,17 @@ async def semantic_search(
     narrowed (a term, an instructor...). Rows without a vector are not ranked.
     """
     target = await _target(kind, query)
-    table = _TABLES[kind]
-    statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
-    if within is not None:
-        statement = statement.where(table.id.in_(within.scalar_subquery()))
-    if exclude_ids:
-        statement = statement.where(table.id.not_in(list(exclude_ids)))
-
     if kind == "sections":
         matches, _rankable = await _rank_sections(
             session, _section_candidates(filters, within, exclude_ids), target, limit
         )
     else:
+        table = _TABLES[kind]
+        statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
+        if within is not None:
+            statement = statement.where(table.id.in_(within.scalar_subquery()))
+        if exclude_ids:
+            statement = statement.where(table.id.not_in(list(exclude_ids)))
         matches = await _rank_rows(session, statement, target, limit)
     if min_score is not None:
         matches = [m for m in matches if m.score >= min_score]
