@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from litestar import MediaType, Request, Response, get, post
 from litestar.response import Redirect
 
-from campus_mcp.oauth.pages import hidden, page, security_headers
+from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user
 
 if TYPE_CHECKING:
@@ -45,16 +45,14 @@ def dashboard_nav(campus: Campus) -> list[tuple[str, str]]:
 def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in)."""
     user = session_user(request)
-    return Response(
+    return html_response(
         page(
             title,
             body,
             product=campus.settings.product_name,
             nav=dashboard_nav(campus),
             signed_in_as=user[1] if user else "",
-        ),
-        media_type=MediaType.HTML,
-        headers=security_headers(),
+        )
     )
 
 
@@ -73,11 +71,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
             "with your campus account and asks which permissions to give it.</p>"
             '<p><a href="/dashboard">Dashboard</a></p>'
         )
-        return Response(
-            page(settings.product_name, body, product=settings.product_name),
-            media_type=MediaType.HTML,
-            headers=security_headers(),
-        )
+        return html_response(page(settings.product_name, body, product=settings.product_name))
 
     if oauth is None:
         return [home]

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import MediaType, Request, Response, get, post
+from litestar import Request, Response, get, post
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
 from campus_mcp.oauth.oidc import OidcClient, OidcError
-from campus_mcp.oauth.pages import error_body, login_body, page, security_headers
+from campus_mcp.oauth.pages import error_body, html_response, login_body, page
 from campus_mcp.oauth.session import (
     CSRF_FIELD,
     csrf_ok,
@@ -47,12 +47,7 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
             oidc_label=settings.oidc_button_label if oidc else "",
             demo=settings.demo,
         )
-        return Response(
-            page("Sign in", body, product=settings.product_name),
-            status_code=status,
-            media_type=MediaType.HTML,
-            headers=security_headers(),
-        )
+        return html_response(page("Sign in", body, product=settings.product_name), status=status)
 
     def address_of(request: Request[Any, Any, Any]) -> str:
         return request.client.host if request.client else "unknown"
@@ -121,11 +116,9 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
         try:
             claims = await oidc.finish(pending, code=code, state=state)
         except OidcError as exc:
-            return Response(
+            return html_response(
                 page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=settings.product_name),
-                status_code=400,
-                media_type=MediaType.HTML,
-                headers=security_headers(),
+                status=400,
             )
         async with store.sessions() as session, session.begin():
             student = await oidc.student(session, claims)

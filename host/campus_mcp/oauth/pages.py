@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import urlsplit
 
+from litestar import MediaType, Response
+
 CSS_PATH = "/assets/campus.css"
 
 STYLESHEET = """
@@ -64,6 +66,11 @@ def security_headers(form_targets: Iterable[str] = ()) -> dict[str, str]:
         "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-store",
     }
+
+
+def html_response(html: str, *, status: int = 200, form_targets: Iterable[str] = ()) -> Response[str]:
+    """An HTML page with the security headers every page of the host carries."""
+    return Response(html, status_code=status, media_type=MediaType.HTML, headers=security_headers(form_targets))
 
 
 def origin_of(url: str) -> str:

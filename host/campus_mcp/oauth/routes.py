@@ -28,9 +28,9 @@ from campus_mcp.oauth.pages import (
     ScopeChoice,
     consent_body,
     error_body,
+    html_response,
     origin_of,
     page,
-    security_headers,
 )
 from campus_mcp.oauth.server import (
     AUTHORIZE_PATH,
@@ -80,11 +80,10 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
     def html(
         title: str, body: str, *, status: int = 200, form_targets: tuple[str, ...] = (), signed_in_as: str = ""
     ) -> Response[str]:
-        return Response(
+        return html_response(
             page(title, body, product=product, signed_in_as=signed_in_as, nav=[("/dashboard", "Dashboard")]),
-            status_code=status,
-            media_type=MediaType.HTML,
-            headers=security_headers(form_targets),
+            status=status,
+            form_targets=form_targets,
         )
 
     def error_page(error: OAuth2Error) -> Response[Any]:
@@ -252,15 +251,13 @@ def _refusing(service: OAuthService) -> list[Any]:
 
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
     async def authorize_page() -> Response[Any]:
-        return Response(
+        return html_response(
             page(
                 "Sign-in is not set up",
                 error_body("Sign-in is not set up", problem),
                 product=service.settings.product_name,
             ),
-            status_code=503,
-            media_type=MediaType.HTML,
-            headers=security_headers(),
+            status=503,
         )
 
     @post([REGISTER_PATH, TOKEN_PATH, REVOKE_PATH, AUTHORIZE_PATH], opt=NO_PARITY, include_in_schema=False)
