@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from campus_catalog.queries.clock import parse_days, parse_time_of_day
+from campus_catalog.queries.clock import hhmm, parse_days, parse_time_of_day
 
 CRN_PATTERN = re.compile(r"^\d{4,6}$")
 # "COMP 2350", "comp2350", "COMP-2350", "MATH 1750L"
@@ -233,10 +233,7 @@ class SectionSearch(Paging):
     @field_validator("begins_after", "ends_before")
     @classmethod
     def _time(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        minutes = parse_time_of_day(value)
-        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+        return None if value is None else hhmm(parse_time_of_day(value))
 
     @field_validator("subject")
     @classmethod
