@@ -20,7 +20,7 @@ from litestar import MediaType, Request, Response, get, post
 from litestar.response import Redirect
 
 from campus_mcp.oauth.pages import hidden, html_response, page
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 
 if TYPE_CHECKING:
     from campus_mcp.app import Campus
@@ -56,10 +56,6 @@ def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, 
     )
 
 
-def _to_login(path: str) -> Redirect:
-    return Redirect("/login?" + urlencode({"next": path}), status_code=303)
-
-
 def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any]:
     settings = campus.settings
 
@@ -81,7 +77,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
     async def dashboard(request: Request[Any, Any, Any]) -> Response[Any]:
         user = session_user(request)
         if user is None:
-            return _to_login("/dashboard")
+            return to_login("/dashboard")
         apps = await store.connected_apps(user[0])
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
@@ -95,7 +91,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
         disconnected = request.query_params.get("disconnected")
         user = session_user(request)
         if user is None:
-            return _to_login("/dashboard/settings")
+            return to_login("/dashboard/settings")
         apps = await store.connected_apps(user[0])
         csrf = csrf_token(request)
         notice = (
@@ -128,7 +124,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
     async def disconnect(request: Request[Any, Any, Any]) -> Response[Any]:
         user = session_user(request)
         if user is None:
-            return _to_login("/dashboard/settings")
+            return to_login("/dashboard/settings")
         form = await request.form()
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return dashboard_page(

@@ -42,7 +42,7 @@ from campus_mcp.oauth.server import (
     OAuthReply,
     OAuthService,
 )
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.oauth.store import UserRecord
 from campus_mcp.principal import LEGACY_READ_SCOPE
 
@@ -153,8 +153,7 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
             return error_page(error)
         user = session_user(request)
         if user is None:
-            target = AUTHORIZE_PATH + "?" + urlencode(pairs)
-            return Redirect("/login?" + urlencode({"next": target}), status_code=303)
+            return to_login(AUTHORIZE_PATH + "?" + urlencode(pairs))
         client = grant.client
         params = dict(pairs)
         offered = requested_scopes(params.get("scope"))

@@ -16,10 +16,12 @@ import hmac
 import secrets
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 from litestar import Request
 from litestar.enums import ScopeType
 from litestar.middleware.session.client_side import CookieBackendConfig
+from litestar.response import Redirect
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from campus_mcp.principal import Principal
@@ -128,6 +130,11 @@ def signed_in_middleware_factory(registry: Registry) -> Any:
         return wrapped
 
     return middleware
+
+
+def to_login(next_path: str) -> Redirect:
+    """Send a visitor who is not signed in to the login form, and back to ``next_path`` after."""
+    return Redirect("/login?" + urlencode({"next": next_path}), status_code=303)
 
 
 def safe_next(value: str | None, default: str = "/dashboard") -> str:
