@@ -76,9 +76,7 @@ async def _verify(stored_hash: str, password: str) -> bool:
 
 async def authenticate(session: AsyncSession, settings: Settings, username: str, password: str) -> Student | None:
     """The student these credentials belong to, or None. Same cost whether or not the name exists."""
-    student = (
-        await session.execute(select(Student).where(Student.username == username.strip().lower()))
-    ).scalar_one_or_none()
+    student = await student_by_username(session, username.strip().lower())
     if student is None or not password:
         await _verify(_dummy_hash(), password or "x")
         return None
