@@ -47,7 +47,7 @@ from authlib.oauth2.rfc9207 import IssuerParameter
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.cimd import CACHE_SECONDS, MetadataDocumentError, fetch_metadata_document, is_metadata_url
 from campus_mcp.oauth.redirects import redirect_uri_problem
-from campus_mcp.oauth.store import ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
+from campus_mcp.oauth.store import ACCESS_TOKEN_SECONDS, ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
 from campus_mcp.principal import LEGACY_READ_SCOPE, Principal
 from campus_mcp.registry import Registry
 
@@ -315,7 +315,7 @@ class CampusAuthorizationServer(AuthorizationServer):  # type: ignore[misc]
             BearerTokenGenerator(
                 access_token_generator=lambda **_: f"cmcp_at_{secrets.token_urlsafe(32)}",
                 refresh_token_generator=lambda **_: f"cmcp_rt_{secrets.token_urlsafe(32)}",
-                expires_generator=lambda client, grant_type: 3600,
+                expires_generator=lambda client, grant_type: ACCESS_TOKEN_SECONDS,
             ),
         )
         self.register_grant(CodeGrant, [S256Only(required=True), ResourceIndicator(service.settings.mcp_url)])
