@@ -19,6 +19,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from campus_mcp.mcp_server import effective_scopes
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry
 
@@ -111,8 +112,6 @@ class McpEndpoint:
         tool = self.registry.tools.get(params.get("name", "")) if isinstance(params, dict) else None
         if tool is None:
             return None
-        from campus_mcp.mcp_server import effective_scopes
-
         if tool.scope in effective_scopes(self.registry, principal):
             return None
         # The token's scopes plus the missing one, so a client that replaces its scopes keeps the others.
