@@ -10,7 +10,17 @@ from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.web import dashboard_page
-from litestar import MediaType, Request, Response, get
+from litestar import Controller, MediaType, Request, Response, get
+
+
+class GradesController(Controller):
+    """A plugin page in a Controller, as the catalog and the dining example write their routes."""
+
+    path = "/dashboard/grades"
+
+    @get("/", opt={"dashboard_nav": "My grades"}, media_type=MediaType.HTML)
+    async def grades(self, request: Request[Any, Any, Any]) -> Response[str]:
+        return dashboard_page(request.app.state.campus, request, "My grades", "<h1>My grades</h1>")
 
 
 class PagesPlugin:
@@ -31,11 +41,13 @@ class PagesPlugin:
         async def me(principal: Principal) -> dict[str, Any]:
             return {"user_id": principal.user_id, "username": principal.username}
 
-        return [RouteGroup(handlers=[timetable, me], exempt={"GET /api/v1/me": "test route"})]
+        return [RouteGroup(handlers=[timetable, me, GradesController], exempt={"GET /api/v1/me": "test route"})]
 
 
 async def _campus(campus_factory: CampusFactory) -> CampusHarness:
-    return await campus_factory(plugins=[], extra_plugins=[("pages", PagesPlugin())], demo=True)
+    # Every installed plugin, as a deployment runs: the catalog's and the dining example's
+    # Controllers are in the routes the shell's navigation walks (plugins=[] hid a 500 there).
+    return await campus_factory(extra_plugins=[("pages", PagesPlugin())], demo=True)
 
 
 async def _sign_in(client: Any, next_path: str) -> Any:
@@ -103,6 +115,9 @@ async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(ca
         await _sign_in(client, "/dashboard")
         dashboard = await client.get("/dashboard")
         assert '<a href="/dashboard/timetable">My timetable</a>' in dashboard.text
+        assert '<a href="/dashboard/grades">My grades</a>' in dashboard.text
+        grades = await client.get("/dashboard/grades")
+        assert grades.status_code == 200 and '<a href="/dashboard/grades" aria-current="page">' in grades.text
         timetable = await client.get("/dashboard/timetable")
         assert "My timetable" in timetable.text and "Signed in as student1" in timetable.text
         me = await client.get("/api/v1/me")

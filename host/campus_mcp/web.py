@@ -16,8 +16,9 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from litestar import MediaType, Request, Response, get, post
+from litestar import Litestar, MediaType, Request, Response, get, post
 from litestar.response import Redirect
+from litestar.routes import HTTPRoute
 
 from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
@@ -30,15 +31,24 @@ NO_PARITY = {"exclude_from_parity": True}
 NAV_OPT = "dashboard_nav"
 
 
-def dashboard_nav(campus: Campus) -> list[tuple[str, str]]:
-    """The shell's links: the host's own, then every plugin page that asked to be listed."""
+def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
+    """The shell's links: the host's own, then every page that asked to be listed.
+
+    The finished app's routes are read, not the plugins' route groups: a group may hold a
+    ``Controller`` class, whose ``opt`` is a class slot and whose handlers only exist once the
+    app has registered it. A handler with several paths is listed once, by its first path; a
+    path with parameters cannot be a link and is left out.
+    """
     links = [("/dashboard", "Dashboard"), ("/dashboard/settings", "Settings")]
-    for group in campus.registry.route_groups:
-        for handler in group.handlers:
-            text = getattr(handler, "opt", {}).get(NAV_OPT)
-            paths = sorted(getattr(handler, "paths", ()) or ())
-            if isinstance(text, str) and paths:
-                links.append((paths[0], text))
+    listed: set[int] = set()
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute) or "{" in route.path:
+            continue
+        for handler in route.route_handlers:
+            text = handler.opt.get(NAV_OPT)
+            if isinstance(text, str) and "GET" in handler.http_methods and id(handler) not in listed:
+                listed.add(id(handler))
+                links.append((route.path, text))
     return links
 
 
@@ -50,7 +60,8 @@ def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, 
             title,
             body,
             product=campus.settings.product_name,
-            nav=dashboard_nav(campus),
+            nav=dashboard_nav(request.app),
+            current=request.url.path,
             signed_in_as=user[1] if user else "",
         )
     )

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from litestar import MediaType, Response
 
 CSS_PATH = "/assets/campus.css"
+CURRENT = ' aria-current="page"'
 
 STYLESHEET = """
 :root { color-scheme: light dark; --accent: #8a1c1c; --muted: #666; --line: #ccc; }
@@ -78,8 +79,19 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def page(title: str, body: str, *, product: str, nav: Sequence[tuple[str, str]] = (), signed_in_as: str = "") -> str:
-    links = "".join(f'<a href="{escape(href)}">{escape(text)}</a>' for href, text in nav)
+def page(
+    title: str,
+    body: str,
+    *,
+    product: str,
+    nav: Sequence[tuple[str, str]] = (),
+    current: str = "",
+    signed_in_as: str = "",
+) -> str:
+    """The shell of every page; ``current`` is the path of the page, marked in the navigation."""
+    links = "".join(
+        f'<a href="{escape(href)}"{CURRENT if href == current else ""}>{escape(text)}</a>' for href, text in nav
+    )
     who = ""
     if signed_in_as:
         who = (
