@@ -6,8 +6,10 @@ choice: the guard below is what stops that being used to reach the campus's inte
 
 - HTTPS on port 443 only;
 - the host's every address must be public (a name that resolves to one public and one private
-  address is refused), and the connection goes to an address that was checked, so a DNS answer
-  that changes between the check and the connection (rebinding) cannot slip through;
+  address is refused; an IPv6 address that embeds an IPv4 one, NAT64, 6to4, IPv4-compatible or
+  IPv4-mapped, is judged by the IPv4 address it leads to, ``tests/test_security_ssrf.py``), and
+  the connection goes to an address that was checked, so a DNS answer that changes between the
+  check and the connection (rebinding) cannot slip through;
 - no redirects are followed;
 - 5 seconds for the whole fetch, at most 10 KB of document;
 - the document's own ``client_id`` must be the URL it was fetched from;
@@ -47,10 +49,35 @@ def is_metadata_url(client_id: str) -> bool:
     return client_id.startswith("https://")
 
 
+# NAT64 with the well-known prefix (RFC 6052): the last 32 bits are the IPv4 address reached.
+NAT64_WELL_KNOWN = ipaddress.IPv6Network("64:ff9b::/96")
+# NAT64 for use inside one network (RFC 8215): never globally reachable (IANA), whatever it embeds.
+NAT64_LOCAL_USE = ipaddress.IPv6Network("64:ff9b:1::/48")
+# The deprecated IPv4-compatible form ::a.b.c.d (RFC 4291 2.5.5.1); :: and ::1 are IPv6's own.
+IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a packet to ``ip`` ends up at, when ``ip`` is one of the forms that carry one.
+
+    A translator or relay on the path (NAT64, 6to4, a dual stack's mapping) delivers to the embedded
+    address, so that address is the one the SSRF guard must judge.
+    """
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in NAT64_WELL_KNOWN or (ip in IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def _address_allowed(address: str, settings: Settings) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in NAT64_LOCAL_USE:
+            return False
+        ip = _embedded_ipv4(ip) or ip
     if settings.oauth_metadata_loopback_for_tests and ip.is_loopback:
         return True
     return ip.is_global and not ip.is_multicast
