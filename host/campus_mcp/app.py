@@ -34,6 +34,7 @@ from campus_mcp.oauth.routes import oauth_handlers
 from campus_mcp.oauth.session import session_config, signed_in_middleware_factory
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
+from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
 from campus_mcp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,12 @@ def plugin_routers(registry: Registry) -> list[Router]:
     routers: list[Router] = []
     owners: dict[tuple[str, str], str] = {}
     for group in registry.route_groups:
-        router = Router(path="/", route_handlers=list(group.handlers), opt={PLUGIN_OPT: group.plugin})
+        router = Router(
+            path="/",
+            route_handlers=list(group.handlers),
+            opt={PLUGIN_OPT: group.plugin},
+            exception_handlers=PLUGIN_ROUTE_HANDLERS,  # bad input of a plugin route: a 400 naming the field
+        )
         for route in router.routes:
             for method in sorted(getattr(route, "methods", ()) or ()):
                 if method in ("HEAD", "OPTIONS"):
@@ -195,7 +201,7 @@ def create_app(
         },
         exception_handlers={CampusError: campus_error_handler, Exception: internal_error_handler},
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
-        middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry)],
+        middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry, sessions)],
         lifespan=[lifespan],
         state=State({"campus": campus}),
         openapi_config=None,

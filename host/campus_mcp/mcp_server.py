@@ -31,6 +31,7 @@ from campus_mcp.errors import CampusError, PermissionMissing
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
+from campus_mcp.route_errors import describe_problems, field_problems
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.version import __version__
 
@@ -118,11 +119,8 @@ def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
 
 
 def _field_errors(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
+    # The same words a plugin route answers for the same mistake (route_errors).
+    return describe_problems(field_problems(error))
 
 
 def _version_at_least(version: str | None, floor: str) -> bool:
