@@ -34,6 +34,27 @@ TokenResolver = Callable[[str], Awaitable[Principal | None]]
 StepUpPolicy = Callable[[Principal], Awaitable[bool]]
 
 
+# JSON-RPC error codes (the spec's numbers; the SDK answers the same ones).
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+BAD_TOOL_NAME = (
+    "params.name must be a string: the name of one tool, exactly as tools/list gives it "
+    '(for example "list_terms"). Call tools/list to see the tools.'
+)
+
+
+def _too_large(limit: int) -> str:
+    return (
+        f"The request body is larger than this server accepts ({limit} bytes, {limit // (1024 * 1024)} MiB). "
+        "Send a smaller request: shorter arguments, or fewer items at once."
+    )
+
+
+def _rpc_error(code: int, message: str, request_id: str | int | None = None) -> dict[str, Any]:
+    # No id when the body was not read (too large): JSON-RPC answers that with a null id.
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
 async def _no_tokens(_token: str) -> Principal | None:
     return None
 
@@ -53,23 +74,47 @@ def _sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
     )
 
 
-async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
-    """Read the whole request body, and a receive that hands it out again to the SDK."""
-    chunks: list[bytes] = []
+class BodyTooLarge(Exception):
+    """The request body is over the SDK's limit; nothing more of it is read."""
+
+
+class BadToolName(Exception):
+    """A tools/call whose ``params.name`` is not a string (a list or an object would not even hash)."""
+
+    def __init__(self, request_id: Any) -> None:
+        super().__init__("params.name is not a string")
+        self.request_id = request_id if isinstance(request_id, (str, int)) else None
+
+
+async def _buffered(scope: Scope, receive: Receive, limit: int) -> tuple[bytes, Receive]:
+    """Read the request body, at most ``limit`` bytes, and a receive that hands it out again.
+
+    The limit is the SDK's own (``max_request_body_size``), checked the way its body-limit
+    middleware checks it: a declared Content-Length over it is refused before reading, and a
+    chunked body is refused as soon as it crosses it, so a client cannot make the endpoint hold
+    more than the SDK would have accepted.
+    """
+    for key, value in scope["headers"]:
+        if key.lower() == b"content-length" and value.isdigit() and int(value) > limit:
+            raise BodyTooLarge
+    body = bytearray()
     while True:
         message = await receive()
         if message["type"] != "http.request":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        if len(body) + len(chunk) > limit:
+            raise BodyTooLarge
+        body.extend(chunk)
         if not message.get("more_body", False):
             break
-    body = b"".join(chunks)
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
+    data = bytes(body)
+    pending = [{"type": "http.request", "body": data, "more_body": False}]
 
     async def replay() -> Any:
         return pending.pop() if pending else await receive()
 
-    return body, replay
+    return data, replay
 
 
 def transport_security(registry: Registry) -> TransportSecuritySettings:
@@ -109,7 +154,12 @@ class McpEndpoint:
         if not isinstance(message, dict) or message.get("method") != "tools/call":
             return None
         params = message.get("params")
-        tool = self.registry.tools.get(params.get("name", "")) if isinstance(params, dict) else None
+        if not isinstance(params, dict):
+            return None  # the SDK answers a tools/call without params
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise BadToolName(message.get("id"))
+        tool = self.registry.tools.get(name)
         if tool is None:
             return None
         if tool.scope in effective_scopes(self.registry, principal):
@@ -189,8 +239,16 @@ class McpEndpoint:
             # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
             # others get the permission tool error, which a student can read. The policy (which
             # may read the client from the database) is asked only for a call that lacks a scope.
-            body, receive = await _buffered(receive)
-            wanted = await self._step_up_scope(principal, body)
+            limit = self.manager.max_request_body_size
+            try:
+                body, receive = await _buffered(scope, receive, limit)
+                wanted = await self._step_up_scope(principal, body)
+            except BodyTooLarge:
+                await self._reply(send, 413, _rpc_error(INVALID_REQUEST, _too_large(limit)), [])
+                return
+            except BadToolName as exc:
+                await self._reply(send, 400, _rpc_error(INVALID_PARAMS, BAD_TOOL_NAME, exc.request_id), [])
+                return
             if wanted is not None and await self.step_up(principal):
                 settings = self.registry.settings
                 challenge = (

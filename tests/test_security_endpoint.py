@@ -1,0 +1,173 @@
+"""Hostile requests to ``POST /api/mcp`` over real HTTP on loopback (issue 9, points 6 and 7).
+
+With a step-up allow list the endpoint reads the body to see which tool a ``tools/call`` names.
+It must read no more than the SDK would (a huge chunked body is refused without being buffered),
+and a ``params.name`` that is not a string is the client's mistake (400), not a server failure.
+An oversized argument is quoted in the error by a short prefix only, never echoed back whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from campus_mcp.oauth.store import ClientRecord, OAuthStore
+from campus_mcp.oauth.testkit import ScopeProbe, free_port, serve_on_loopback
+from campus_mcp.testing import CampusFactory
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+ACCEPT = "application/json, text/event-stream"
+TOKEN = "probe-access-token-for-the-endpoint-tests"  # a test token, in a test database
+CLIENT_ID = "probe-client"
+
+
+@contextlib.asynccontextmanager
+async def step_up_endpoint(campus_factory: CampusFactory) -> AsyncIterator[str]:
+    """A campus with a step-up allow list and a live token of a listed client; yields the base URL."""
+    port = free_port()
+    campus = await campus_factory(
+        plugins=[],
+        extra_plugins=[("probe", ScopeProbe())],
+        demo=True,
+        anonymous_access=False,
+        public_url=f"http://127.0.0.1:{port}",
+        step_up_clients=[CLIENT_ID],
+    )
+    store = OAuthStore(campus.sessions)
+    await store.save_client(ClientRecord(client_id=CLIENT_ID, kind="registered", client_name="Probe", redirect_uris=()))
+    await store.save_tokens(
+        access_token=TOKEN,
+        refresh_token=None,
+        client_id=CLIENT_ID,
+        user_id=1,
+        scope="probe:public probe:read",
+        resource=campus.settings.mcp_url,
+        family_id="family-endpoint-tests",
+    )
+    async with serve_on_loopback(campus.app, port) as base:
+        yield base
+
+
+def headers() -> dict[str, str]:
+    return {
+        "Accept": ACCEPT,
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": "2025-11-25",
+        "Authorization": f"Bearer {TOKEN}",
+    }
+
+
+def tools_call(name: Any, arguments: dict[str, Any] | None = None) -> bytes:
+    params = {"name": name, "arguments": arguments or {}}
+    return json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode()
+
+
+def peak_rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc/self/status")
+
+
+def reset_peak_rss() -> None:
+    # Writing 5 to clear_refs resets the peak (VmHWM) to the current RSS (Linux >= 4.0).
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+async def chunked_post(base: str, total: int, chunk: int = 64 * 1024) -> tuple[int, bytes, int]:
+    """POST ``total`` bytes of body in chunks (no Content-Length) on a raw socket.
+
+    Returns (status, body, bytes sent). Writing stops as soon as the server has answered, as a
+    client would; a server that keeps reading would take the whole body.
+    """
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    head = (
+        f"POST /api/mcp HTTP/1.1\r\nHost: {host}:{port}\r\nTransfer-Encoding: chunked\r\n"
+        + "".join(f"{k}: {v}\r\n" for k, v in headers().items())
+        + "\r\n"
+    )
+    writer.write(head.encode())
+    # A tools/call whose name the endpoint would look for, then padding inside a JSON string.
+    opening = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_probe","arguments":{"x":"'
+    piece = b"a" * chunk
+    sent = 0
+
+    async def write_body() -> None:
+        nonlocal sent
+        frame = f"{len(opening):x}\r\n".encode() + opening + b"\r\n"
+        writer.write(frame)
+        sent += len(opening)
+        while sent < total:
+            writer.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            sent += len(piece)
+            await writer.drain()
+        writer.write(b'6\r\n"}}}}\n\r\n0\r\n\r\n')
+        await writer.drain()
+
+    writing = asyncio.create_task(write_body())
+    try:
+        status_line = await asyncio.wait_for(reader.readline(), timeout=120)
+        response_headers: dict[str, str] = {}
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            key, _, value = line.decode("latin-1").partition(":")
+            response_headers[key.strip().lower()] = value.strip()
+        length = int(response_headers.get("content-length", "0"))
+        body = await reader.readexactly(length) if length else b""
+    finally:
+        writing.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+            await writing
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+    return int(status_line.split()[1]), body, sent
+
+
+async def test_a_huge_chunked_body_is_refused_without_buffering_it(campus_factory: CampusFactory) -> None:
+    total = 64 * 1024 * 1024  # 16 times the SDK's limit
+    async with step_up_endpoint(campus_factory) as base:
+        reset_peak_rss()
+        before = peak_rss_kib()
+        status, body, sent = await chunked_post(base, total)
+        grown_mib = (peak_rss_kib() - before) / 1024
+    # Buffering the body (what the endpoint did) costs at least its size, twice over when joined.
+    assert grown_mib < 24, f"peak RSS grew by {grown_mib:.0f} MiB for a {total >> 20} MiB body ({sent} bytes sent)"
+    assert status == 413, body[:300]
+    error = json.loads(body)["error"]
+    assert "4194304 bytes" in error["message"] and "smaller" in error["message"]
+
+
+async def test_a_declared_length_over_the_limit_is_refused_before_reading(campus_factory: CampusFactory) -> None:
+    async with step_up_endpoint(campus_factory) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        oversized = tools_call("write_probe", {"x": "a" * (DEFAULT_MAX_REQUEST_BODY_SIZE + 10)})
+        response = await client.post("/api/mcp", content=oversized, headers=headers())
+    assert response.status_code == 413
+    assert "4194304 bytes" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("name", [["write_probe"], {"tool": "write_probe"}, 7, None])
+async def test_a_tool_name_that_is_not_a_string_is_a_bad_request(campus_factory: CampusFactory, name: Any) -> None:
+    async with step_up_endpoint(campus_factory) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        response = await client.post("/api/mcp", content=tools_call(name), headers=headers())
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32602 and response.json()["id"] == 7
+    assert "params.name" in error["message"] and "tools/list" in error["message"]
+    assert "Traceback" not in response.text
+
+
+async def test_a_string_name_still_gets_the_step_up(campus_factory: CampusFactory) -> None:
+    async with step_up_endpoint(campus_factory) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        step_up = await client.post("/api/mcp", content=tools_call("write_probe"), headers=headers())
+        allowed = await client.post("/api/mcp", content=tools_call("read_probe"), headers=headers())
+    assert step_up.status_code == 403
+    assert 'scope="probe:public probe:read probe:write"' in step_up.headers["www-authenticate"]
+    assert allowed.status_code == 200
+    assert allowed.json()["result"]["structuredContent"]["scopes"] == ["probe:public", "probe:read"]
