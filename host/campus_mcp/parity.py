@@ -64,20 +64,27 @@ def plugin_api_routes(app: Litestar) -> dict[str, str]:
     return routes
 
 
-def check_parity(app: Litestar, registry: Registry) -> ParityReport:
+def check_parity(app: Litestar, registry: Registry, *, plugin: str | None = None) -> ParityReport:
+    """The report over every plugin, or with ``plugin`` only the problems that plugin can fix."""
     routes = plugin_api_routes(app)
     covered: dict[str, list[str]] = {}
-    problems: list[str] = []
+    # Each problem with the plugin that owns it (the route's, the tool's or the group's).
+    owned: list[tuple[str, str]] = []
     for tool in registry.tools.values():
         for ref in tool.mirrors:
             key = f"{ref.method} {normalize(ref.path)}"
             if key not in routes:
-                problems.append(f"dangling: tool {tool.name} ({tool.plugin}) mirrors {key}, which no plugin serves")
+                owned.append(
+                    (tool.plugin, f"dangling: tool {tool.name} ({tool.plugin}) mirrors {key}, which no plugin serves")
+                )
             covered.setdefault(key, []).append(tool.name)
         if not tool.mirrors and not tool.no_route_reason.strip():
-            problems.append(
-                f"unmirrored: tool {tool.name} ({tool.plugin}) mirrors no route. Name the route it mirrors "
-                "(Tool.mirrors), or say why it has none (Tool.no_route_reason)"
+            owned.append(
+                (
+                    tool.plugin,
+                    f"unmirrored: tool {tool.name} ({tool.plugin}) mirrors no route. Name the route it mirrors "
+                    "(Tool.mirrors), or say why it has none (Tool.no_route_reason)",
+                )
             )
     exempt: dict[str, str] = {}
     pending: list[str] = []
@@ -86,23 +93,30 @@ def check_parity(app: Litestar, registry: Registry) -> ParityReport:
             method, _, path = raw.partition(" ")
             key = f"{method} {normalize(path)}"
             if key not in routes:
-                problems.append(f"stale exemption: {key} ({group.plugin}) names no route")
+                owned.append((group.plugin, f"stale exemption: {key} ({group.plugin}) names no route"))
             if not reason.strip():
-                problems.append(f"exemption without a reason: {key} ({group.plugin})")
+                owned.append((group.plugin, f"exemption without a reason: {key} ({group.plugin})"))
             exempt[key] = reason
         for raw in group.pending:
             method, _, path = raw.partition(" ")
             key = f"{method} {normalize(path)}"
             if key not in routes:
-                problems.append(f"stale pending entry: {key} ({group.plugin}) names no route")
+                owned.append((group.plugin, f"stale pending entry: {key} ({group.plugin}) names no route"))
             elif key in covered:
-                problems.append(
-                    f"stale pending entry: {key} ({group.plugin}) already has the tool {', '.join(covered[key])}; remove it from pending"
+                owned.append(
+                    (
+                        group.plugin,
+                        f"stale pending entry: {key} ({group.plugin}) already has the tool {', '.join(covered[key])}; remove it from pending",
+                    )
                 )
             pending.append(key)
-    for key, plugin in sorted(routes.items()):
+    for key, owner in sorted(routes.items()):
         if key not in covered and key not in exempt and key not in pending:
-            problems.append(
-                f"uncovered: {key} ({plugin}) has no tool. Add a tool that mirrors it, or list it as exempt with a reason, or as pending"
+            owned.append(
+                (
+                    owner,
+                    f"uncovered: {key} ({owner}) has no tool. Add a tool that mirrors it, or list it as exempt with a reason, or as pending",
+                )
             )
+    problems = [problem for owner, problem in owned if plugin is None or owner == plugin]
     return ParityReport(routes=routes, covered=covered, exempt=exempt, pending=pending, problems=problems)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from mcp import Client
@@ -47,6 +48,16 @@ from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
+
+
+def plugin_contract(plugin: str) -> type:
+    """The tool contract of an installed plugin as a test class: ``TestDiningContract = plugin_contract("dining")``.
+
+    See :mod:`campus_mcp.contract`. Imported on use, so the kit's fixtures do not need jsonschema.
+    """
+    from campus_mcp.contract import plugin_contract as contract_class
+
+    return contract_class(plugin)
 
 
 @dataclasses.dataclass
@@ -256,7 +267,10 @@ def test_settings(database_url: str, **overrides: Any) -> Settings:
 CampusFactory = Callable[..., Awaitable[CampusHarness]]
 
 
-@pytest.fixture(scope="session")
+# The kit's async fixtures are pytest-asyncio's own, so they run in any asyncio mode (an author's
+# project need not set this repository's ``asyncio_mode = "auto"``), and on the session's loop: the
+# databases and the shared demo campus outlive any one test, so they belong to the loop that does too.
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def campus_databases(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestDatabases]:
     """The databases of this test session (see :class:`TestDatabases`); dropped at the end."""
     databases = TestDatabases(tmp_path_factory.mktemp("campuses"), os.environ.get(TEST_DATABASE_ENV) or None)
@@ -264,7 +278,7 @@ async def campus_databases(tmp_path_factory: pytest.TempPathFactory) -> AsyncIte
     await databases.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[CampusFactory]:
     made: list[CampusHarness] = []
 
@@ -302,7 +316,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
         await campus_databases.drop(harness.settings.database_url)
 
 
-@pytest.fixture(scope="session")
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness]:
     url = await campus_databases.demo_copy()
     registry = load_registry(test_settings(url))
