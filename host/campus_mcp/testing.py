@@ -15,6 +15,10 @@ Each harness has a database of its own: SQLite in a temporary folder, or, when
 ``CAMPUS_MCP_TEST_DATABASE_URL`` names a PostgreSQL database, a new database created on that
 server (the named one is only used to connect; CI runs both). The demo campus is built once per
 session into a template and copied, so that tests stay fast.
+
+The async fixtures are pytest-asyncio fixtures, so the kit needs no ``asyncio_mode`` setting: in
+pytest-asyncio's default strict mode, mark the tests (``pytestmark = pytest.mark.asyncio`` in the
+module); with ``asyncio_mode = "auto"`` nothing needs marking.
 """
 
 from __future__ import annotations
