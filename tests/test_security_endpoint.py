@@ -19,8 +19,9 @@ import httpx
 import pytest
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 from campus_mcp.oauth.testkit import ScopeProbe, free_port, serve_on_loopback
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.shared.exceptions import MCPError
 
 ACCEPT = "application/json, text/event-stream"
 TOKEN = "probe-access-token-for-the-endpoint-tests"  # a test token, in a test database
@@ -171,3 +172,37 @@ async def test_a_string_name_still_gets_the_step_up(campus_factory: CampusFactor
     assert 'scope="probe:public probe:read probe:write"' in step_up.headers["www-authenticate"]
     assert allowed.status_code == 200
     assert allowed.json()["result"]["structuredContent"]["scopes"] == ["probe:public", "probe:read"]
+
+
+# --- 9.7: an oversized argument is quoted by a short prefix -----------------------------------
+
+HUGE = 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("tool", "field"),
+    [
+        ("get_course", "code"),
+        ("get_section", "crn"),
+        ("search_sections", "term"),
+        ("search_sections", "q"),
+        ("search_reviews", "course"),
+        ("degree_requirements", "slug"),
+    ],
+)
+async def test_a_huge_string_argument_is_not_echoed_back(demo_campus: CampusHarness, tool: str, field: str) -> None:
+    result = await demo_campus.call(tool, {field: "Z" * HUGE})
+    text = result.content[0].text
+    assert result.is_error
+    assert len(text) < 2048, f"{tool} answered {len(text)} characters for a {HUGE}-character {field}"
+    assert field in text, text
+    assert "Z" * 81 not in text
+
+
+async def test_a_huge_tool_name_is_not_echoed_back(demo_campus: CampusHarness) -> None:
+    async with demo_campus.mcp() as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("x" * HUGE, {})
+    message = raised.value.error.message
+    assert "Unknown tool" in message and "tools/list" in message
+    assert len(message) < 4096 and "x" * 81 not in message

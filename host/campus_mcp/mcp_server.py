@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp import metrics
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
 from campus_mcp.contributions import PageLink, Tool
-from campus_mcp.errors import CampusError, PermissionMissing
+from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
@@ -228,7 +228,7 @@ class CampusServer:
             known = ", ".join(sorted(t.name for t in visible_tools(self.registry, principal)))
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown tool {params.name!r}. Call tools/list to see the tools; they are: {known}.",
+                f"Unknown tool {quote_input(params.name)}. Call tools/list to see the tools; they are: {known}.",
             )
         context = self.tool_context(ctx, principal)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
@@ -240,7 +240,8 @@ class CampusServer:
             return _text_result(exc.message, exc.links, with_links=with_links)
         except CampusError as exc:
             metrics.count("tool_calls_total", tool=tool.name, outcome="error")
-            return _text_result(exc.message, with_links=False)
+            # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.
+            return _text_result(without_echoes(exc.message, params.arguments or {}), with_links=False)
         except Exception:
             log.exception("tool %s failed", tool.name)
             metrics.count("tool_calls_total", tool=tool.name, outcome="failed")
@@ -331,7 +332,7 @@ class CampusServer:
         if prompt is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown prompt {params.name!r}. Call prompts/list to see the prompts.",
+                f"Unknown prompt {quote_input(params.name)}. Call prompts/list to see the prompts.",
             )
         raw = params.arguments or {}
         if not isinstance(raw, Mapping) or not all(isinstance(v, str) for v in raw.values()):
@@ -378,7 +379,7 @@ class CampusServer:
         if app is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown resource {str(params.uri)!r}. Call resources/list to see the resources.",
+                f"Unknown resource {quote_input(str(params.uri))}. Call resources/list to see the resources.",
             )
         return types.ReadResourceResult(
             contents=[
