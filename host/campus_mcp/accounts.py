@@ -11,6 +11,13 @@ Three kinds of account, one table:
 - students of the campus identity provider (OpenID Connect), known by issuer and subject, with
   no password here at all.
 
+Every sign-in attempt pays exactly one argon2 verification, whichever kind of account it names
+and whether or not the name exists, so response times do not tell which usernames exist.
+
+A student's ``session_generation`` is written into each browser session at sign-in; sign-out and a
+password change move it on, which ends every session signed with the old value (a copied cookie
+included).
+
 Invariant: no function here logs or returns a password or a hash.
 """
 
@@ -23,7 +30,7 @@ from datetime import datetime
 import anyio.to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import Boolean, Integer, String, UniqueConstraint, select, text
+from sqlalchemy import Boolean, Integer, String, UniqueConstraint, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -31,15 +38,16 @@ from campus_mcp.contributions import DemoData
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.settings import Settings
 
-_hasher = PasswordHasher()
+# Module-level so that a test can count the verifications (the step a timing attack would see).
+password_hasher = PasswordHasher()
 
 
 @functools.cache
-def _dummy_hash() -> str:
-    """Verified against when the username is unknown, so that a wrong username costs as much time
-    as a wrong password and response times do not reveal which usernames exist. Made on first use:
-    one hash takes a good fraction of a second, too much for every import."""
-    return _hasher.hash("campus-mcp: no such student")
+def dummy_hash() -> str:
+    """Verified against when no stored hash decides (unknown username, demo student, no
+    password), so that every attempt costs the same. Made on first use: one hash takes a good
+    fraction of a second, too much for every import."""
+    return password_hasher.hash("campus-mcp: no such student")
 
 
 DEMO_PREFIX = "student"
@@ -58,16 +66,18 @@ class Student(Base):
     oidc_issuer: Mapped[str | None] = mapped_column(String(500), nullable=True)
     oidc_subject: Mapped[str | None] = mapped_column(String(255), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # Moved on by sign-out and a password change; a session signed with another value is refused.
+    session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 async def hash_password(password: str) -> str:
-    return await anyio.to_thread.run_sync(_hasher.hash, password)
+    return await anyio.to_thread.run_sync(password_hasher.hash, password)
 
 
 async def _verify(stored_hash: str, password: str) -> bool:
     def check() -> bool:
         try:
-            return _hasher.verify(stored_hash, password)
+            return password_hasher.verify(stored_hash, password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return False
 
@@ -77,20 +87,42 @@ async def _verify(stored_hash: str, password: str) -> bool:
 async def authenticate(session: AsyncSession, settings: Settings, username: str, password: str) -> Student | None:
     """The student these credentials belong to, or None. Same cost whether or not the name exists."""
     student = await student_by_username(session, username.strip().lower())
-    if student is None or not password:
-        await _verify(_dummy_hash(), password or "x")
+    stored = student.password_hash if student is not None and not student.is_demo and password else None
+    if stored is not None:
+        return student if await _verify(stored, password) else None
+    # No stored hash decides (unknown name, no password, a demo or identity-provider account):
+    # pay for one verification all the same.
+    await _verify(dummy_hash(), password or "x")
+    if student is None or not student.is_demo or not password or not settings.demo:
+        # A demo student outside demo mode is refused whatever the password.
         return None
-    if student.is_demo:
-        if not settings.demo:
-            # A demo student outside demo mode: refused whatever the password.
-            await _verify(_dummy_hash(), password)
-            return None
-        expected = settings.demo_password.get_secret_value()
-        return student if expected and hmac.compare_digest(password.encode(), expected.encode()) else None
-    if student.password_hash is None:
-        await _verify(_dummy_hash(), password)
-        return None
-    return student if await _verify(student.password_hash, password) else None
+    expected = settings.demo_password.get_secret_value()
+    return student if expected and hmac.compare_digest(password.encode(), expected.encode()) else None
+
+
+async def set_password(session: AsyncSession, student: Student, password: str) -> None:
+    """Give a local student a new password; every browser signed in as them has to sign in again."""
+    student.password_hash = await hash_password(password)
+    await end_sessions(session, student.id)
+
+
+async def end_sessions(session: AsyncSession, student_id: int) -> None:
+    """End every browser session of this student (sign-out, password change).
+
+    An increment in the database, not in Python, so two sign-outs at once both move it on.
+    """
+    await session.execute(
+        update(Student)
+        .where(Student.id == student_id)
+        .values(session_generation=Student.session_generation + 1)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def session_generation(session: AsyncSession, student_id: int) -> int | None:
+    """The student's current session generation (None when the student no longer exists)."""
+    found = await session.execute(select(Student.session_generation).where(Student.id == student_id))
+    return found.scalar_one_or_none()
 
 
 async def create_local_student(

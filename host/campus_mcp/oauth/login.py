@@ -2,7 +2,9 @@
 
 Failed sign-ins are counted per address in the database (so every web worker sees the same
 count); after ``login_max_failures`` in ``login_window_seconds`` the address gets 429 until the
-window passes. The count covers wrong usernames too, so guessing names costs the same.
+window passes. The count covers wrong usernames too, so guessing names costs the same, and an
+attempt is counted before its password is checked (``login_limit``), so a parallel burst gets no
+more checks than the limit.
 Passwords are never logged, echoed or kept.
 """
 
@@ -14,6 +16,7 @@ from litestar import Request, Response, get, post
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
+from campus_mcp.oauth.login_limit import LoginLimit
 from campus_mcp.oauth.oidc import OidcClient, OidcError
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
 from campus_mcp.oauth.session import (
@@ -34,6 +37,7 @@ NO_PARITY = {"exclude_from_parity": True}
 def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
     settings = registry.settings
     oidc = OidcClient(settings) if settings.oidc_issuer and settings.oidc_client_id else None
+    limit = LoginLimit(store.sessions, limit=settings.login_max_failures, window_seconds=settings.login_window_seconds)
 
     def login_page(
         request: Request[Any, Any, Any], next_url: str, *, error: str = "", username: str = "", status: int = 200
@@ -65,8 +69,8 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
             return login_page(
                 request, next_url, error="The form expired. Sign in again.", username=username, status=403
             )
-        address = address_of(request)
-        if await store.recent_failures(address, settings.login_window_seconds) >= settings.login_max_failures:
+        attempt = await limit.begin_attempt(address_of(request))
+        if attempt is None:
             minutes = max(1, settings.login_window_seconds // 60)
             response = login_page(
                 request,
@@ -80,16 +84,17 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
         async with store.sessions() as session:
             student = await authenticate(session, settings, username, str(form.get("password") or ""))
         if student is None:
-            await store.record_failure(address, settings.login_window_seconds)
+            # The attempt stays recorded: it is one of the address's failures in the window.
             return login_page(
                 request, next_url, error="That username and password do not match.", username=username, status=401
             )
-        sign_in(request, settings, student.id, student.username)
+        await limit.succeeded(attempt)
+        sign_in(request, settings, student.id, student.username, student.session_generation)
         return Redirect(next_url, status_code=303)
 
     @post("/logout", opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def logout(request: Request[Any, Any, Any]) -> Redirect:
-        sign_out(request)
+        await sign_out(request, store.sessions)
         return Redirect("/", status_code=303)
 
     handlers: list[Any] = [login_form, login_submit, logout]
@@ -122,8 +127,8 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
             )
         async with store.sessions() as session, session.begin():
             student = await oidc.student(session, claims)
-            user_id, username = student.id, student.username
-        sign_in(request, settings, user_id, username)
+            user_id, username, generation = student.id, student.username, student.session_generation
+        sign_in(request, settings, user_id, username, generation)
         return Redirect(next_url, status_code=303)
 
     return [*handlers, oidc_start, oidc_callback]

@@ -5,6 +5,10 @@ The session lives in an encrypted cookie (Litestar's client-side backend, keyed 
 cookie is HttpOnly, SameSite=Lax (the authorization request arrives as a top-level navigation
 from the app's site, which Lax allows), and Secure when the public URL is https.
 
+A cookie cannot be taken back, so the session also carries the student's session generation
+(``accounts.Student.session_generation``), checked against the database on every request: sign-out
+and a password change move it on, and every copy of an older session stops working at once.
+
 A signed-in browser acts as the student with every scope: scopes limit what an *app* may do,
 not the student. Bearer tokens are never accepted here: a token works on ``/api/mcp`` only.
 """
@@ -23,7 +27,9 @@ from litestar.enums import ScopeType
 from litestar.middleware.session.client_side import CookieBackendConfig
 from litestar.response import Redirect
 from litestar.types import ASGIApp, Receive, Scope, Send
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from campus_mcp.accounts import end_sessions, session_generation
 from campus_mcp.principal import Principal
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
@@ -54,38 +60,49 @@ def session_data(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
 
 def session_user(request: Request[Any, Any, Any]) -> tuple[int, str] | None:
-    """The signed-in student's (id, username), if the session is live."""
-    return _live_student(request.scope.get("session"))
+    """The signed-in student's (id, username), if the session is live.
+
+    The middleware has already dropped a session of an older generation from the request."""
+    student = _live_student(request.scope.get("session"))
+    return None if student is None else (student[0], student[1])
 
 
-def _live_student(session: object) -> tuple[int, str] | None:
-    """The (id, username) a session cookie signs in, while it has not expired."""
+def _live_student(session: object) -> tuple[int, str, int] | None:
+    """The (id, username, session generation) a session cookie signs in, while it has not expired."""
     if not isinstance(session, dict):
         return None
     uid, username, expires = session.get("uid"), session.get("username"), session.get("expires", 0)
+    generation = session.get("generation")
     if (
         isinstance(uid, int)
         and isinstance(username, str)
+        and isinstance(generation, int)
         and isinstance(expires, (int, float))
         and expires > time.time()
     ):
-        return uid, username
+        return uid, username, generation
     return None
 
 
-def sign_in(request: Request[Any, Any, Any], settings: Settings, user_id: int, username: str) -> None:
+def sign_in(request: Request[Any, Any, Any], settings: Settings, user_id: int, username: str, generation: int) -> None:
     # A fresh session at sign-in (and a fresh CSRF token), so a session planted before cannot be reused.
     request.set_session(
         {
             "uid": user_id,
             "username": username,
+            "generation": generation,
             "expires": time.time() + settings.session_hours * 3600,
             "csrf": secrets.token_urlsafe(32),
         }
     )
 
 
-def sign_out(request: Request[Any, Any, Any]) -> None:
+async def sign_out(request: Request[Any, Any, Any], sessions: async_sessionmaker[AsyncSession]) -> None:
+    """Sign the student out of every browser: a copy of this cookie must not stay signed in."""
+    student = _live_student(request.scope.get("session"))
+    if student is not None:
+        async with sessions() as session, session.begin():
+            await end_sessions(session, student[0])
     request.clear_session()
 
 
@@ -110,14 +127,26 @@ def csrf_ok(request: Request[Any, Any, Any], submitted: str | None) -> bool:
     return hmac.compare_digest(expected.encode(), submitted.encode())
 
 
-def signed_in_middleware_factory(registry: Registry) -> Any:
-    """ASGI middleware: puts the session's student in ``scope["campus_principal"]``."""
+def signed_in_middleware_factory(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> Any:
+    """ASGI middleware: puts the session's student in ``scope["campus_principal"]``.
+
+    A session whose generation is not the student's current one (signed out, password changed,
+    student deleted) is emptied here, before any handler reads it; the response then clears the
+    cookie.
+    """
     all_scopes = frozenset(registry.scopes)
+
+    async def current(student_id: int) -> int | None:
+        async with sessions() as session:
+            return await session_generation(session, student_id)
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == ScopeType.HTTP:
                 student = _live_student(scope.get("session"))
+                if student is not None and await current(student[0]) != student[2]:
+                    scope["session"] = {}
+                    student = None
                 if student is not None:
                     scope["campus_principal"] = Principal(  # type: ignore[typeddict-unknown-key]
                         user_id=student[0],

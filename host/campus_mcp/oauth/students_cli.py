@@ -7,7 +7,7 @@ import asyncio
 import click
 from sqlalchemy import select
 
-from campus_mcp.accounts import Student, create_local_student, student_by_username
+from campus_mcp.accounts import Student, create_local_student, set_password, student_by_username
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.settings import Settings
 
@@ -54,3 +54,29 @@ def list_students() -> None:
     for student in asyncio.run(_list()):
         kind = "demo" if student.is_demo else ("identity provider" if student.oidc_subject else "local")
         click.echo(f"{student.id}\t{student.username}\t{kind}\t{student.display_name}")
+
+
+@students.command("password")
+@click.argument("username")
+@click.password_option(help="The new password (asked for, hidden, when not given).")
+def change_password(username: str, password: str) -> None:
+    """Give a local account a new password; it is signed out of every browser."""
+    name = username.strip().lower()
+
+    async def _change() -> None:
+        engine = make_engine(Settings().database_url)
+        try:
+            async with make_sessions(engine)() as session, session.begin():
+                student = await student_by_username(session, name)
+                if student is None:
+                    raise click.ClickException(f"no student named {name!r}; see `campus-mcp students list`")
+                if student.is_demo or student.oidc_subject:
+                    raise click.ClickException(
+                        f"{name!r} is not a local account: it signs in with the demo password or the identity provider"
+                    )
+                await set_password(session, student, password)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(_change())
+    click.echo(f"Changed the password of {name!r}; every browser signed in as them is signed out.")
