@@ -29,6 +29,7 @@ from authlib.common.urls import add_params_to_uri
 from authlib.oauth2 import AuthorizationServer
 from authlib.oauth2.rfc6749 import (
     InvalidClientError,
+    InvalidGrantError,
     InvalidRequestError,
     InvalidScopeError,
     JsonPayload,
@@ -38,6 +39,7 @@ from authlib.oauth2.rfc6749 import (
     OAuth2Request,
 )
 from authlib.oauth2.rfc6749.grants import AuthorizationCodeGrant, RefreshTokenGrant
+from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidRedirectURIError
@@ -231,19 +233,78 @@ class CodeGrant(AuthorizationCodeGrant):  # type: ignore[misc]
         return authorization_code.user
 
 
+REFRESH_REUSED = (
+    "This refresh token was already used once, so a copy of it may be in other hands: every token of this "
+    "sign-in is now revoked. Sign in again."
+)
+REFRESH_ENDED = "This sign-in has ended (it was revoked, or its refresh token expired). Sign in again."
+
+
 class RefreshGrant(RefreshTokenGrant):  # type: ignore[misc]
+    """Refresh token rotation with reuse detection (RFC 9700 4.14.2).
+
+    The order is what makes it safe: the token is looked up without being changed, then the
+    client and the scope are checked, and only then is it claimed, in the same transaction that
+    saves the new pair (:meth:`save_token`). So a refresh refused for what it asks (another
+    client, a wider scope) leaves the token working for its rightful client, and of refreshes
+    racing with one token exactly one wins. A used token presented again, whoever presents it, is
+    reuse: the family is revoked, the pair that replaced the token included. In a race that means
+    the winner's new tokens stop working too; the app signs in again, which is the price RFC 9700
+    accepts for never leaving a live token in a family whose token leaked.
+    """
+
     TOKEN_ENDPOINT_AUTH_METHODS = ["none"]  # noqa: RUF012
     INCLUDE_NEW_REFRESH_TOKEN = True  # each refresh rotates the refresh token
     server: CampusAuthorizationServer
 
-    def authenticate_refresh_token(self, refresh_token: str) -> TokenRecord | None:
-        return _in_loop(self.server.service.store.claim_refresh_token, refresh_token)
+    def authenticate_refresh_token(self, refresh_token: str) -> TokenRecord:
+        store = self.server.service.store
+        record = _in_loop(store.find_refresh_token, refresh_token)
+        if record is None:
+            raise InvalidGrantError("This refresh token is not one this server issued. Sign in again.")
+        if record.refresh_used:
+            _in_loop(lambda: store.revoke(record, family=True))
+            raise InvalidGrantError(REFRESH_REUSED)
+        if record.revoked or record.refresh_expires_at is None or record.refresh_expires_at <= utcnow():
+            raise InvalidGrantError(REFRESH_ENDED)
+        # authlib set the client before asking for the token; its own check gives no reason.
+        if not record.check_client(self.request.client):
+            raise InvalidGrantError(
+                "This refresh token was issued to another app: send the client_id it was issued to."
+            )
+        return record
+
+    def _validate_token_scope(self, token: TokenRecord) -> None:
+        # Replaces authlib's check (same rule) to say which scopes were too many.
+        granted = set(token.get_scope().split())
+        wider = sorted(set(scope_to_list(self.request.payload.scope) or []) - granted)
+        if wider:
+            raise InvalidScopeError(
+                f"A refresh can keep or narrow the scopes, never widen them; not granted: {' '.join(wider)}. "
+                "Omit scope to keep the granted ones, or have the student sign in again to grant more."
+            )
 
     def authenticate_user(self, refresh_token: TokenRecord) -> UserRecord:
         return refresh_token.user
 
+    def save_token(self, token: dict[str, Any]) -> None:
+        """Claim the old refresh token and save the new pair, in one transaction."""
+        used: TokenRecord = self.request.refresh_token
+        outcome = _in_loop(
+            lambda: self.server.service.store.rotate_refresh_token(
+                used,
+                access_token=token["access_token"],
+                refresh_token=token["refresh_token"],
+                scope=token.get("scope", used.scope),
+            )
+        )
+        if outcome == "reused":
+            raise InvalidGrantError(REFRESH_REUSED)
+        if outcome == "ended":
+            raise InvalidGrantError(REFRESH_ENDED)
+
     def revoke_old_credential(self, refresh_token: TokenRecord) -> None:
-        """Nothing to do: the old refresh token was used up when it was claimed."""
+        """Nothing to do: the old refresh token was used up when the new pair was saved."""
 
 
 class Revocation(RevocationEndpoint):  # type: ignore[misc]
@@ -328,7 +389,8 @@ class CampusAuthorizationServer(AuthorizationServer):  # type: ignore[misc]
         return _in_loop(self.service.client, client_id)
 
     def save_token(self, token: dict[str, Any], request: CampusRequest) -> None:
-        source: CodeRecord | TokenRecord = request.authorization_code or request.refresh_token
+        """The tokens of a code exchange (a refresh saves its own: :meth:`RefreshGrant.save_token`)."""
+        source: CodeRecord = request.authorization_code
         _in_loop(
             lambda: self.service.store.save_tokens(
                 access_token=token["access_token"],

@@ -5,8 +5,12 @@ Invariants, each held by a test in ``tests/test_oauth_rules.py``:
 - a code is claimed (``used_at`` set) by one atomic UPDATE the moment a token request presents
   it, before the verifier is checked: a wrong verifier burns it, and two racing requests cannot
   both win; a code presented again revokes every token issued from it;
-- a refresh token is claimed the same way; presenting a claimed one again (reuse: it leaked)
-  revokes the whole family, the rotated tokens included;
+- a refresh is looked at before it is claimed: a request the grant refuses (another client, a
+  wider scope) leaves the token as it was. The claim and the new pair are one transaction
+  (:meth:`OAuthStore.rotate_refresh_token`), so of racing refreshes one wins, and the others,
+  finding it used, revoke the family after the winner's pair is saved, not before;
+- presenting a used refresh token again (reuse: it leaked, RFC 9700 4.14.2) revokes the whole
+  family, the rotated tokens included (``tests/test_security_refresh.py``);
 - only hashes are stored or looked up.
 """
 
@@ -15,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import CursorResult
@@ -39,6 +43,9 @@ CODE_SECONDS = 120
 # A self-registered client that never got a token is deleted after this (seed 000).
 UNUSED_CLIENT_AGE = timedelta(days=1)
 GRANT_TYPES = ("authorization_code", "refresh_token")
+# What became of a refresh: a new pair, reuse detected (the family is revoked), or the token had
+# ended meanwhile (revoked, expired or deleted).
+Rotation = Literal["issued", "reused", "ended"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +125,8 @@ class TokenRecord:
     family_id: str
     revoked: bool
     access_expires_at: datetime
+    refresh_expires_at: datetime | None = None
+    refresh_used: bool = False
 
     def check_client(self, client: ClientRecord) -> bool:
         return client.client_id == self.client_id
@@ -284,19 +293,43 @@ class OAuthStore:
         now = utcnow()
         async with self.sessions() as session, session.begin():
             session.add(
-                OAuthToken(
-                    family_id=family_id,
+                self._issuance(
+                    now,
+                    access_token=access_token,
+                    refresh_token=refresh_token,
                     client_id=client_id,
                     user_id=user_id,
                     scope=scope,
                     resource=resource,
-                    access_token_hash=credential_hash(access_token),
-                    refresh_token_hash=credential_hash(refresh_token) if refresh_token else None,
-                    created_at=now,
-                    access_expires_at=now + timedelta(seconds=ACCESS_TOKEN_SECONDS),
-                    refresh_expires_at=now + timedelta(days=REFRESH_TOKEN_DAYS) if refresh_token else None,
+                    family_id=family_id,
                 )
             )
+
+    @staticmethod
+    def _issuance(
+        now: datetime,
+        *,
+        access_token: str,
+        refresh_token: str | None,
+        client_id: str,
+        user_id: int,
+        scope: str,
+        resource: str,
+        family_id: str,
+    ) -> OAuthToken:
+        """The row of one issuance: hashes only, lifetimes from now."""
+        return OAuthToken(
+            family_id=family_id,
+            client_id=client_id,
+            user_id=user_id,
+            scope=scope,
+            resource=resource,
+            access_token_hash=credential_hash(access_token),
+            refresh_token_hash=credential_hash(refresh_token) if refresh_token else None,
+            created_at=now,
+            access_expires_at=now + timedelta(seconds=ACCESS_TOKEN_SECONDS),
+            refresh_expires_at=now + timedelta(days=REFRESH_TOKEN_DAYS) if refresh_token else None,
+        )
 
     async def _record(self, session: AsyncSession, row: OAuthToken) -> TokenRecord | None:
         student = await session.get(Student, row.user_id)
@@ -311,17 +344,36 @@ class OAuthStore:
             family_id=row.family_id,
             revoked=row.revoked_at is not None,
             access_expires_at=row.access_expires_at,
+            refresh_expires_at=row.refresh_expires_at,
+            refresh_used=row.refresh_used_at is not None,
         )
 
-    async def claim_refresh_token(self, refresh_token: str) -> TokenRecord | None:
-        """Use up the refresh token. Presenting a used one revokes its family (reuse detection)."""
-        digest = credential_hash(refresh_token)
+    async def find_refresh_token(self, refresh_token: str) -> TokenRecord | None:
+        """The issuance a refresh token belongs to, as it is; nothing is claimed or changed."""
+        async with self.sessions() as session:
+            row = (
+                await session.execute(
+                    select(OAuthToken).where(OAuthToken.refresh_token_hash == credential_hash(refresh_token))
+                )
+            ).scalar_one_or_none()
+            return None if row is None else await self._record(session, row)
+
+    async def rotate_refresh_token(
+        self, used: TokenRecord, *, access_token: str, refresh_token: str, scope: str
+    ) -> Rotation:
+        """Claim ``used`` and save the pair that replaces it, in one transaction.
+
+        The claim is a conditional UPDATE (``refresh_used_at IS NULL``), so one of many racing
+        refreshes wins; the winner's row lock makes the others wait until its pair is committed.
+        A loser then finds the token used, which is reuse: it revokes the family, and the
+        revocation reaches the winner's pair, because that pair was saved with the claim.
+        """
         now = utcnow()
         async with self.sessions() as session, session.begin():
             claimed = await session.execute(
                 update(OAuthToken)
                 .where(
-                    OAuthToken.refresh_token_hash == digest,
+                    OAuthToken.id == used.id,
                     OAuthToken.refresh_used_at.is_(None),
                     OAuthToken.revoked_at.is_(None),
                     OAuthToken.refresh_expires_at > now,
@@ -329,16 +381,25 @@ class OAuthStore:
                 .values(refresh_used_at=now)
                 .execution_options(synchronize_session=False)
             )
-            row = (
-                await session.execute(select(OAuthToken).where(OAuthToken.refresh_token_hash == digest))
-            ).scalar_one_or_none()
-            if row is None:
-                return None
             if _rowcount(claimed) != 1:
-                if row.refresh_used_at is not None:
+                row = await session.get(OAuthToken, used.id)
+                if row is not None and row.refresh_used_at is not None:
                     await self._revoke_family(session, row.family_id, now)
-                return None
-            return await self._record(session, row)
+                    return "reused"
+                return "ended"
+            session.add(
+                self._issuance(
+                    now,
+                    access_token=access_token,
+                    refresh_token=refresh_token,
+                    client_id=used.client_id,
+                    user_id=used.user.id,
+                    scope=scope,
+                    resource=used.resource,
+                    family_id=used.family_id,
+                )
+            )
+            return "issued"
 
     async def find_token(self, token: str, hint: str | None) -> TokenRecord | None:
         digest = credential_hash(token)
