@@ -67,6 +67,21 @@ class Settings(BaseSettings):
         ),
     )
     scheduler: bool = Field(default=True, description="Run the job scheduler inside `serve`.")
+    sdk_log_level: str = Field(
+        default="WARNING",
+        description=(
+            "Level of the MCP SDK's loggers (mcp.*); at INFO they log a line for every request. "
+            "A log config that sets the 'mcp' logger itself wins."
+        ),
+    )
+    metrics_addresses: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1", "::1"],
+        description="Client addresses or networks (CIDR) that may read /metrics without a token.",
+    )
+    metrics_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="A bearer token that lets a scraper at any address read /metrics.",
+    )
     secret_key: SecretStr = Field(
         default=SecretStr(""),
         description="Seals requestState and sessions; required outside demo mode.",
@@ -102,7 +117,9 @@ class Settings(BaseSettings):
     override_office: str = "the dean's office of the school that offers the course"
     student_system_name: str = "LeopardWeb"
 
-    @field_validator("plugins", "disable", "allowed_hosts", "allowed_origins", "step_up_clients", mode="before")
+    @field_validator(
+        "plugins", "disable", "allowed_hosts", "allowed_origins", "step_up_clients", "metrics_addresses", mode="before"
+    )
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):

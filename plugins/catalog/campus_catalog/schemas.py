@@ -9,10 +9,12 @@ Times of day are ``"HH:MM"`` strings in the campus time zone; dates are ISO date
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator, model_validator
+from pydantic_core import CoreSchema, PydanticCustomError, ValidationError, core_schema
 
 from campus_catalog.queries.clock import hhmm, parse_days, parse_time_of_day
 
@@ -23,6 +25,50 @@ COURSE_CODE_PATTERN = re.compile(r"^\s*([A-Za-z]{2,6})[\s\-_]*(\d{3,5}[A-Za-z]{0
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 25
 MAX_SCHEDULE_CRNS = 20
+# Far past the end of any list the catalog pages through (a term has a few thousand sections, a
+# campus a few tens of thousands of reviews), and far inside the 64-bit OFFSET of the database:
+# 2**63 reached PostgreSQL and SQLite and failed there (issue 9.7).
+MAX_OFFSET = 100_000
+MAX_SIMILAR = 50
+# The academic calendar's dates: 9999-12-31 plus the default window of days overflowed Python's
+# date type (a 500); no campus calendar reaches outside these.
+FIRST_CALENDAR_DAY = date(1900, 1, 1)
+LAST_CALENDAR_DAY = date(2199, 12, 31)
+
+
+@dataclass(frozen=True)
+class WholeNumber:
+    """``Annotated[int, WholeNumber(low, high)]``: an integer argument from ``low`` to ``high``.
+
+    The input schema advertises both ends (minimum, maximum), and a value past either end gets one
+    error that names the whole range, so the caller learns what to send in one try.
+    """
+
+    low: int
+    high: int
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_wrap_validator_function(
+            self._check, core_schema.int_schema(ge=self.low, le=self.high)
+        )
+
+    def _check(self, value: Any, inner: core_schema.ValidatorFunctionWrapHandler) -> int:
+        try:
+            number: int = inner(value)
+        except ValidationError as exc:
+            if not any(e["type"] in ("greater_than_equal", "less_than_equal") for e in exc.errors()):
+                raise  # not a number at all: pydantic's own words say so
+            raise PydanticCustomError(
+                "out_of_range",
+                "Input should be a whole number from {low} to {high}",
+                {"low": self.low, "high": self.high},
+            ) from None
+        return number
+
+
+PageSize = Annotated[int, WholeNumber(1, MAX_PAGE_SIZE)]
+Offset = Annotated[int, WholeNumber(0, MAX_OFFSET)]
+SimilarCount = Annotated[int, WholeNumber(1, MAX_SIMILAR)]
 
 
 class Answer(BaseModel):
@@ -56,13 +102,10 @@ def normalize_course_code(value: str) -> str:
 
 
 class Paging(Arguments):
-    limit: int = Field(
-        default=DEFAULT_PAGE_SIZE,
-        ge=1,
-        le=MAX_PAGE_SIZE,
-        description=f"Page size, at most {MAX_PAGE_SIZE}.",
+    limit: PageSize = Field(default=DEFAULT_PAGE_SIZE, description=f"Page size, at most {MAX_PAGE_SIZE}.")
+    offset: Offset = Field(
+        default=0, description=f"Skip this many results (at most {MAX_OFFSET}); use next_offset of the last page."
     )
-    offset: int = Field(default=0, ge=0, description="Skip this many results; use next_offset of the last page.")
 
 
 class Page(Answer):
@@ -295,7 +338,7 @@ class SectionDetail(SectionOut):
 
 
 class SimilarSectionsQuery(SectionLookup):
-    limit: int = Field(default=10, ge=1, le=50)
+    limit: SimilarCount = Field(default=10, description=f"How many, at most {MAX_SIMILAR}.")
 
 
 class SimilarSection(SectionOut):
@@ -637,7 +680,7 @@ class InstructorDetail(Answer):
 
 class SimilarInstructorsQuery(Arguments):
     pub_id: str = Field(min_length=1, max_length=40)
-    limit: int = Field(default=10, ge=1, le=50)
+    limit: SimilarCount = Field(default=10, description=f"How many, at most {MAX_SIMILAR}.")
 
 
 class SimilarInstructor(InstructorBrief):
@@ -679,8 +722,12 @@ class ReviewPage(Page):
 
 
 class EventsQuery(Paging):
-    start_date: date | None = Field(default=None, description="Default: today.")
-    end_date: date | None = Field(default=None, description="Default: 180 days after start_date.")
+    start_date: date | None = Field(
+        default=None, ge=FIRST_CALENDAR_DAY, le=LAST_CALENDAR_DAY, description="Default: today."
+    )
+    end_date: date | None = Field(
+        default=None, ge=FIRST_CALENDAR_DAY, le=LAST_CALENDAR_DAY, description="Default: 180 days after start_date."
+    )
     category: str | None = Field(default=None, description="'holiday', 'deadline', 'finals', 'term', ...")
     q: str | None = Field(default=None, max_length=200, description="Words in the title.")
 
