@@ -8,13 +8,17 @@ Invariants, each held by a test in ``tests/test_registry.py``:
 - a hookimpl with no hookspec (a misspelled hook) stops start-up (``check_pending``);
 - a hookimpl the host cannot call (an argument its hookspec lacks) stops start-up, naming the plugin;
 - a plugin that fails to import stops start-up, naming the plugin;
-- a plugin's ``PluginInfo.name`` is the name it is registered under.
+- a plugin's ``PluginInfo.name`` is the name it is registered under;
+- an allow list that names plugins but matches none stops start-up; any other name in the allow or
+  block list that matches no plugin is named in a warning, with the installed plugins
+  (``tests/test_plugin_selection.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -44,6 +48,11 @@ BUILTIN_PLUGINS: tuple[str, ...] = ("campus_mcp.builtin.core",)
 
 C = TypeVar("C")
 
+log = logging.getLogger(__name__)
+# Warnings already given in this process: the command line loads the registry twice per command
+# (once for the plugins' commands), and an operator needs to read a typo once, not twice.
+_warned: set[str] = set()
+
 
 class PluginError(RuntimeError):
     """A plugin set that cannot start. The message names the plugins involved."""
@@ -69,14 +78,44 @@ def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
         raise PluginError(f"plugin {name!r} cannot be registered: {exc}") from exc
 
 
+def check_plugin_names(settings: Settings, installed: Sequence[str], extra: Sequence[str] = ()) -> None:
+    """Stop on an allow list that matches no plugin; warn of every other name that matches none.
+
+    ``catalgo`` in the allow list would otherwise serve a campus without a single campus tool,
+    and ``frineds`` in the block list would leave friends enabled, both without a word.
+    """
+    known = {*installed, *extra, *(name.rsplit(".", 1)[-1] for name in BUILTIN_PLUGINS)}
+    choices = ", ".join(installed) or "none"
+    allowed = settings.plugins or []
+    if allowed and not known.intersection(allowed):
+        raise PluginError(
+            f"CAMPUS_MCP_PLUGINS (the allow list) names no installed plugin: {', '.join(map(repr, allowed))}. "
+            f"Installed plugins: {choices}. Correct the names, or unset CAMPUS_MCP_PLUGINS to load them all."
+        )
+    for setting, names in (("CAMPUS_MCP_PLUGINS", allowed), ("CAMPUS_MCP_DISABLE", settings.disable)):
+        unknown = [name for name in names if name not in known]
+        if not unknown:
+            continue
+        message = (
+            f"{setting} names plugins that are not installed, ignored: {', '.join(map(repr, unknown))}. "
+            f"Installed plugins: {choices}."
+        )
+        if message not in _warned:
+            _warned.add(message)
+            log.warning("%s", message)
+
+
 def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]] = ()) -> pluggy.PluginManager:
     """Register the built-in plugins, the enabled installed ones, and ``extra`` (tests)."""
+    extra = list(extra)
+    entries = _entry_points()
+    check_plugin_names(settings, [entry.name for entry in entries], [name for name, _ in extra])
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for module_name in BUILTIN_PLUGINS:
         module = importlib.import_module(module_name)
         _register(pm, module, module_name.rsplit(".", 1)[-1])
-    for entry in _entry_points():
+    for entry in entries:
         if settings.plugins is not None and entry.name not in settings.plugins:
             continue
         if entry.name in settings.disable:
