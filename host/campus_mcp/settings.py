@@ -8,6 +8,7 @@ seed specification as the example values.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from campus_mcp.demo_key import generated_key
 
 DEFAULT_ADVISOR_MESSAGE = (
     "Campus MCP is not an official {campus} service and copies its data on a schedule. "
@@ -84,8 +87,12 @@ class Settings(BaseSettings):
     )
     secret_key: SecretStr = Field(
         default=SecretStr(""),
-        description="Seals requestState and sessions; required outside demo mode.",
+        description=(
+            "Seals requestState and sessions; required outside demo mode. In demo mode, unset means "
+            "a random key made on first start and kept in CAMPUS_MCP_VAR_DIR/secret.key."
+        ),
     )
+    var_dir: str = Field(default="var", description="The folder of the server's own files (the demo mode's key).")
     demo: bool = Field(default=True, description="Demo mode: demo campus and demo students.")
     demo_password: SecretStr = SecretStr("demo")
     # Sign-in (docs/sign-in.md)
@@ -161,21 +168,27 @@ class Settings(BaseSettings):
     def advisor_text(self) -> str:
         return self.advisor_message.format(campus=self.campus_short_name)
 
+    @property
+    def key_is_generated(self) -> bool:
+        """True when the seal key is the demo mode's generated one (one machine's file), not a
+        configured ``CAMPUS_MCP_SECRET_KEY`` that every worker and machine shares."""
+        return not self.secret_key.get_secret_value()
+
     def seal_key(self) -> bytes:
-        """The 32-byte key that seals requestState, the same in every worker.
+        """The 32-byte key that seals requestState and, derived, the session cookie.
 
-        In demo mode with no key set, a fixed development key is derived so that a one-machine
-        demo works out of the box; outside demo mode a missing key stops start-up.
+        A configured ``CAMPUS_MCP_SECRET_KEY`` always wins. In demo mode without one, the key is
+        random, made on first start and kept in ``var_dir/secret.key`` (owner-only) so that a
+        restart keeps students signed in; never a fixed key, which anyone could forge sessions
+        with. Outside demo mode a missing key stops start-up.
         """
-        import hashlib
-
         raw = self.secret_key.get_secret_value()
-        if not raw:
-            if not self.demo:
-                raise RuntimeError(
-                    "CAMPUS_MCP_SECRET_KEY is not set. Set it to a long random value (the same "
-                    "on every worker), for example: python -c 'import secrets; "
-                    "print(secrets.token_urlsafe(48))'"
-                )
-            raw = "campus-mcp-demo-only-key"
-        return hashlib.sha256(raw.encode()).digest()
+        if raw:
+            return hashlib.sha256(raw.encode()).digest()
+        if not self.demo:
+            raise RuntimeError(
+                "CAMPUS_MCP_SECRET_KEY is not set. Set it to a long random value (the same "
+                "on every worker), for example: python -c 'import secrets; "
+                "print(secrets.token_urlsafe(48))'"
+            )
+        return generated_key(Path(self.var_dir) / "secret.key")
