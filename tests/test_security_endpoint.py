@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from campus_mcp.mcp_server import set_sdk_log_level
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 from campus_mcp.oauth.testkit import ScopeProbe, free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -206,3 +208,95 @@ async def test_a_huge_tool_name_is_not_echoed_back(demo_campus: CampusHarness) -
     message = raised.value.error.message
     assert "Unknown tool" in message and "tools/list" in message
     assert len(message) < 4096 and "x" * 81 not in message
+
+
+# --- 9.9: /metrics is not public -------------------------------------------------------------
+
+METRICS_TOKEN = "scraper-token-for-the-metrics-tests"  # a test token, in a test process
+
+
+@contextlib.asynccontextmanager
+async def metrics_server(campus_factory: CampusFactory, **overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
+    port = free_port()
+    campus = await campus_factory(plugins=[], extra_plugins=[("probe", ScopeProbe())], **overrides)
+    async with serve_on_loopback(campus.app, port) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        yield client
+
+
+async def test_metrics_answer_loopback_by_default(campus_factory: CampusFactory) -> None:
+    async with metrics_server(campus_factory) as client:
+        response = await client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+
+
+async def test_metrics_refuse_an_address_not_on_the_list(campus_factory: CampusFactory) -> None:
+    # The test client is on loopback: a list without loopback stands for a scraper elsewhere.
+    async with metrics_server(campus_factory, metrics_addresses=["10.0.0.0/8"]) as client:
+        response = await client.get("/metrics")
+    assert response.status_code == 403
+    message = response.json()["message"]
+    assert "CAMPUS_MCP_METRICS_ADDRESSES" in message and "CAMPUS_MCP_METRICS_TOKEN" in message
+    assert "campus_mcp_" not in response.text
+
+
+async def test_metrics_with_the_token_from_any_address(
+    campus_factory: CampusFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    overrides = {"metrics_addresses": ["10.0.0.0/8"], "metrics_token": METRICS_TOKEN}
+    async with metrics_server(campus_factory, **overrides) as client:
+        with root_capture(caplog):
+            good = await client.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+            wrong = await client.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}x"})
+            prefix = await client.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN[:-1]}"})
+            bare = await client.get("/metrics")
+    assert good.status_code == 200
+    assert [wrong.status_code, prefix.status_code, bare.status_code] == [403, 403, 403]
+    assert METRICS_TOKEN not in wrong.text + prefix.text + bare.text
+    assert caplog.records, "the capture saw no line at all"
+    assert not [record for record in caplog.records if METRICS_TOKEN in record.getMessage()]
+
+
+# --- 8.10: the SDK does not log a line per request -------------------------------------------
+
+
+@contextlib.contextmanager
+def root_capture(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """caplog's handler on the root logger again: Litestar's logging set-up, run when the app is
+    built, replaces the root logger's handlers."""
+    root = logging.getLogger()
+    root.addHandler(caplog.handler)
+    caplog.clear()
+    try:
+        yield
+    finally:
+        root.removeHandler(caplog.handler)
+
+
+def logged_by(caplog: pytest.LogCaptureFixture, prefix: str, below: int) -> list[str]:
+    return [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.name.startswith(prefix) and r.levelno < below]
+
+
+async def test_a_tool_call_logs_no_info_line_from_the_sdk(
+    campus_factory: CampusFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with step_up_endpoint(campus_factory) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        with root_capture(caplog):
+            response = await client.post("/api/mcp", content=tools_call("read_probe"), headers=headers())
+    assert response.status_code == 200
+    assert logged_by(caplog, "httpx", logging.WARNING), "the capture saw no INFO line at all"
+    assert not logged_by(caplog, "mcp", logging.WARNING)
+
+
+async def test_the_sdk_log_level_is_a_setting(campus_factory: CampusFactory, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    anonymous = dict(headers(), Authorization="")
+    try:
+        async with metrics_server(campus_factory, sdk_log_level="info") as client:
+            with root_capture(caplog):
+                await client.post("/api/mcp", content=tools_call("public_probe"), headers=anonymous)
+        assert logged_by(caplog, "mcp", logging.WARNING)
+    finally:
+        set_sdk_log_level("WARNING")

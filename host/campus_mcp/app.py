@@ -128,7 +128,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/metrics", media_type=MediaType.TEXT, opt={"exclude_from_parity": True})
+@get("/metrics", media_type=MediaType.TEXT, opt={"exclude_from_parity": True}, guards=[metrics.metrics_guard])
 async def metrics_page() -> str:
     return metrics.render()
 

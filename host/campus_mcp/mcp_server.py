@@ -155,10 +155,32 @@ def _request_version(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return None
 
 
+# The level this module last gave the SDK's logger; any other level was set by the operator.
+_sdk_level_we_set: int | None = None
+
+
+def set_sdk_log_level(level_name: str) -> None:
+    """Give the MCP SDK's loggers (``mcp.*``) the level of CAMPUS_MCP_SDK_LOG_LEVEL.
+
+    At INFO the SDK logs "Terminating session: None" for every stateless request, which buries
+    the server's own lines. A level the operator's log config gave the ``mcp`` logger is kept.
+    """
+    global _sdk_level_we_set
+    logger = logging.getLogger("mcp")
+    if logger.level not in (logging.NOTSET, _sdk_level_we_set):
+        return
+    level = logging.getLevelName(level_name.strip().upper())
+    if not isinstance(level, int):
+        raise ValueError(f"CAMPUS_MCP_SDK_LOG_LEVEL={level_name!r} is not a log level; use WARNING, INFO or DEBUG.")
+    logger.setLevel(level)
+    _sdk_level_we_set = level
+
+
 class CampusServer:
     """Builds the SDK server and holds what its handlers need."""
 
     def __init__(self, registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> None:
+        set_sdk_log_level(registry.settings.sdk_log_level)
         self.registry = registry
         self.sessions = sessions
         self.read_scopes = read_scopes(registry)

@@ -2,12 +2,25 @@
 
 Kept in the process: each web worker reports its own counts and the scraper sums them, which is
 how Prometheus treats per-instance counters anyway.
+
+``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
+(:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``
+(default: loopback only) or with the bearer token ``CAMPUS_MCP_METRICS_TOKEN``. The address is
+the TCP peer's: ``serve`` does not trust X-Forwarded-For, so behind a proxy either list the
+proxy or give the scraper the token.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import threading
 from collections import Counter
+from typing import Any
+
+from litestar.connection import ASGIConnection
+from litestar.exceptions import PermissionDeniedException
+from litestar.handlers.base import BaseRouteHandler
 
 _lock = threading.Lock()
 _counts: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
@@ -42,3 +55,42 @@ def render() -> str:
         label_text = ",".join(f'{k}="{v}"' for k, v in labels)
         lines.append(f"{PREFIX}{name}{{{label_text}}} {n}")
     return "\n".join(lines) + "\n"
+
+
+def _address_allowed(host: str | None, allowed: list[str]) -> bool:
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    for entry in allowed:
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue  # not an address: nothing matches it
+    return False
+
+
+def _token_allowed(authorization: str, expected: str) -> bool:
+    scheme, _, given = authorization.partition(" ")
+    if not expected or scheme.lower() != "bearer":
+        return False
+    # Constant time, so the answer's timing does not tell how much of a guess was right.
+    return hmac.compare_digest(given.strip().encode(), expected.encode())
+
+
+def metrics_guard(connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler) -> None:
+    """Let through a scraper from an allowed address or with the metrics token; refuse the rest."""
+    settings = connection.app.state.campus.settings
+    client = connection.client.host if connection.client else None
+    if _address_allowed(client, settings.metrics_addresses):
+        return
+    if _token_allowed(connection.headers.get("authorization", ""), settings.metrics_token.get_secret_value()):
+        return
+    # The message names the settings, never the token (nor what was sent).
+    raise PermissionDeniedException(
+        "/metrics is open only to the addresses in CAMPUS_MCP_METRICS_ADDRESSES (default: loopback) "
+        "or to a scraper that sends the bearer token CAMPUS_MCP_METRICS_TOKEN."
+    )
