@@ -26,45 +26,33 @@ import dataclasses
 import inspect
 import types
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from datetime import date, datetime
 from typing import Any, Literal
 
 import strawberry
 from campus_mcp import InvalidInput, RouteRef, Settings, Tool, ToolContext, ToolExample
 from campus_mcp.app import Campus
-from graphql import (
-    DocumentNode,
-    FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
-    GraphQLError,
-    InlineFragmentNode,
-    IntValueNode,
-    OperationDefinitionNode,
-    OperationType,
-    SelectionSetNode,
-    VariableNode,
-    parse,
-)
+from graphql import DocumentNode, GraphQLError, specified_rules
 from litestar import Request, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
-from strawberry.extensions import QueryDepthLimiter
+from strawberry.extensions import QueryDepthLimiter, SchemaExtension
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
+from strawberry.schema.validation_rules.maybe_null import MaybeNullValidationRule
+from strawberry.schema.validation_rules.one_of import OneOfInputValidationRule
 from strawberry.types import Info
 
+from campus_catalog import graphql_limits as limits
 from campus_catalog import schemas as s
 from campus_catalog import semantic
+from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
 from campus_catalog.queries import courses, instructors, schedule_check, sections, subjects, terms
 
 PATH = "/api/v1/graphql"
-MAX_DEPTH = 6
-MAX_COST = 10_000
-MAX_QUERY_CHARS = 10_000
 
 QueryFunction = Callable[[AsyncSession, Any, Settings], Awaitable[BaseModel]]
 
@@ -216,6 +204,8 @@ def _argument_annotation(tp: Any) -> Any:
 class _Context:
     session: AsyncSession
     settings: Settings
+    # The document ``graphql_limits.check_query`` parsed and checked: strawberry runs that one.
+    document: DocumentNode | None = None
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
 
 
@@ -286,6 +276,38 @@ class _CatalogSchema(strawberry.Schema):
         super().process_errors(unexpected, execution_context)
 
 
+class _CheckedDocument(SchemaExtension):
+    """Hands strawberry the document ``graphql_limits.check_query`` parsed and validated (with
+    ``VALIDATION_RULES``), so it is neither parsed nor validated a second time."""
+
+    def _checked(self) -> DocumentNode | None:
+        context = self.execution_context.context
+        return context.document if isinstance(context, _Context) else None
+
+    def on_parse(self) -> Iterator[None]:
+        if (document := self._checked()) is not None:
+            self.execution_context.graphql_document = document
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        if self._checked() is not None:
+            self.execution_context.pre_execution_errors = []
+        yield
+
+
+def _depth_limit() -> QueryDepthLimiter:
+    return QueryDepthLimiter(max_depth=MAX_DEPTH)
+
+
+# What strawberry would validate with: graphql's rules, its own two, and the depth limit.
+VALIDATION_RULES = (
+    *specified_rules,
+    MaybeNullValidationRule,
+    OneOfInputValidationRule,
+    *_depth_limit().validation_rules,
+)
+
+
 def _build_schema() -> strawberry.Schema:
     namespace: dict[str, Any] = {
         name: _top_field(name, query, arguments, answer, doc) for name, query, arguments, answer, doc in FIELDS
@@ -297,7 +319,7 @@ def _build_schema() -> strawberry.Schema:
             auto_camel_case=False,
             default_resolver=lambda root, name: root.get(name) if isinstance(root, Mapping) else getattr(root, name),
         ),
-        extensions=[lambda: QueryDepthLimiter(max_depth=MAX_DEPTH)],
+        extensions=[_CheckedDocument, _depth_limit],
     )
 
 
@@ -308,72 +330,12 @@ PAGED_FIELDS = frozenset(name for name, _, arguments, _, _ in FIELDS if issubcla
 # ----------------------------------------------------------------------------- limits
 
 
-def _int_argument(node: FieldNode, name: str, variables: Mapping[str, Any]) -> int | None:
-    for argument in node.arguments or ():
-        if argument.name.value != name:
-            continue
-        if isinstance(argument.value, IntValueNode):
-            return int(argument.value.value)
-        if isinstance(argument.value, VariableNode):
-            value = variables.get(argument.value.name.value)
-            return value if isinstance(value, int) else None
-    return None
+PAGES = limits.Pages(top=PAGED_FIELDS, links=PAGED_LINKS)
 
 
 def query_cost(document: DocumentNode, variables: Mapping[str, Any]) -> int:
-    """Fields a query may resolve: each selected field once for every item of the page around it.
-
-    A paged field (``sections``, ``reviews``...) holds ``limit`` items, or the default page size
-    when the query gives none; fields inside an item (its meetings, its instructors) are part of
-    that item, so they count once per item.
-    """
-    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-
-    def walk(selection_set: SelectionSetNode | None, multiplier: int, top: bool, seen: frozenset[str]) -> int:
-        total = 0
-        for selection in selection_set.selections if selection_set else ():
-            if isinstance(selection, FieldNode):
-                total += multiplier
-                if selection.selection_set is not None:
-                    inner = multiplier
-                    if (top and selection.name.value in PAGED_FIELDS) or selection.name.value in PAGED_LINKS:
-                        size = _int_argument(selection, "limit", variables)
-                        inner = multiplier * (size if size is not None else s.DEFAULT_PAGE_SIZE)
-                    total += walk(selection.selection_set, inner, False, seen)
-            elif isinstance(selection, InlineFragmentNode):
-                total += walk(selection.selection_set, multiplier, top, seen)
-            elif isinstance(selection, FragmentSpreadNode):
-                name = selection.name.value
-                if name in fragments and name not in seen:
-                    total += walk(fragments[name].selection_set, multiplier, top, seen | {name})
-        return total
-
-    return sum(
-        walk(d.selection_set, 1, True, frozenset())
-        for d in document.definitions
-        if isinstance(d, OperationDefinitionNode)
-    )
-
-
-def _check_request(query: str, variables: Mapping[str, Any]) -> None:
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"The query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}.")
-    try:
-        document = parse(query)
-    except GraphQLError as exc:
-        raise InvalidInput(f"The query is not valid GraphQL: {exc.message}") from None
-    for definition in document.definitions:
-        if isinstance(definition, OperationDefinitionNode) and definition.operation is not OperationType.QUERY:
-            raise InvalidInput(
-                f"The catalog GraphQL API is read only, so a {definition.operation.value} is refused. "
-                'Send a query such as `{ sections(subject: "COMP") { sections { crn title } } }`.'
-            )
-    cost = query_cost(document, variables)
-    if cost > MAX_COST:
-        raise InvalidInput(
-            f"The query's cost limit was exceeded: it may resolve {cost} fields, and the limit is {MAX_COST}. "
-            "Select fewer fields, or pass a smaller `limit` to the lists."
-        )
+    """The cost of the document's one operation on this schema (see ``graphql_limits.query_cost``)."""
+    return limits.query_cost(document, variables, PAGES)
 
 
 # ----------------------------------------------------------------------------- the request and the answer
@@ -409,13 +371,15 @@ async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: 
     """Run one read-only query. Limit breaches raise ``InvalidInput`` before anything runs;
     an error inside a field comes back in ``errors`` beside the fields that did resolve."""
     variables = request.variables or {}
-    _check_request(request.query, variables)
+    document, operation = limits.check_query(
+        SCHEMA._schema, VALIDATION_RULES, PAGES, request.query, variables, request.operation_name
+    )
     with semantic.semantic_allowance(1, SEMANTIC_LIMIT_REASON):
         result = await SCHEMA.execute(
             request.query,
             variable_values=variables,
-            context_value=_Context(session=session, settings=settings),
-            operation_name=request.operation_name,
+            context_value=_Context(session=session, settings=settings, document=document),
+            operation_name=operation.name.value if operation.name else None,
         )
     errors = [
         GraphQLErrorOut(message=_error_message(error), path=list(error.path) if error.path else None)
@@ -434,9 +398,7 @@ def _error_message(error: GraphQLError) -> str:
     if original is not None and not isinstance(original, GraphQLError):
         # Never a stack trace or an internal message: the server log has it.
         return "This field failed on the server. Try again, or ask for less."
-    if "exceeds maximum operation depth" in error.message:
-        return f"The query's depth limit was exceeded: {error.message}. Nest at most {MAX_DEPTH} levels."
-    return error.message
+    return limits.explained(error.message)
 
 
 # ----------------------------------------------------------------------------- route and tool
