@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -188,6 +189,33 @@ def parity(as_json: bool) -> None:
             click.echo(f"  FAIL {problem}")
     if not report.ok:
         sys.exit(1)
+
+
+@main.command("new-plugin")
+@click.argument("name")
+@click.option(
+    "--dir",
+    "folder",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write it into, new or empty (default: ./campus-mcp-NAME).",
+)
+def new_plugin(name: str, folder: Path | None) -> None:
+    """Write a working plugin distribution NAME: table, migration, query, route, tool, demo data, tests."""
+    from campus_mcp.registry import installed_plugin_names
+    from campus_mcp.scaffold import PluginNames, ScaffoldError, write_plugin
+
+    target = folder or Path("campus-mcp-" + name.replace("_", "-"))
+    try:
+        written = write_plugin(name, target, installed_plugin_names())
+    except ScaffoldError as exc:
+        raise click.ClickException(str(exc)) from None
+    names = PluginNames(name).placeholders()
+    click.echo(f"Wrote the plugin {name!r} ({len(written)} files) into {target}. Next:")
+    click.echo(f"  pip install -e '{target}[test]'     # into the virtualenv campus-mcp runs from")
+    click.echo(f"  cd {target} && pytest            # its tests and the kit's contract")
+    click.echo(f"  campus-mcp plugins; campus-mcp parity; campus-mcp serve   # tool {names['tool']}")
+    click.echo("Then grow it with docs/plugin-authoring.md.")
 
 
 @main.group()
