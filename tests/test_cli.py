@@ -52,7 +52,8 @@ def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dic
     assert dining["jobs"] == ["dining.refresh_hours"]
     assert "GET /api/v1/dining/halls" in dining["routes"]
     assert {"campus_plugin_info", "register_tools", "register_routes", "register_jobs"} <= set(dining["hooks"])
-    assert "friends:read" in report["friends"]["scopes"]
+    # A shell family (no tools yet) offers no scopes: the consent page has no box for it.
+    assert report["friends"]["scopes"] == []
 
 
 def test_a_disabled_family_is_gone_from_the_plugin_list(workdir: tuple[Path, dict[str, str]]) -> None:

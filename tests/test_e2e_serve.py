@@ -77,6 +77,8 @@ async def test_serve_then_list_tools_in_both_eras(campus_databases: TestDatabase
             # The jobs would fetch from the campus's servers; this test stays on loopback.
             "CAMPUS_MCP_SCHEDULER": "false",
             "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+            # Demo mode makes its secret key in the var folder: the test's, not the checkout's.
+            "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
         }
     )
     port = free_port()

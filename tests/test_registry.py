@@ -126,7 +126,7 @@ def test_a_disabled_family_contributes_nothing(tmp_path: Path) -> None:
     # The consent page and the 401 challenge list the registry's scopes: no friends checkbox.
     challenge = app.state.campus.endpoint.www_authenticate()
     assert "friends:" not in challenge
-    assert "schedule:read" in challenge
+    assert 'scope="catalog' in challenge
 
 
 def test_the_allow_list_loads_only_the_named_plugins_and_the_host(tmp_path: Path) -> None:
@@ -230,8 +230,8 @@ def test_a_tool_name_that_clashes_with_an_installed_family_names_the_family(tmp_
 
 
 def test_two_plugins_with_one_scope_name_are_refused_naming_both(tmp_path: Path) -> None:
-    copy = Scope(name="schedule:read", description="Mine now.")
-    with pytest.raises(PluginError, match=r"the scope 'schedule:read': 'schedule' and 'copycat'"):
+    copy = Scope(name="catalog", description="Mine now.")
+    with pytest.raises(PluginError, match=r"the scope 'catalog': 'catalog' and 'copycat'"):
         load_registry(settings(tmp_path), [("copycat", Contributes("copycat", scopes=[copy]))])
 
 
