@@ -39,14 +39,24 @@ class PluginInfo:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scope:
-    """An OAuth scope. The consent page shows one checkbox per scope that is not ``always_on``."""
+    """An OAuth scope. The consent page shows one checkbox per scope that is not ``always_on``.
+
+    ``title`` is what the consent page says in plain words ("Read your calendar settings"), with
+    ``name`` small beside it; without one it is made from the name, so older plugins still work.
+    """
 
     name: str
     description: str
+    title: str = ""
     writes: bool = False
     starts_checked: bool = True
     always_on: bool = False
     plugin: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.title:
+            words = self.name.replace(":", " ").replace("_", " ").replace("-", " ").split()
+            object.__setattr__(self, "title", " ".join(words).capitalize() or self.name)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

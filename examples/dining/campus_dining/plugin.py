@@ -45,7 +45,14 @@ def campus_plugin_info() -> PluginInfo:
 @hookimpl
 def register_scopes() -> list[Scope]:
     # Opening hours are public, so the scope is always on: no consent checkbox, no sign-in needed.
-    return [Scope(name=SCOPE, description="See the dining halls' opening hours.", always_on=True)]
+    return [
+        Scope(
+            name=SCOPE,
+            title="See dining hall hours",
+            description="See the dining halls' opening hours.",
+            always_on=True,
+        )
+    ]
 
 
 @hookimpl

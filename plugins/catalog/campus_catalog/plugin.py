@@ -39,6 +39,7 @@ def register_scopes(settings: Settings) -> list[Scope]:
     return [
         Scope(
             name="catalog",
+            title="Read the public course catalog",
             description="Read the public course catalog: terms, sections, courses, instructors, reviews and the academic calendar.",
             writes=False,
             starts_checked=True,
