@@ -83,7 +83,8 @@ async def test_consent_page_in_chromium(campus_factory: CampusFactory) -> None:
                 await page.get_by_role("button", name="Sign in").click()
 
                 read_box = page.get_by_role("checkbox", name="probe:read")
-                write_box = page.get_by_role("checkbox", name="probe:write (changes your data)")
+                write_box = page.get_by_role("checkbox", name="probe:write")
+                assert "changes your data" in await page.locator('label[for="scope-probe:write"]').inner_text()
                 await read_box.wait_for()
                 assert await read_box.is_checked()
                 assert not await write_box.is_checked()

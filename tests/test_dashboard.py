@@ -70,6 +70,15 @@ async def test_the_dashboard_needs_a_sign_in(campus_factory: CampusFactory) -> N
         assert "default-src 'none'" in settings.headers["content-security-policy"]
 
 
+async def test_the_home_page_names_the_product_once(campus_factory: CampusFactory) -> None:
+    campus = await _campus(campus_factory)
+    async with campus.rest() as client:
+        home = await client.get("/")
+    assert home.status_code == 200
+    assert "<title>Campus MCP for Wentworth Institute of Technology</title>" in home.text
+    assert "· Campus MCP" not in home.text
+
+
 async def test_login_never_redirects_to_another_site(campus_factory: CampusFactory) -> None:
     campus = await _campus(campus_factory)
     async with campus.rest() as client:
@@ -104,7 +113,7 @@ async def test_connected_apps_lists_each_app_with_its_permissions(campus_factory
         assert "ChatGPT" in apps[0] and "<code>catalog</code>" in apps[0]
         assert "Claude" in apps[1] and "<code>schedule:read</code>" in apps[1]
         dashboard = await client.get("/dashboard")
-        assert "2 app(s) can use your" in dashboard.text
+        assert "2 apps can use your WIT data." in dashboard.text
 
 
 async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(campus_factory: CampusFactory) -> None:

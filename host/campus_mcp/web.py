@@ -12,6 +12,7 @@ Plugins add their own pages to this shell: a plugin route handler with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -70,15 +71,31 @@ def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, 
 def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any]:
     settings = campus.settings
 
+    def permissions(names: Sequence[str]) -> str:
+        """An app's permissions in plain words, each code beside it (a retired code shows alone)."""
+        if not names:
+            return "<p>Permissions: none</p>"
+        items = "".join(
+            f"<li>{escape(scope.title)} <code>{escape(name)}</code></li>"
+            if (scope := campus.registry.scopes.get(name))
+            else f"<li><code>{escape(name)}</code></li>"
+            for name in names
+        )
+        return f'<p class="perms-title">Permissions:</p><ul class="perms">{items}</ul>'
+
     @get("/", media_type=MediaType.HTML, opt=NO_PARITY, include_in_schema=False)
     async def home() -> Response[str]:
+        title = f"{settings.product_name} for {settings.campus_name}"
         body = (
-            f"<h1>{escape(settings.product_name)} for {escape(settings.campus_name)}</h1>"
-            f"<p>Connect your AI assistant to <code>{escape(settings.mcp_url)}</code>. It signs you in "
-            "with your campus account and asks which permissions to give it.</p>"
-            '<p><a href="/dashboard">Dashboard</a></p>'
+            f"<h1>{escape(title)}</h1>"
+            '<p class="lead">Connect your AI assistant to your campus: courses, your schedule, friends and '
+            "calendar settings.</p>"
+            "<p>Add this server to your assistant as a connector:</p>"
+            f'<code class="url">{escape(settings.mcp_url)}</code>'
+            "<p>It signs you in with your campus account and asks which permissions to give it.</p>"
+            '<p><a href="/dashboard">Open your dashboard</a> to see and disconnect the apps you connected.</p>'
         )
-        return html_response(page(settings.product_name, body, product=settings.product_name))
+        return html_response(page(title, body, product=settings.product_name))
 
     if oauth is None:
         return [home]
@@ -90,10 +107,12 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
         if user is None:
             return to_login("/dashboard")
         apps = await store.connected_apps(user[0])
+        count = "No app" if not apps else "1 app" if len(apps) == 1 else f"{len(apps)} apps"
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
-            f"<p>{len(apps)} app(s) can use your {escape(settings.campus_short_name)} data. "
-            'See and change them in <a href="/dashboard/settings#connected-apps">Settings</a>.</p>'
+            '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
+            f"<p>{count} can use your {escape(settings.campus_short_name)} data.</p>"
+            '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p></section>'
         )
         return dashboard_page(campus, request, "Dashboard", body)
 
@@ -113,7 +132,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
         items = "".join(
             '<div class="app">'
             f"<h3>{escape(app.client_name)}</h3>"
-            f"<p>Permissions: {', '.join(f'<code>{escape(s)}</code>' for s in app.scopes) or 'none'}</p>"
+            f"{permissions(app.scopes)}"
             f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
             '<form method="post" action="/dashboard/settings/disconnect">'
             f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"

@@ -15,37 +15,98 @@ from urllib.parse import urlsplit
 
 from litestar import MediaType, Response
 
+from campus_mcp.contributions import Scope
+
 CSS_PATH = "/assets/campus.css"
 CURRENT = ' aria-current="page"'
 
+# Phone first: nothing may be wider than a 390 px screen. The header wraps (the navigation gets
+# a row of its own on a narrow screen), grid columns may shrink below their content
+# (``minmax(0, 1fr)``), and codes, URLs and app names - which come from clients - break anywhere.
 STYLESHEET = """
-:root { color-scheme: light dark; --accent: #8a1c1c; --muted: #666; --line: #ccc; }
+:root {
+  color-scheme: light dark;
+  --accent: #8a1c1c; --on-accent: #fff; --ink: #1d1d1f; --muted: #5f5f66; --line: #dcdce0;
+  --page: #f5f5f7; --surface: #fff; --code: #efeff2; --focus: #1a5fb4;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --accent: #e07a7a; --on-accent: #1d1d1f; --ink: #ececf1; --muted: #a8a8b3; --line: #3a3a40;
+    --page: #161618; --surface: #1f1f23; --code: #2a2a30; --focus: #8ab4f8;
+  }
+}
 * { box-sizing: border-box; }
-body { font: 16px/1.5 system-ui, sans-serif; margin: 0; }
-header.site { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
-header.site a { color: inherit; }
-header.site .brand { font-weight: 700; text-decoration: none; }
-header.site nav { display: flex; gap: 1rem; }
-header.site form { margin-left: auto; }
-header.site form button { margin: 0; }
-main { max-width: 42rem; margin: 2rem auto; padding: 0 1rem; }
-h1 { font-size: 1.5rem; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0;
+  color: var(--ink); background: var(--page); overflow-wrap: break-word;
+}
+a { color: var(--accent); }
+header.site {
+  display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.5rem;
+  padding: .75rem clamp(1rem, 4vw, 2rem); background: var(--surface); border-bottom: 1px solid var(--line);
+}
+header.site .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+header.site nav { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; min-width: 0; }
+header.site nav a { color: var(--ink); text-decoration: none; padding: .25rem 0; border-bottom: 2px solid transparent; }
+header.site nav a:hover { border-bottom-color: var(--line); }
+header.site nav a[aria-current=page] { border-bottom-color: var(--accent); font-weight: 600; }
+header.site .who { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-left: auto; min-width: 0; }
+header.site .who form { margin: 0; }
+header.site .who button { margin: 0; padding: .35rem .9rem; }
+@media (max-width: 40rem) {
+  header.site nav { order: 3; flex-basis: 100%; }
+  header.site .who .muted { display: none; }
+}
+main { max-width: 42rem; margin: clamp(1rem, 5vw, 2.5rem) auto; padding: 0 clamp(1rem, 4vw, 1.5rem); }
+h1 { font-size: clamp(1.4rem, 5vw, 1.85rem); line-height: 1.25; margin: 0 0 1rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.2rem; margin: 0 0 .75rem; }
+h3 { font-size: 1.05rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
+.lead { font-size: 1.1rem; }
 label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
-input[type=text], input[type=password] { width: 100%; padding: .5rem; font: inherit; }
-button { font: inherit; padding: .5rem 1.25rem; margin: 1rem .5rem 0 0; cursor: pointer; }
-button.primary { background: var(--accent); color: #fff; border: 1px solid var(--accent); }
-:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-fieldset { border: 1px solid var(--line); padding: .5rem 1rem; }
-.scope { display: grid; grid-template-columns: auto 1fr; gap: .25rem .75rem; margin: .75rem 0; align-items: start; }
+input[type=text], input[type=password] {
+  width: 100%; max-width: 100%; padding: .6rem .7rem; font: inherit; color: inherit;
+  background: var(--surface); border: 1px solid var(--line); border-radius: 6px;
+}
+input[type=checkbox] { width: 1.15rem; height: 1.15rem; margin: .2rem 0 0; accent-color: var(--accent); }
+button {
+  font: inherit; min-height: 2.5rem; padding: .5rem 1.25rem; margin: 1rem .5rem 0 0; cursor: pointer;
+  color: var(--ink); background: var(--surface); border: 1px solid var(--line); border-radius: 6px;
+}
+button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--accent); font-weight: 600; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+code {
+  font: .875em/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere;
+  background: var(--code); border-radius: 4px; padding: .05em .35em;
+}
+.url { display: block; padding: .6rem .75rem; margin: .5rem 0 1rem; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .25rem 1rem .5rem; margin: 1rem 0; background: var(--surface); min-width: 0; }
+legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
+.scope {
+  display: grid; grid-template-columns: auto minmax(0, 1fr); gap: .15rem .75rem; align-items: start;
+  padding: .75rem 0; border-top: 1px solid var(--line);
+}
+.scope:first-of-type { border-top: 0; }
 .scope label { margin: 0; }
 .scope .what { grid-column: 2; color: var(--muted); margin: 0; }
-.always { margin: .75rem 0; }
-.error { border-left: 4px solid var(--accent); padding: .25rem .75rem; }
-.card { border: 1px solid var(--line); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
+.scope-code { font-size: .75rem; font-weight: 400; color: var(--muted); margin-left: .35rem; }
+.writes, .public {
+  display: inline-block; font-size: .75rem; font-weight: 600; color: var(--accent); border: 1px solid currentColor;
+  border-radius: 999px; padding: 0 .5rem; margin-left: .35rem; white-space: nowrap;
+}
+.always { margin: 0 0 .75rem; padding: .75rem 1rem; background: var(--surface); border: 1px solid var(--line); border-radius: 8px; }
+.public { color: var(--muted); font-weight: 400; }
+.always .what { display: block; color: var(--muted); }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: 1rem; }
+.actions button { margin: 0; }
+.error { border-left: 4px solid var(--accent); padding: .25rem .75rem; background: var(--surface); }
+.card { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; margin: 1rem 0; }
 .app { border-top: 1px solid var(--line); padding: .75rem 0; }
 .app:first-of-type { border-top: 0; }
+.app form button { margin-top: .5rem; }
+.perms-title { margin: .5rem 0 .25rem; }
+.perms { margin: 0; padding-left: 1.25rem; }
 .muted { color: var(--muted); }
-code { overflow-wrap: anywhere; }
 """
 
 
@@ -95,16 +156,19 @@ def page(
     who = ""
     if signed_in_as:
         who = (
-            f'<span class="muted">Signed in as {escape(signed_in_as)}</span>'
-            '<form method="post" action="/logout"><button type="submit">Sign out</button></form>'
+            f'<div class="who"><span class="muted">Signed in as {escape(signed_in_as)}</span>'
+            '<form method="post" action="/logout"><button type="submit">Sign out</button></form></div>'
         )
+    # A title that already names the product (the home page's) does not repeat it.
+    full_title = title if product in title else f"{title} · {product}"
+    nav_html = f'<nav aria-label="Main">{links}</nav>' if links else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)} · {escape(product)}</title>"
+        f"<title>{escape(full_title)}</title>"
         f'<link rel="stylesheet" href="{CSS_PATH}"></head><body>'
         f'<header class="site"><a class="brand" href="/">{escape(product)}</a>'
-        f'<nav aria-label="Main">{links}</nav>{who}</header>'
+        f"{nav_html}{who}</header>"
         f'<main id="main">{body}</main></body></html>'
     )
 
@@ -144,10 +208,25 @@ def login_body(
 
 @dataclasses.dataclass(frozen=True)
 class ScopeChoice:
+    """One permission on the consent page: its title in plain words, its code beside it."""
+
     name: str
     description: str
     writes: bool
     checked: bool
+    title: str = ""
+
+    @classmethod
+    def of(cls, scope: Scope, checked: bool) -> ScopeChoice:
+        return cls(scope.name, scope.description, scope.writes, checked, scope.title)
+
+    def heading(self) -> str:
+        """The title, the code small beside it, and a mark on a permission that changes data."""
+        writes = ' <span class="writes">changes your data</span>' if self.writes else ""
+        return (
+            f'<span class="scope-title">{escape(self.title or self.name)}</span>'
+            f' <code class="scope-code">{escape(self.name)}</code>{writes}'
+        )
 
 
 def consent_body(
@@ -166,13 +245,13 @@ def consent_body(
         '<div class="scope">'
         f'<input type="checkbox" id="scope-{escape(c.name)}" name="scope_choice" value="{escape(c.name)}"'
         f'{" checked" if c.checked else ""} aria-describedby="scope-{escape(c.name)}-what">'
-        f'<label for="scope-{escape(c.name)}">{escape(c.name)}{" (changes your data)" if c.writes else ""}</label>'
+        f'<label for="scope-{escape(c.name)}">{c.heading()}</label>'
         f'<p class="what" id="scope-{escape(c.name)}-what">{escape(c.description)}</p></div>'
         for c in choices
     )
     fixed = "".join(
-        f'<p class="always"><strong>{escape(c.name)}</strong>: {escape(c.description)} '
-        '<span class="muted">(always on: public data)</span></p>'
+        f'<p class="always"><strong>{c.heading()}</strong> <span class="public">always on: public data</span>'
+        f'<span class="what">{escape(c.description)}</span></p>'
         for c in always_on
     )
     fieldset = f"<fieldset><legend>Permissions for {escape(app_name)}</legend>{boxes}</fieldset>" if boxes else ""
@@ -185,8 +264,8 @@ def consent_body(
         f"{fixed}{fieldset}"
         "<p class=muted>Only the boxes you check are given to the app. You can disconnect it any time "
         'in <a href="/dashboard/settings#connected-apps">Settings</a>.</p>'
-        '<button type="submit" name="decision" value="allow" class="primary">Allow</button>'
-        '<button type="submit" name="decision" value="deny">Deny</button></form>'
+        '<div class="actions"><button type="submit" name="decision" value="allow" class="primary">Allow</button>'
+        '<button type="submit" name="decision" value="deny">Deny</button></div></form>'
     )
 
 

@@ -167,8 +167,8 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
                 return True
             return remembered is None and scope.starts_checked and not scope.writes
 
-        choices = [ScopeChoice(s.name, s.description, s.writes, starts_checked(s)) for s in offered if not s.always_on]
-        always = [ScopeChoice(s.name, s.description, s.writes, True) for s in registry.scopes.values() if s.always_on]
+        choices = [ScopeChoice.of(s, starts_checked(s)) for s in offered if not s.always_on]
+        always = [ScopeChoice.of(s, True) for s in registry.scopes.values() if s.always_on]
         redirect_uri = grant.redirect_uri or ""
         body = consent_body(
             app_name=client.client_name,
