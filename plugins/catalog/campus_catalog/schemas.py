@@ -243,7 +243,9 @@ class SectionSearch(Paging):
         default=None,
         description="Term uid ('202710') or name ('Spring 2027'). Default: the current term, else the next.",
     )
-    subject: str | None = Field(default=None, description="Subject code, such as 'COMP'.")
+    subject: str | None = Field(
+        default=None, max_length=200, description="Subject code or name, such as 'COMP' or 'Computer Science'."
+    )
     course_number: str | None = Field(default=None, description="Course number, such as '2350'.")
     q: str | None = Field(
         default=None,
@@ -277,11 +279,6 @@ class SectionSearch(Paging):
     @classmethod
     def _time(cls, value: str | None) -> str | None:
         return None if value is None else hhmm(parse_time_of_day(value))
-
-    @field_validator("subject")
-    @classmethod
-    def _subject(cls, value: str | None) -> str | None:
-        return value.upper() if value else None
 
     @model_validator(mode="after")
     def _check(self) -> SectionSearch:
@@ -434,13 +431,10 @@ class ScheduleCheck(Answer):
 
 class CourseSearch(Paging):
     q: str | None = Field(default=None, max_length=200, description="A course code or title words.")
-    subject: str | None = Field(default=None, description="Subject code.")
+    subject: str | None = Field(
+        default=None, max_length=200, description="Subject code or name, such as 'COMP' or 'Computer Science'."
+    )
     semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")
-
-    @field_validator("subject")
-    @classmethod
-    def _subject(cls, value: str | None) -> str | None:
-        return value.upper() if value else None
 
     @model_validator(mode="after")
     def _check(self) -> CourseSearch:
@@ -614,7 +608,9 @@ class TermElectives(Answer):
 class InstructorSearch(Paging):
     q: str | None = Field(default=None, max_length=200, description="Part of a name, or with semantic=true a topic.")
     semantic: bool = False
-    subject: str | None = Field(default=None, description="Only instructors teaching this subject in the term.")
+    subject: str | None = Field(
+        default=None, max_length=200, description="Only instructors teaching this subject (code or name) in the term."
+    )
     term: str | None = Field(default=None, description="Term for `subject`. Default: current, else next.")
 
     @model_validator(mode="after")

@@ -17,6 +17,7 @@ from campus_catalog.models import Course, Section, Subject
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.serialize import page_fields
+from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import all_terms, current_and_future, term_ref
 from campus_catalog.schemas import (
     CourseBrief,
@@ -54,7 +55,7 @@ def course_brief(course: Course) -> CourseBrief:
 async def search_courses(session: AsyncSession, query: CourseSearch, settings: Settings) -> CoursePage:
     where: list[Any] = []
     if query.subject:
-        where.append(Course.subject_code == query.subject)
+        where.append(Course.subject_code == await resolve_subject(session, query.subject))
     order = (Course.subject_code, Course.course_number)
     ids: list[int]
     code = CODE_START.match(query.q or "")

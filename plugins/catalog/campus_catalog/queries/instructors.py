@@ -12,6 +12,7 @@ from campus_catalog import semantic
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_out
+from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     InstructorDetail,
@@ -64,7 +65,7 @@ async def search_instructors(session: AsyncSession, query: InstructorSearch, set
                 select(SectionInstructor.instructor_id)
                 .join(Section, Section.id == SectionInstructor.section_id)
                 .join(Course, Course.id == Section.course_id)
-                .where(Section.term_id == term.id, Course.subject_code == query.subject.upper())
+                .where(Section.term_id == term.id, Course.subject_code == await resolve_subject(session, query.subject))
             )
         )
     if query.q and query.semantic:

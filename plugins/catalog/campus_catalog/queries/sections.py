@@ -26,6 +26,7 @@ from campus_catalog.models import (
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
 from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out
+from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     FinalExamOut,
@@ -138,6 +139,8 @@ def _count(where: list[ColumnElement[bool]], query: SectionSearch) -> Select[Any
 
 async def search_sections(session: AsyncSession, query: SectionSearch, settings: Settings) -> SectionPage:
     term = await resolve_term(session, query.term, settings)
+    if query.subject:
+        query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
     where = section_filters(query, term)
     order = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 

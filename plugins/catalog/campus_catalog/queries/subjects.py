@@ -1,8 +1,11 @@
-"""Subjects with their section counts (``Catalog::SubjectQuery`` of seed 000)."""
+"""Subjects with their section counts (``Catalog::SubjectQuery`` of seed 000), and resolving
+the ``subject`` argument the searches take (a code or a name, any case)."""
 
 from __future__ import annotations
 
-from campus_mcp import Settings
+import difflib
+
+from campus_mcp import InvalidInput, Settings
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -50,3 +53,30 @@ async def subject_codes(session: AsyncSession, prefix: str, term: str | None, se
         .limit(101)
     )
     return list(rows.all())
+
+
+MAX_SUGGESTIONS = 5
+
+
+async def resolve_subject(session: AsyncSession, value: str) -> str:
+    """The code of the subject a student means: its code in any case ('comp') or its name in any
+    case ('Computer Science'). Students and models say the name as often as the code; before, a
+    name matched no code and a search quietly answered nothing. Anything else is an error that
+    lists up to five close codes and names, so the caller can correct it in one more try."""
+    wanted = " ".join(value.split()).casefold()
+    subjects = (await session.execute(select(Subject.code, Subject.name).order_by(Subject.code))).all()
+    for code, name in subjects:
+        if code.casefold() == wanted or " ".join(name.split()).casefold() == wanted:
+            return code
+    label = {code: f"{code} ({name})" for code, name in subjects}
+    by_key = {code.casefold(): code for code, _ in subjects} | {
+        " ".join(name.split()).casefold(): code for code, name in subjects
+    }
+    close = difflib.get_close_matches(wanted, list(by_key), n=MAX_SUGGESTIONS * 2, cutoff=0.6)
+    codes = list(dict.fromkeys(by_key[key] for key in close))[:MAX_SUGGESTIONS]
+    hint = ("Did you mean " + ", ".join(label[code] for code in codes) + "?") if codes else "No subject is close to it."
+    example = f", for example {subjects[0][0]!r} or {subjects[0][1]!r}" if subjects else ""
+    raise InvalidInput(
+        f"Unknown subject {value!r}. {hint} Pass a subject code or name as list_subjects gives them{example}.",
+        field="subject",
+    )
