@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+from math import ceil
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,6 +23,7 @@ from litestar.response import Redirect
 
 from campus_mcp.contributions import Scope
 from campus_mcp.endpoint import MCP_PATH, PRM_PATH
+from campus_mcp.oauth.limits import address_key
 from campus_mcp.oauth.pages import (
     CSS_PATH,
     STYLESHEET,
@@ -32,6 +34,7 @@ from campus_mcp.oauth.pages import (
     origin_of,
     page,
 )
+from campus_mcp.oauth.registration import MAX_BODY_BYTES, REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS
 from campus_mcp.oauth.server import (
     AUTHORIZE_PATH,
     REGISTER_PATH,
@@ -70,6 +73,19 @@ def reply_response(reply: OAuthReply) -> Response[Any]:
     return Response(
         str(reply.body or "").encode(), status_code=reply.status, headers=headers, media_type=MediaType.TEXT
     )
+
+
+async def read_capped(request: Request[Any, Any, Any], limit: int) -> bytes | None:
+    """The request body, or None as soon as it is longer than ``limit`` (the rest is not read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body.extend(chunk)
+        if len(body) > limit:
+            return None
+    return bytes(body)
 
 
 def oauth_handlers(service: OAuthService) -> list[Any]:
@@ -120,9 +136,31 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
 
     @post(REGISTER_PATH, opt=NO_PARITY, include_in_schema=False, status_code=201)
     async def register(request: Request[Any, Any, Any]) -> Response[Any]:
+        wait = await service.registrations.hit(address_key(request.client.host if request.client else "unknown"))
+        if wait is not None:
+            minutes = max(1, round(REGISTRATION_WINDOW_SECONDS / 60))
+            return Response(
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": f"Too many app registrations from your network address: at most "
+                    f"{REGISTRATIONS_PER_ADDRESS} in {minutes} minutes. Retry after {ceil(wait)} seconds.",
+                },
+                status_code=429,
+                headers={"Retry-After": str(ceil(wait))},
+            )
+        raw = await read_capped(request, MAX_BODY_BYTES)
+        if raw is None:
+            return Response(
+                {
+                    "error": "invalid_client_metadata",
+                    "error_description": f"The client metadata is larger than {MAX_BODY_BYTES // 1024} KB, "
+                    "more than any registration needs. Send fewer or shorter values.",
+                },
+                status_code=413,
+            )
         try:
-            data = await request.json()
-        except Exception:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
             return Response(

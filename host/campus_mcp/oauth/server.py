@@ -42,13 +42,14 @@ from authlib.oauth2.rfc6749.grants import AuthorizationCodeGrant, RefreshTokenGr
 from authlib.oauth2.rfc6749.util import scope_to_list
 from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
-from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidRedirectURIError
+from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidClientMetadataError, InvalidRedirectURIError
 from authlib.oauth2.rfc7636 import CodeChallenge, create_s256_code_challenge
 from authlib.oauth2.rfc9207 import IssuerParameter
 
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.cimd import CACHE_SECONDS, MetadataDocumentError, fetch_metadata_document, is_metadata_url
-from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.oauth.limits import RateLimiter, SlidingWindowLimiter
+from campus_mcp.oauth.registration import REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS, metadata_problem
 from campus_mcp.oauth.store import ACCESS_TOKEN_SECONDS, ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
 from campus_mcp.principal import LEGACY_READ_SCOPE, Principal
 from campus_mcp.registry import Registry
@@ -332,17 +333,15 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
 
     def extract_client_metadata(self, request: CampusJsonRequest) -> dict[str, Any]:
         data = request.payload.data
+        # Types and sizes first: authlib's own checks assume the types RFC 7591 names.
+        problem = metadata_problem(data)
+        if problem:
+            refusal = InvalidRedirectURIError if problem.redirect else InvalidClientMetadataError
+            raise refusal(safe_description(problem.description))
         # Every client is public: whatever method was asked for, "none" is what it gets (RFC 7591
         # lets the server substitute values; the response tells the client).
         data.pop("token_endpoint_auth_method", None)
         data.pop("client_secret", None)
-        uris = data.get("redirect_uris")
-        if not isinstance(uris, list) or not uris:
-            raise InvalidRedirectURIError("Register at least one redirect URI (redirect_uris).")
-        for uri in uris:
-            problem = redirect_uri_problem(uri) if isinstance(uri, str) else "a redirect URI must be a string"
-            if problem:
-                raise InvalidRedirectURIError(safe_description(problem[0].upper() + problem[1:] + "."))
         metadata: dict[str, Any] = super().extract_client_metadata(request)
         metadata["token_endpoint_auth_method"] = "none"  # noqa: S105 - an auth method name
         metadata["grant_types"] = ["authorization_code", "refresh_token"]
@@ -432,6 +431,10 @@ class OAuthService:
         self.settings = registry.settings
         self.store = store
         self.server = CampusAuthorizationServer(self)
+        # Registrations per address (open registration must not be a way to fill the database).
+        self.registrations: RateLimiter = SlidingWindowLimiter(
+            limit=REGISTRATIONS_PER_ADDRESS, window_seconds=REGISTRATION_WINDOW_SECONDS
+        )
         # OAuth 2.1 needs TLS except on loopback; authlib refuses other http URLs outright.
         self.transport_problem = (
             None
