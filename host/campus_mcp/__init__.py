@@ -21,29 +21,39 @@ from campus_mcp.contributions import (
     Tool,
     ToolExample,
 )
+from campus_mcp.db import Base, UTCDateTime, utcnow
+from campus_mcp.deployment import Deployment, open_deployment
 from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
 from campus_mcp.hookspecs import hookimpl
+from campus_mcp.job_context import JobContext
+from campus_mcp.jobs import last_success
 from campus_mcp.principal import Principal
+from campus_mcp.registry import PluginError
+from campus_mcp.runs import record_run
 from campus_mcp.settings import Settings
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.version import __version__
 
 __all__ = [
     "AppResource",
+    "Base",
     "CampusError",
     "Completion",
     "Cron",
     "DataSource",
     "DemoData",
+    "Deployment",
     "InstructionFragment",
     "Interval",
     "InvalidInput",
     "Job",
+    "JobContext",
     "JobOutcome",
     "Migrations",
     "NotFound",
     "PageLink",
     "PermissionMissing",
+    "PluginError",
     "PluginInfo",
     "Principal",
     "Prompt",
@@ -55,6 +65,11 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolExample",
+    "UTCDateTime",
     "__version__",
     "hookimpl",
+    "last_success",
+    "open_deployment",
+    "record_run",
+    "utcnow",
 ]

@@ -1,14 +1,13 @@
 """The Litestar application: the MCP endpoint, the plugins' routes, and the lifespan.
 
 ``create_app`` is the one place that wires things together. Everything per-deployment lives in
-a :class:`Campus` object on ``app.state.campus`` so that tests can build as many apps as they
-like in one process.
+a :class:`~campus_mcp.deployment.Deployment` on ``app.state.deployment`` so that tests can build as
+many apps as they like in one process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
@@ -20,10 +19,11 @@ from litestar.exceptions import HTTPException
 from litestar.handlers import asgi
 from litestar.types import Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
 from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_security
 from campus_mcp.errors import CampusError
 from campus_mcp.jobs import build_scheduler
@@ -42,19 +42,8 @@ log = logging.getLogger(__name__)
 PLUGIN_OPT = "campus_plugin"
 
 
-@dataclasses.dataclass
-class Campus:
-    """One deployment's runtime: registry, database, MCP server."""
-
-    registry: Registry
-    engine: AsyncEngine
-    sessions: async_sessionmaker[AsyncSession]
-    mcp: CampusServer
-    endpoint: McpEndpoint
-
-    @property
-    def settings(self) -> Settings:
-        return self.registry.settings
+# The old name of Deployment, kept only until no module uses it.
+Campus = Deployment
 
 
 def plugin_routers(registry: Registry) -> list[Router]:
@@ -84,8 +73,8 @@ def plugin_routers(registry: Registry) -> list[Router]:
 
 
 async def provide_db_session(state: State) -> AsyncIterator[AsyncSession]:
-    campus: Campus = state.campus
-    async with campus.sessions() as session:
+    deployment: Deployment = state.deployment
+    async with deployment.session() as session:
         yield session
 
 
@@ -95,9 +84,20 @@ async def provide_principal(request: Request[Any, Any, Any]) -> Principal:
     return principal if isinstance(principal, Principal) else ANONYMOUS
 
 
-def provide_campus(state: State) -> Campus:
-    campus: Campus = state.campus
-    return campus
+def provide_deployment(state: State) -> Deployment:
+    deployment: Deployment = state.deployment
+    return deployment
+
+
+def provide_settings(state: State) -> Settings:
+    deployment: Deployment = state.deployment
+    return deployment.settings
+
+
+def provide_plugin_settings(request: Request[Any, Any, Any], state: State) -> Any:
+    """The settings object of the plugin that owns the route (its router's PLUGIN_OPT), else None."""
+    deployment: Deployment = state.deployment
+    return deployment.plugin_settings(str(request.route_handler.opt.get(PLUGIN_OPT, "")))
 
 
 def campus_error_handler(_request: Request[Any, Any, Any], exc: CampusError) -> Response[Any]:
@@ -161,12 +161,12 @@ def create_app(
     # No allow list, no step-up: the endpoint then leaves request bodies to the SDK alone.
     step_up = oauth.step_up_allowed if registry.settings.step_up_clients else None
     endpoint = McpEndpoint(registry, manager, resolve_token or oauth.resolve_token, step_up=step_up)
-    campus = Campus(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
+    deployment = Deployment(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
 
     @asgi(MCP_PATH, copy_scope=True, opt={"exclude_from_parity": True})
     async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await campus.endpoint(scope, receive, send)
+        await endpoint(scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -188,7 +188,7 @@ def create_app(
             mcp_endpoint,
             healthz,
             metrics_page,
-            *host_handlers(campus, oauth),
+            *host_handlers(deployment, oauth),
             *oauth_handlers(oauth),
             *login_handlers(registry, oauth.store),
             *plugin_routers(registry),
@@ -197,13 +197,16 @@ def create_app(
         dependencies={
             "db_session": Provide(provide_db_session),
             "principal": Provide(provide_principal),
-            "campus": Provide(provide_campus, sync_to_thread=False),
+            "deployment": Provide(provide_deployment, sync_to_thread=False),
+            "settings": Provide(provide_settings, sync_to_thread=False),
+            "plugin_settings": Provide(provide_plugin_settings, sync_to_thread=False),
         },
         exception_handlers={CampusError: campus_error_handler, Exception: internal_error_handler},
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry, sessions)],
         lifespan=[lifespan],
-        state=State({"campus": campus}),
+        # "campus": the old key, until the plugins read "deployment".
+        state=State({"deployment": deployment, "campus": deployment}),
         openapi_config=None,
         debug=False,
     )

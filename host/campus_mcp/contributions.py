@@ -19,7 +19,8 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from campus_mcp.jobs import JobContext
+    from campus_mcp.job_context import JobContext
+    from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.tool_context import ToolContext
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -27,13 +28,18 @@ HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PluginInfo:
-    """Who a plugin is: shown by ``campus-mcp plugins`` and used as its toolbox text."""
+    """Who a plugin is: shown by ``campus-mcp plugins`` and used as its toolbox text.
+
+    ``settings_model``: the plugin's own settings (a :class:`campus_mcp.PluginSettings` subclass),
+    filled from ``[plugins.<name>]`` in ``campus-mcp.toml`` and ``CAMPUS_MCP_<NAME>_<KEY>``.
+    """
 
     name: str
     version: str
     title: str
     description: str
     depends_on: tuple[str, ...] = ()
+    settings_model: type[PluginSettings] | None = None
     plugin: str = ""
 
 

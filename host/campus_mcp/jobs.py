@@ -7,7 +7,6 @@ each lost item's id and reason, so ``campus-mcp jobs list`` shows what a run dro
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import traceback
 from datetime import datetime
@@ -22,8 +21,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from campus_mcp.contributions import Cron, Interval, Job, JobOutcome
 from campus_mcp.db import Base, UTCDateTime, utcnow
+from campus_mcp.job_context import JobContext
 from campus_mcp.registry import Registry
-from campus_mcp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +41,6 @@ class JobRun(Base):
     lost: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     summary: Mapped[str] = mapped_column(Text, default="")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-@dataclasses.dataclass(frozen=True)
-class JobContext:
-    job: Job
-    settings: Settings
-    registry: Registry
-    sessions: async_sessionmaker[AsyncSession]
-    run_id: int
 
 
 def trigger_for(job: Job, timezone: str) -> CronTrigger | IntervalTrigger:

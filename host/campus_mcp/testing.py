@@ -43,9 +43,10 @@ from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from campus_mcp.app import Campus, create_app
+from campus_mcp.app import create_app
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.demo import load_demo
+from campus_mcp.deployment import Deployment
 from campus_mcp.migrate import upgrade
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
@@ -70,13 +71,19 @@ class CampusHarness:
     registry: Registry
 
     @property
-    def campus(self) -> Campus:
-        campus: Campus = self.app.state.campus
-        return campus
+    def deployment(self) -> Deployment:
+        """The app's runtime handle: registry, engine, sessions, MCP server."""
+        deployment: Deployment = self.app.state.deployment
+        return deployment
+
+    @property
+    def campus(self) -> Deployment:
+        # The old name of ``deployment``, until the tests that read it are switched.
+        return self.deployment
 
     @property
     def sessions(self) -> async_sessionmaker[AsyncSession]:
-        return self.campus.sessions
+        return self.deployment.sessions
 
     @property
     def settings(self) -> Settings:
@@ -114,9 +121,11 @@ class CampusHarness:
     ) -> AsyncIterator[Client]:
         """An MCP client in the same process, calling as ``principal`` (default: anonymous)."""
         who = principal or self.principal(scopes, user_id=user_id)
+        server = self.deployment.mcp
+        assert server is not None, "the harness app always has its MCP server"
         token = current_principal.set(who)
         try:
-            async with Client(self.campus.mcp.server, mode=mode, **client_options) as client:  # type: ignore[arg-type]
+            async with Client(server.server, mode=mode, **client_options) as client:  # type: ignore[arg-type]
                 yield client
         finally:
             current_principal.reset(token)
@@ -316,7 +325,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
 
     yield factory
     for harness in made:
-        await harness.campus.engine.dispose()
+        await harness.deployment.engine.dispose()
         await campus_databases.drop(harness.settings.database_url)
 
 
@@ -327,5 +336,5 @@ async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHa
     await asyncio.to_thread(upgrade, registry)
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     yield harness
-    await harness.campus.engine.dispose()
+    await harness.deployment.engine.dispose()
     await campus_databases.drop(url)

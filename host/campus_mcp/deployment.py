@@ -1,0 +1,80 @@
+"""One deployment's runtime handle: its plugins, its database and, in the web app, its MCP server.
+
+Named ``Deployment`` rather than "campus" on purpose: "campus" is the institution, a catalog
+table (a university's campuses) and the test kit's word for a test app, never this object.
+
+The web app keeps one on ``app.state.deployment`` and gives it to routes as the ``deployment``
+dependency. A plugin's command-line command opens one without the web app
+(:func:`open_deployment`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.registry import Registry, load_registry
+from campus_mcp.settings import Settings
+
+if TYPE_CHECKING:
+    from campus_mcp.endpoint import McpEndpoint
+    from campus_mcp.mcp_server import CampusServer
+
+
+@dataclasses.dataclass
+class Deployment:
+    """The registry of enabled plugins, the database engine and its sessions.
+
+    ``mcp`` and ``endpoint`` (the MCP server and the ``/api/mcp`` endpoint) are the web app's: a
+    deployment opened with :func:`open_deployment` has neither.
+    """
+
+    registry: Registry
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    mcp: CampusServer | None = None
+    endpoint: McpEndpoint | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The host's settings (``CAMPUS_MCP_*``, ``campus-mcp.toml``)."""
+        return self.registry.settings
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A database session, closed on leaving; commit what you write. Same as ``ToolContext.session()``."""
+        async with self.sessions() as session:
+            yield session
+
+    def plugin_settings(self, name: str) -> Any:
+        """The settings object of the plugin ``name`` (its ``PluginInfo.settings_model``), or None."""
+        # registry.plugin_settings arrives with per-plugin settings (api.md, P2).
+        return getattr(self.registry, "plugin_settings", {}).get(name)
+
+
+@asynccontextmanager
+async def open_deployment(settings: Settings | None = None, *, migrate: bool = True) -> AsyncIterator[Deployment]:
+    """A deployment without the web app, for a plugin's command-line command.
+
+    Loads the enabled plugins (a plugin that cannot load raises ``PluginError``, with what to
+    do), migrates the database first as ``campus-mcp serve`` does (``migrate=False`` to skip),
+    and disposes of the engine on leaving.
+    """
+    settings = settings or Settings()
+    registry = load_registry(settings)
+    if migrate:
+        from campus_mcp.migrate import upgrade
+
+        # Alembic runs its own event loop for the async engine, so not on this one.
+        await asyncio.to_thread(upgrade, registry)
+    engine = make_engine(settings.database_url)
+    try:
+        yield Deployment(registry=registry, engine=engine, sessions=make_sessions(engine))
+    finally:
+        await engine.dispose()
