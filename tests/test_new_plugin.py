@@ -110,6 +110,7 @@ async def test_serve_lists_and_answers_its_tool(plugin: Path, campus_databases: 
         CAMPUS_MCP_DATABASE_URL=database_url,
         CAMPUS_MCP_SCHEDULER="false",
         CAMPUS_MCP_CONFIG=str(tmp_path / "absent.toml"),
+        CAMPUS_MCP_VAR_DIR=str(tmp_path / "var"),  # demo mode's generated key: the test's folder, not the checkout's
         CAMPUS_MCP_PLUGINS=NAME,  # the new plugin alone: a quick start, and nothing else answers
     )
     try:
@@ -163,7 +164,7 @@ def test_a_bad_name_is_refused_and_nothing_is_written(name: str, complaint: str,
 
 def test_a_folder_with_files_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
-    result = run([str(CLI), "new-plugin", "study_rooms", "--dir", str(tmp_path)], cwd=tmp_path)
+    result = run([str(CLI), "new-plugin", "quiet_rooms", "--dir", str(tmp_path)], cwd=tmp_path)
     assert result.returncode != 0
     assert "not an empty folder" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
