@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -133,3 +136,52 @@ def test_worker_runs_the_scheduler_until_interrupted(
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+# `jobs list` agrees with `jobs run` ----------------------------------------------------------
+
+CAMPUS_TIME = re.compile(r"^  (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d) (\S+)")
+LEGACY_DEMO_SUMMARY = "Demo campus: loaded by the demo generator."
+
+
+def add_run(db: sqlite3.Connection, job_id: str, plugin: str, started: datetime, summary: str = "") -> None:
+    """A recorded run as the database holds it (SQLite keeps UTC without a zone)."""
+    finished = started + timedelta(minutes=2)
+    db.execute(
+        "INSERT INTO job_runs (job_id, plugin, started_at, finished_at, outcome, items, lost, summary, error)"
+        " VALUES (?, ?, ?, ?, 'ok', 1, '{}', ?, NULL)",
+        (job_id, plugin, f"{started:%Y-%m-%d %H:%M:%S.%f}", f"{finished:%Y-%m-%d %H:%M:%S.%f}", summary),
+    )
+
+
+def test_jobs_list_shows_only_registered_jobs_newest_first_in_campus_time(tmp_path: Path) -> None:
+    env = {"CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"}
+    assert (loaded := run_cli("demo", cwd=tmp_path, **env)).returncode == 0, loaded.stderr
+    with sqlite3.connect(tmp_path / "campus.db") as db:
+        # What an earlier demo load left: a run of catalog.seat_refresh, a job this campus lacks.
+        add_run(db, "catalog.seat_refresh", "catalog", datetime.now(UTC) - timedelta(minutes=20), LEGACY_DEMO_SUMMARY)
+    assert (again := run_cli("demo", cwd=tmp_path, **env)).returncode == 0, again.stderr
+    with sqlite3.connect(tmp_path / "campus.db") as db:
+        # Loading the demo twice leaves no made-up runs, neither a new set nor the old one.
+        assert list(db.execute("SELECT job_id FROM job_runs")) == []
+
+    assert run_cli("jobs", "run", "dining.refresh_hours", cwd=tmp_path, **env).returncode == 0
+    with sqlite3.connect(tmp_path / "campus.db") as db:
+        # Recorded after the run above (a higher id) but started a day before it.
+        add_run(db, "dining.refresh_hours", "dining", datetime.now(UTC) - timedelta(days=1))
+        # A refresh the tools asked for: recorded, but not a job `jobs run` can start.
+        add_run(db, "catalog.section_refresh", "catalog", datetime.now(UTC) - timedelta(hours=2))
+    listed = run_cli("jobs", "list", cwd=tmp_path, **env)
+    assert listed.returncode == 0, listed.stderr
+    runs = listed.stdout.split("Recent runs:", 1)[1].split("\n\n", 1)[0]
+    found = [CAMPUS_TIME.match(line) for line in runs.splitlines() if line.strip()]
+    assert all(found), runs
+    times = [datetime.fromisoformat(match.group(1)) for match in found if match]
+    assert [match.group(2) for match in found if match] == ["dining.refresh_hours", "dining.refresh_hours"]
+    assert times == sorted(times, reverse=True)
+    offset = datetime.now(ZoneInfo("America/New_York")).utcoffset()
+    assert {time.utcoffset() for time in times} == {offset}
+    assert "catalog.seat_refresh" not in listed.stdout  # `jobs run` would say there is no such job
+    # Work recorded outside the scheduler is listed apart, saying it is not a job.
+    other = listed.stdout.split("Recorded outside the scheduler", 1)[1]
+    assert "catalog.section_refresh" in other and "catalog.section_refresh" not in runs

@@ -230,28 +230,41 @@ def jobs_list() -> None:
     from campus_mcp.jobs import recent_runs, trigger_for
 
     registry = _registry()
+    zone = registry.settings.timezone
     for job in registry.jobs.values():
-        click.echo(f"{job.id:40} {job.plugin:10} {trigger_for(job, registry.settings.timezone)}  {job.description}")
+        click.echo(f"{job.id:40} {job.plugin:10} {trigger_for(job, zone)}  {job.description}")
 
-    async def _runs() -> list[dict[str, Any]]:
+    async def _runs() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         engine = make_engine(registry.settings.database_url)
         try:
             async with make_sessions(engine)() as session:
-                return await recent_runs(session)
+                scheduled = await recent_runs(session, registry.jobs, zone)
+                other = await recent_runs(session, registry.jobs, zone, jobs=False, limit=20)
+                return scheduled, other
         finally:
             await engine.dispose()
 
-    runs = asyncio.run(_runs())
-    if runs:
-        click.echo("\nRecent runs:")
-    for run in runs:
-        lost = (
-            f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
-            if run["lost"]
-            else ""
-        )
-        error = f", error: {run['error']}" if run["error"] else ""
-        click.echo(f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}")
+    # Only the jobs above, which `jobs run` can start; work recorded outside the scheduler (a
+    # refresh a tool asked for, an import) comes apart, saying so, with what it lost.
+    scheduled, other = asyncio.run(_runs())
+    for heading, runs in (
+        ("Recent runs:", scheduled),
+        ("Recorded outside the scheduler (not jobs; `jobs run` cannot start these):", other),
+    ):
+        if runs:
+            click.echo(f"\n{heading}")
+        for run in runs:
+            click.echo(_run_line(run))
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    lost = (
+        f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
+        if run["lost"]
+        else ""
+    )
+    error = f", error: {run['error']}" if run["error"] else ""
+    return f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}"
 
 
 @jobs.command("run")

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
 from campus_mcp.db import Base
+from campus_mcp.jobs import forget_made_up_runs
 from campus_mcp.registry import Registry
 
 # Tables a reload keeps: the history of runs and the state of the deployment itself.
@@ -43,6 +44,7 @@ async def load_demo(
         for table in reversed(Base.metadata.sorted_tables):
             if table.name not in KEEP_ON_RELOAD and table.name in tables:
                 await session.execute(delete(table))
+        await forget_made_up_runs(session)
         for loader in registry.demo_data:
             await loader.load(session, scale)
             await session.flush()

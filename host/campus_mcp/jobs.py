@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import JSON, Integer, String, Text, select
+from sqlalchemy import JSON, Integer, String, Text, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -25,6 +27,10 @@ from campus_mcp.job_context import JobContext
 from campus_mcp.registry import Registry
 
 log = logging.getLogger(__name__)
+
+# The summary of the runs that demo loads used to make up (the demo campus writes none now): they
+# never happened, so they are never listed, and a demo reload removes them (forget_made_up_runs).
+DEMO_RUN_SUMMARY = "Demo campus: loaded by the demo generator."
 
 
 class JobRun(Base):
@@ -117,19 +123,45 @@ def build_scheduler(registry: Registry, sessions: async_sessionmaker[AsyncSessio
     return scheduler
 
 
-async def recent_runs(session: AsyncSession, limit: int = 50) -> list[dict[str, Any]]:
-    rows = (await session.execute(select(JobRun).order_by(JobRun.id.desc()).limit(limit))).scalars()
-    return [
-        {
-            "job": run.job_id,
-            "plugin": run.plugin,
-            "started_at": run.started_at.isoformat(),
-            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-            "outcome": run.outcome,
-            "items": run.items,
-            "lost": run.lost,
-            "summary": run.summary,
-            "error": run.error,
-        }
-        for run in rows
-    ]
+def _run_row(run: JobRun, zone: ZoneInfo) -> dict[str, Any]:
+    def campus_time(moment: datetime | None) -> str | None:
+        return moment.astimezone(zone).isoformat(timespec="seconds") if moment else None
+
+    return {
+        "job": run.job_id,
+        "plugin": run.plugin,
+        "started_at": campus_time(run.started_at),
+        "finished_at": campus_time(run.finished_at),
+        "outcome": run.outcome,
+        "items": run.items,
+        "lost": run.lost,
+        "summary": run.summary,
+        "error": run.error,
+    }
+
+
+async def recent_runs(
+    session: AsyncSession, job_ids: Collection[str], timezone: str, *, jobs: bool = True, limit: int = 50
+) -> list[dict[str, Any]]:
+    """The latest recorded runs, newest first, times in the campus zone (ISO 8601, to the second).
+
+    ``jobs=True``: the runs of ``job_ids``, the registered jobs, which ``jobs run`` can start.
+    ``jobs=False``: the other records, work done outside the scheduler (a refresh a tool asked
+    for, an import from the command line), so that what they lost is still there to read.
+    """
+    registered = JobRun.job_id.in_(list(job_ids))
+    rows = (
+        await session.execute(
+            select(JobRun)
+            .where(registered if jobs else ~registered, JobRun.summary != DEMO_RUN_SUMMARY)
+            .order_by(JobRun.started_at.desc(), JobRun.id.desc())
+            .limit(limit)
+        )
+    ).scalars()
+    zone = ZoneInfo(timezone)
+    return [_run_row(run, zone) for run in rows]
+
+
+async def forget_made_up_runs(session: AsyncSession) -> None:
+    """Remove the runs that earlier demo loads made up (see ``DEMO_RUN_SUMMARY``)."""
+    await session.execute(delete(JobRun).where(JobRun.summary == DEMO_RUN_SUMMARY))

@@ -37,7 +37,7 @@ from campus_catalog.demo import people
 from campus_catalog.demo.calendar import DemoTerm, terms_around
 from campus_catalog.demo.courses import COURSES, SCHOOLS, SUBJECTS, CourseKind
 from campus_catalog.demo.loader import DemoCourse, DemoLoader, table
-from campus_catalog.demo.records import load_calendar, load_finals, load_programs, load_term_electives, record_job_runs
+from campus_catalog.demo.records import load_calendar, load_finals, load_programs, load_term_electives
 from campus_catalog.demo.reviews import load_reviews, update_instructor_vectors
 from campus_catalog.demo.sections import load_sections
 from campus_catalog.demo.vectors import demo_vectors
@@ -69,7 +69,6 @@ async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
     await load_term_electives(loader, terms[2:4], term_ids)
     await load_finals(loader, with_sections, term_ids)
     await load_calendar(loader, terms)
-    await record_job_runs(loader)
     await _move_sequences(session)
 
 

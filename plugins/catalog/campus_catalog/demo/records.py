@@ -1,4 +1,8 @@
-"""Programs, term elective lists, finals, the academic calendar and job-run records of the demo campus."""
+"""Programs, term elective lists, finals and the academic calendar of the demo campus.
+
+No job runs: a run the demo made up would show in ``campus-mcp jobs list`` as if it had happened,
+for jobs this campus may not even have (the catalog's jobs need their sources configured).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from campus_mcp.jobs import JobRun
 from sqlalchemy import select
 
 from campus_catalog import models as m
@@ -184,35 +187,3 @@ async def load_calendar(loader: DemoLoader, terms: Sequence[DemoTerm]) -> None:
         for i, e in enumerate(calendar_events(list(terms)), start=1)
     ]
     await loader.insert(table(m.UniversityEvent), rows)
-
-
-# The catalog jobs (``campus_catalog.jobs``) and how long ago each last finished on the demo campus,
-# matching the refresh times set on the rows above.
-DEMO_JOB_RUNS = {
-    "catalog.sections_sync": timedelta(hours=5),
-    "catalog.seat_refresh": timedelta(minutes=20),
-    "catalog.course_details_sync": timedelta(hours=6),
-    "catalog.ensure_future_terms": timedelta(hours=5, minutes=30),
-    "catalog.calendar_import": timedelta(days=2),
-    "catalog.degree_requirements_import": timedelta(days=9),
-    "catalog.term_electives_import": timedelta(hours=14),
-}
-
-
-async def record_job_runs(loader: DemoLoader) -> None:
-    """Job-run records, so ``campus-mcp jobs list`` shows a history on the demo campus too."""
-    rows: list[dict[str, Any]] = [
-        {
-            "job_id": job_id,
-            "plugin": "catalog",
-            "started_at": loader.now - ago - timedelta(minutes=3),
-            "finished_at": loader.now - ago,
-            "outcome": "ok",
-            "items": 0,
-            "lost": {},
-            "summary": "Demo campus: loaded by the demo generator.",
-            "error": None,
-        }
-        for job_id, ago in DEMO_JOB_RUNS.items()
-    ]
-    await loader.insert(table(JobRun), rows)
