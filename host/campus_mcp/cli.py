@@ -29,21 +29,27 @@ def main() -> None:
 
 def prepare_database(registry: Registry, *, load_demo_if_empty: bool) -> None:
     from campus_mcp.db import make_engine, make_sessions
-    from campus_mcp.demo import load_demo
+    from campus_mcp.demo import load_demo, load_new_plugin_demos
     from campus_mcp.migrate import upgrade
 
     upgrade(registry)
     if load_demo_if_empty and registry.settings.demo:
 
-        async def _load() -> bool:
+        async def _load() -> str | None:
             engine = make_engine(registry.settings.database_url)
             try:
-                return await load_demo(registry, make_sessions(engine), reload=False)
+                sessions = make_sessions(engine)
+                if await load_demo(registry, sessions, reload=False):
+                    return "Loaded the demo campus."
+                # A plugin installed or enabled since the demo campus was loaded brings its demo data now.
+                added = await load_new_plugin_demos(registry, sessions)
+                return f"Loaded the demo data of {', '.join(added)}, new on this demo campus." if added else None
             finally:
                 await engine.dispose()
 
-        if asyncio.run(_load()):
-            click.echo("Loaded the demo campus.")
+        said = asyncio.run(_load())
+        if said:
+            click.echo(said)
 
 
 @main.command()
