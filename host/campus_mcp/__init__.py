@@ -27,6 +27,7 @@ from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMis
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
+from campus_mcp.plugin_settings import PluginSettings
 from campus_mcp.principal import Principal
 from campus_mcp.registry import PluginError
 from campus_mcp.runs import record_run
@@ -55,6 +56,7 @@ __all__ = [
     "PermissionMissing",
     "PluginError",
     "PluginInfo",
+    "PluginSettings",
     "Principal",
     "Prompt",
     "PromptArgument",

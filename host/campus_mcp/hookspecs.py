@@ -2,7 +2,9 @@
 
 One hook per kind of contribution. Each returns a list of the contribution objects exported
 from ``campus_mcp`` (``campus_plugin_info`` returns one). Every hook may take ``settings``,
-the deployment's :class:`campus_mcp.Settings`, so that a plugin whose upstream source is not
+the deployment's :class:`campus_mcp.Settings`, and every hook but ``campus_plugin_info`` (which
+declares the model) may take ``plugin_settings``, the plugin's own settings object (its
+``PluginInfo.settings_model`` loaded, or None), so that a plugin whose upstream source is not
 configured can leave out the tools and jobs that could only fail.
 
 ``docs/hooks.md`` documents each hook under its exact signature; ``tests/test_docs.py`` fails
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         Tool,
         ToolExample,
     )
+    from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.settings import Settings
 
 PROJECT = "campus_mcp"
@@ -45,65 +48,65 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:  # type: ignore[empty-
 
 
 @hookspec
-def register_scopes(settings: Settings) -> Sequence[Scope]:  # type: ignore[empty-body]
+def register_scopes(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Scope]:  # type: ignore[empty-body]
     """Return the OAuth scopes the plugin's tools need."""
 
 
 @hookspec
-def register_tools(settings: Settings) -> Sequence[Tool]:  # type: ignore[empty-body]
+def register_tools(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Tool]:  # type: ignore[empty-body]
     """Return the plugin's MCP tools."""
 
 
 @hookspec
-def register_routes(settings: Settings) -> Sequence[RouteGroup]:  # type: ignore[empty-body]
+def register_routes(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[RouteGroup]:  # type: ignore[empty-body]
     """Return the plugin's REST routes and web pages, with parity exemptions and pending routes."""
 
 
 @hookspec
-def register_prompts(settings: Settings) -> Sequence[Prompt]:  # type: ignore[empty-body]
+def register_prompts(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Prompt]:  # type: ignore[empty-body]
     """Return the plugin's MCP prompts."""
 
 
 @hookspec
-def register_completions(settings: Settings) -> Sequence[Completion]:  # type: ignore[empty-body]
+def register_completions(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Completion]:  # type: ignore[empty-body]
     """Return completers for prompt arguments, keyed by argument name."""
 
 
 @hookspec
-def register_app_resources(settings: Settings) -> Sequence[AppResource]:  # type: ignore[empty-body]
+def register_app_resources(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[AppResource]:  # type: ignore[empty-body]
     """Return the plugin's MCP Apps (``ui://``) templates."""
 
 
 @hookspec
-def register_jobs(settings: Settings) -> Sequence[Job]:  # type: ignore[empty-body]
+def register_jobs(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Job]:  # type: ignore[empty-body]
     """Return the plugin's scheduled jobs."""
 
 
 @hookspec
-def register_data_sources(settings: Settings) -> Sequence[DataSource]:  # type: ignore[empty-body]
+def register_data_sources(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[DataSource]:  # type: ignore[empty-body]
     """Return the data sources the advisory of the plugin's tools names."""
 
 
 @hookspec
-def register_instructions(settings: Settings) -> Sequence[InstructionFragment]:  # type: ignore[empty-body]
+def register_instructions(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[InstructionFragment]:  # type: ignore[empty-body]
     """Return fragments of the server instructions; triggers get a low priority number."""
 
 
 @hookspec
-def register_migrations(settings: Settings) -> Sequence[Migrations]:  # type: ignore[empty-body]
+def register_migrations(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Migrations]:  # type: ignore[empty-body]
     """Return the plugin's Alembic version folder."""
 
 
 @hookspec
-def register_demo_data(settings: Settings) -> Sequence[DemoData]:  # type: ignore[empty-body]
+def register_demo_data(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[DemoData]:  # type: ignore[empty-body]
     """Return loaders that fill the plugin's tables for the demo campus."""
 
 
 @hookspec
-def register_tool_examples(settings: Settings) -> Sequence[ToolExample]:  # type: ignore[empty-body]
+def register_tool_examples(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[ToolExample]:  # type: ignore[empty-body]
     """Return example calls of the plugin's tools for the contract tests (demo and sparse data)."""
 
 
 @hookspec
-def register_commands(settings: Settings) -> Sequence[Any]:  # type: ignore[empty-body]
+def register_commands(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Any]:  # type: ignore[empty-body]
     """Return click commands or groups to add to the ``campus-mcp`` command line."""

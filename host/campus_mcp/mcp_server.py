@@ -224,7 +224,9 @@ class CampusServer:
             tools=[describe_tool(self.registry, tool) for tool in visible_tools(self.registry, principal)]
         )
 
-    def tool_context(self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal) -> ToolContext:
+    def tool_context(
+        self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal, plugin: str = ""
+    ) -> ToolContext:
         meta: dict[str, Any] = {}
         if ctx is not None and ctx.meta is not None:
             meta = (
@@ -239,6 +241,7 @@ class CampusServer:
             sessions=self.sessions,
             protocol_version=_request_version(ctx) if ctx is not None else None,
             request_meta=meta,
+            plugin_settings=self.registry.plugin_settings.get(plugin),
         )
 
     async def call_tool(
@@ -252,7 +255,7 @@ class CampusServer:
                 types.INVALID_PARAMS,
                 f"Unknown tool {quote_input(params.name)}. Call tools/list to see the tools; they are: {known}.",
             )
-        context = self.tool_context(ctx, principal)
+        context = self.tool_context(ctx, principal, tool.plugin)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
         try:
             result, links = await self.run_tool(tool, params.arguments or {}, context)

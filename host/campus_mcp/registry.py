@@ -9,6 +9,9 @@ Invariants, each held by a test in ``tests/test_registry.py``:
 - a hookimpl the host cannot call (an argument its hookspec lacks) stops start-up, naming the plugin;
 - a plugin that fails to import stops start-up, naming the plugin;
 - a plugin's ``PluginInfo.name`` is the name it is registered under;
+- a plugin's settings (``PluginInfo.settings_model``) that do not validate stop start-up, naming the
+  variable or TOML key and the rule; each hook gets its own plugin's object
+  (``tests/test_plugin_settings.py``);
 - an allow list that names plugins but matches none stops start-up; any other name in the allow or
   block list that matches no plugin is named in a warning, with the installed plugins
   (``tests/test_plugin_selection.py``).
@@ -19,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -40,7 +44,8 @@ from campus_mcp.contributions import (
     Tool,
     ToolExample,
 )
-from campus_mcp.settings import Settings
+from campus_mcp.plugin_settings import PluginSettings, PluginSettingsError, load_plugin_settings, plugin_tables
+from campus_mcp.settings import Settings, config_file
 
 ENTRY_POINT_GROUP = "campus_mcp"
 # The host's own features, registered exactly like third-party plugins.
@@ -136,12 +141,22 @@ def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]]
     return pm
 
 
-def _collect(pm: pluggy.PluginManager, hook_name: str, settings: Settings) -> list[Any]:
-    """Call one hook plugin by plugin and stamp each item with the plugin that gave it."""
+def _collect(
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    settings: Settings,
+    plugin_settings: Mapping[str, PluginSettings] | None = None,
+) -> list[Any]:
+    """Call one hook plugin by plugin and stamp each item with the plugin that gave it.
+
+    Each implementation gets the arguments it names: ``settings`` (the host's) and
+    ``plugin_settings`` (its own plugin's object, None for a plugin without a settings model).
+    """
     caller = getattr(pm.hook, hook_name)
     items: list[Any] = []
     for impl in caller.get_hookimpls():  # registration order
-        result = impl.function(**{arg: settings for arg in impl.argnames if arg == "settings"})
+        offered = {"settings": settings, "plugin_settings": (plugin_settings or {}).get(impl.plugin_name)}
+        result = impl.function(**{arg: offered[arg] for arg in impl.argnames if arg in offered})
         if result is None:
             continue
         for item in result if isinstance(result, (list, tuple)) else [result]:
@@ -185,6 +200,8 @@ class Registry:
     demo_data: Sequence[DemoData]
     tool_examples: Sequence[ToolExample]
     commands: Sequence[Any]
+    # Each plugin's settings object, by plugin name; only plugins with a settings model have one.
+    plugin_settings: Mapping[str, PluginSettings] = dataclasses.field(default_factory=dict)
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)
@@ -200,7 +217,63 @@ class Registry:
         }
 
 
-def load_registry(settings: Settings, extra: Iterable[tuple[str, object]] = ()) -> Registry:
+def load_plugin_settings_of(
+    infos: Sequence[PluginInfo], overrides: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, PluginSettings]:
+    """Every enabled plugin's settings object, from ``[plugins.<name>]`` and ``CAMPUS_MCP_<NAME>_<KEY>``.
+
+    ``overrides`` (by plugin name) win over both: tests set a plugin's values without the environment.
+    """
+    config = config_file()
+    tables = plugin_tables(config)
+    loaded: dict[str, PluginSettings] = {}
+    enabled = {info.name for info in infos}
+    strays = sorted(name for name in tables if name not in enabled)
+    if strays:
+        # A disabled plugin keeps its table, so this is a warning; but a misspelled name is named.
+        message = (
+            f"{config} has settings for plugins that are not enabled, ignored: "
+            f"{', '.join(f'[plugins.{name}]' for name in strays)}. Enabled plugins: {', '.join(sorted(enabled))}."
+        )
+        if message not in _warned:
+            _warned.add(message)
+            log.warning("%s", message)
+    for info in infos:
+        model = info.settings_model
+        table = tables.get(info.name, {})
+        if model is None:
+            if table:
+                raise PluginError(
+                    f"{config} has a [plugins.{info.name}] table, but plugin {info.name!r} has no settings. "
+                    "Remove the table."
+                )
+            continue
+        if not (isinstance(model, type) and issubclass(model, PluginSettings)):
+            raise PluginError(
+                f"plugin {info.name!r} gives settings_model={model!r}, which is not a subclass of "
+                "campus_mcp.PluginSettings. Make its settings class inherit from PluginSettings."
+            )
+        try:
+            loaded[info.name] = load_plugin_settings(
+                info.name,
+                model,
+                table=table,
+                environ=os.environ,
+                config=config,
+                overrides=(overrides or {}).get(info.name),
+            )
+        except PluginSettingsError as exc:
+            raise PluginError(str(exc)) from None
+    return loaded
+
+
+def load_registry(
+    settings: Settings,
+    extra: Iterable[tuple[str, object]] = (),
+    *,
+    plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Registry:
+    """Load the enabled plugins; ``plugin_settings`` gives values of plugins' settings (tests)."""
     pm = build_plugin_manager(settings, extra)
     infos = _collect(pm, "campus_plugin_info", settings)
     plugins = _unique(infos, "plugin", "name")
@@ -222,15 +295,21 @@ def load_registry(settings: Settings, extra: Iterable[tuple[str, object]] = ()) 
         raise PluginError(
             "; ".join(missing) + ". Enable the needed plugins, or disable the plugins that need them as well."
         )
-    scopes = _unique(_collect(pm, "register_scopes", settings), "scope", "name")
-    tools = _unique(_collect(pm, "register_tools", settings), "tool", "name")
+    # Before any other hook: a bad value stops start-up here, and every hook can be given its object.
+    loaded = load_plugin_settings_of(infos, plugin_settings)
+
+    def collect(hook_name: str) -> list[Any]:
+        return _collect(pm, hook_name, settings, loaded)
+
+    scopes = _unique(collect("register_scopes"), "scope", "name")
+    tools = _unique(collect("register_tools"), "tool", "name")
     for tool in tools.values():
         if tool.scope not in scopes:
             raise PluginError(
                 f"tool {tool.name!r} of plugin {tool.plugin!r} needs scope {tool.scope!r}, "
                 "which no enabled plugin contributes."
             )
-    app_resources = _unique(_collect(pm, "register_app_resources", settings), "app resource", "uri")
+    app_resources = _unique(collect("register_app_resources"), "app resource", "uri")
     for tool in tools.values():
         if tool.app_resource and tool.app_resource not in app_resources:
             # The app plugin is optional: without it, tools simply carry no UI metadata.
@@ -241,15 +320,16 @@ def load_registry(settings: Settings, extra: Iterable[tuple[str, object]] = ()) 
         plugins=plugins,
         scopes=scopes,
         tools=tools,
-        route_groups=_collect(pm, "register_routes", settings),
-        prompts=_unique(_collect(pm, "register_prompts", settings), "prompt", "name"),
-        completions=_unique(_collect(pm, "register_completions", settings), "completion", "argument"),
+        route_groups=collect("register_routes"),
+        prompts=_unique(collect("register_prompts"), "prompt", "name"),
+        completions=_unique(collect("register_completions"), "completion", "argument"),
         app_resources=app_resources,
-        jobs=_unique(_collect(pm, "register_jobs", settings), "job", "id"),
-        data_sources=_unique(_collect(pm, "register_data_sources", settings), "data source", "key"),
-        instructions=sorted(_collect(pm, "register_instructions", settings), key=lambda f: (f.priority, f.plugin)),
-        migrations=_collect(pm, "register_migrations", settings),
-        demo_data=sorted(_collect(pm, "register_demo_data", settings), key=lambda d: d.order),
-        tool_examples=_collect(pm, "register_tool_examples", settings),
-        commands=_collect(pm, "register_commands", settings),
+        jobs=_unique(collect("register_jobs"), "job", "id"),
+        data_sources=_unique(collect("register_data_sources"), "data source", "key"),
+        instructions=sorted(collect("register_instructions"), key=lambda f: (f.priority, f.plugin)),
+        migrations=collect("register_migrations"),
+        demo_data=sorted(collect("register_demo_data"), key=lambda d: d.order),
+        tool_examples=collect("register_tool_examples"),
+        commands=collect("register_commands"),
+        plugin_settings=loaded,
     )

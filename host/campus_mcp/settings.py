@@ -1,7 +1,9 @@
 """Deployment settings: environment variables prefixed ``CAMPUS_MCP_`` and an optional TOML file.
 
 The TOML file is named by ``CAMPUS_MCP_CONFIG`` (default ``campus-mcp.toml`` in the working
-directory, if present). Environment variables win over the file. Campus texts (the institution's
+directory, if present). Environment variables win over the file. Its ``[plugins.<name>]`` tables
+belong to the plugins (``campus_mcp.plugin_settings``), so in a file with such tables the allow
+list is set with ``CAMPUS_MCP_PLUGINS``. Campus texts (the institution's
 name, the advisor message, the override rules) are settings with the Wentworth texts of the
 seed specification as the example values.
 """
@@ -30,8 +32,20 @@ DEFAULT_ADVISOR_MESSAGE = (
 )
 
 
-def _config_file() -> Path:
+def config_file() -> Path:
+    """The TOML file of the deployment: ``CAMPUS_MCP_CONFIG``, default ``campus-mcp.toml`` here."""
     return Path(os.environ.get("CAMPUS_MCP_CONFIG", "campus-mcp.toml"))
+
+
+class _HostTomlSource(TomlConfigSettingsSource):
+    """The TOML file without its ``[plugins.<name>]`` tables: those are the plugins' settings
+    (``campus_mcp.plugin_settings``), not the host's ``plugins`` allow list."""
+
+    def __call__(self) -> dict[str, Any]:
+        values = super().__call__()
+        if isinstance(values.get("plugins"), dict):
+            values = {key: value for key, value in values.items() if key != "plugins"}
+        return values
 
 
 class Settings(BaseSettings):
@@ -152,8 +166,8 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if _config_file().is_file():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=_config_file()))
+        if config_file().is_file():
+            sources.append(_HostTomlSource(settings_cls, toml_file=config_file()))
         return tuple(sources)
 
     @property

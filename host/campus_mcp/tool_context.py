@@ -25,6 +25,10 @@ class ToolContext:
     protocol_version: str | None = None
     # The arguments of the MCP request's _meta, the client's declared capabilities, etc.
     request_meta: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # The calling tool's plugin's settings object (its PluginInfo.settings_model, loaded once at
+    # start-up), or None for a plugin without one. Typed Any so that a plugin reads its own fields
+    # (``context.plugin_settings.feed``) without a cast.
+    plugin_settings: Any = None
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
