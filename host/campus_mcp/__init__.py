@@ -27,6 +27,8 @@ from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMis
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
+from campus_mcp.logsafe import escaped
+from campus_mcp.metrics import count as count_metric
 from campus_mcp.plugin_settings import PluginSettings
 from campus_mcp.principal import Principal
 from campus_mcp.registry import PluginError
@@ -69,6 +71,8 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "count_metric",
+    "escaped",
     "hookimpl",
     "last_success",
     "open_deployment",

@@ -30,29 +30,50 @@ import itertools
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from alembic.config import Config
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from mcp import Client
 from mcp_types import CallToolResult
-from sqlalchemy import make_url, text
+from sqlalchemy import make_url, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from campus_mcp.app import create_app
+from campus_mcp.cli import main as cli_main
+from campus_mcp.contributions import Job
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.demo import load_demo
 from campus_mcp.deployment import Deployment
-from campus_mcp.migrate import upgrade
+from campus_mcp.instructions import assemble_instructions
+from campus_mcp.jobs import JobRun, run_job
+from campus_mcp.migrate import alembic_config, upgrade
+from campus_mcp.parity import ParityReport, check_parity
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
+
+# The kit's public names (api.md): with ``campus_mcp``, the only modules a plugin imports.
+__all__ = [
+    "CampusFactory",
+    "CampusHarness",
+    "JobRunRecord",
+    "TestDatabases",
+    "cli_main",
+    "harness_app",
+    "load_plugins",
+    "plugin_contract",
+    "prepare_database",
+    "test_settings",
+]
 
 
 def plugin_contract(plugin: str) -> type:
@@ -63,6 +84,44 @@ def plugin_contract(plugin: str) -> type:
     from campus_mcp.contract import plugin_contract as contract_class
 
     return contract_class(plugin)
+
+
+def load_plugins(settings: Settings, extra_plugins: Iterable[tuple[str, object]] = ()) -> Registry:
+    """The registry of the plugins ``settings`` enables, plus ``extra_plugins`` ((name, module) pairs),
+    as ``campus-mcp serve`` loads it: for a test that checks what a plugin contributes."""
+    return load_registry(settings, extra_plugins)
+
+
+@dataclasses.dataclass(frozen=True)
+class JobRunRecord:
+    """One run in the job records, as ``campus-mcp jobs list`` shows it."""
+
+    id: int
+    job_id: str
+    plugin: str
+    started_at: datetime
+    finished_at: datetime | None
+    # running | ok | partial | failed
+    outcome: str
+    items: int
+    lost: dict[str, str]
+    summary: str
+    error: str | None
+
+    @classmethod
+    def of(cls, run: JobRun) -> JobRunRecord:
+        return cls(
+            id=run.id,
+            job_id=run.job_id,
+            plugin=run.plugin,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            outcome=run.outcome,
+            items=run.items,
+            lost=dict(run.lost),
+            summary=run.summary,
+            error=run.error,
+        )
 
 
 @dataclasses.dataclass
@@ -145,6 +204,43 @@ class CampusHarness:
     def rest(self) -> AsyncTestClient[Litestar]:
         """A REST client; use as ``async with harness.rest() as client``. Runs the app's lifespan."""
         return AsyncTestClient(self.app, base_url=self.settings.base_url)
+
+    async def run_job(self, job: str | Job) -> JobRunRecord:
+        """Run a job now, as the scheduler would, and return its recorded run. ``job``: a registered
+        job's id, or a :class:`~campus_mcp.Job` (one the test built). A failing job is a ``failed`` run."""
+        if isinstance(job, str):
+            found = self.registry.jobs.get(job)
+            if found is None:
+                raise LookupError(f"no job {job!r}; the registered jobs: {', '.join(self.registry.jobs) or 'none'}")
+            job = found
+        return JobRunRecord.of(await run_job(job, self.registry, self.sessions))
+
+    async def job_runs(self, job_id: str | None = None) -> list[JobRunRecord]:
+        """The recorded runs of ``job_id`` (every job's if None), oldest first: scheduled runs and
+        the ones a plugin recorded itself (``campus_mcp.record_run``)."""
+        query = select(JobRun).order_by(JobRun.id)
+        if job_id is not None:
+            query = query.where(JobRun.job_id == job_id)
+        async with self.deployment.session() as session:
+            return [JobRunRecord.of(run) for run in await session.scalars(query)]
+
+    def alembic_config(self) -> Config:
+        """The Alembic configuration of this campus's database (every installed plugin's branch),
+        for a test that moves a plugin's branch down and up (``alembic.command.downgrade``)."""
+        return alembic_config(self.registry)
+
+    def check_parity(self, plugin: str | None = None) -> ParityReport:
+        """Every tool's REST twin and every REST route's tool, as the parity check of CI sees them
+        (with ``plugin``: only the problems that plugin can fix)."""
+        return check_parity(self.app, self.registry, plugin=plugin)
+
+    def instructions(self) -> str:
+        """The server instructions an MCP client gets from this campus (every plugin's fragments)."""
+        return assemble_instructions(self.registry)
+
+    async def migrate(self) -> None:
+        """Upgrade the enabled plugins' branches to their heads, as ``campus-mcp db upgrade`` does."""
+        await asyncio.to_thread(upgrade, self.registry)
 
 
 async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) -> None:
