@@ -99,11 +99,11 @@ class RoomsWithTool(Rooms):
 
 
 async def test_hook_campus_plugin_info(campus_factory: CampusFactory) -> None:
-    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", Rooms())])
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", RoomsWithTool())])
     assert campus.registry.plugins["rooms"].version == "3.1"
     async with campus.mcp() as client:
         assert client.server_info is not None
-        # serverInfo's description lists the topics: every plugin's title.
+        # serverInfo's description lists the topics: the title of every plugin with a tool or a prompt.
         assert "Library rooms" in (client.server_info.description or "")
 
 

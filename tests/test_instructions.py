@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 from campus_mcp import InstructionFragment, PluginInfo, hookimpl, testing
-from campus_mcp.instructions import MAX_INSTRUCTIONS_LENGTH, assemble_instructions, fragment_text, server_description
+from campus_mcp.instructions import (
+    MAX_INSTRUCTIONS_LENGTH,
+    assemble_instructions,
+    fragment_text,
+    offers_something,
+    server_description,
+)
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import CampusFactory
 
@@ -89,7 +95,8 @@ def test_server_description_lists_every_topic_but_the_host(tmp_path: Path) -> No
     description = server_description(registry)
     for name, info in registry.plugins.items():
         if name != "core":
-            assert info.title in description
+            # A shell family (no tool, no prompt yet) is not a topic: it has nothing to offer.
+            assert (info.title in description) == offers_something(registry, name)
     assert "Campus MCP host" not in description
 
 
@@ -107,5 +114,7 @@ async def test_clients_see_the_instructions_and_the_topics(mode: str, campus_fac
     assert instructions.startswith(trigger.text)
     assert len(instructions) <= MAX_INSTRUCTIONS_LENGTH
     assert server_info is not None and server_info.description is not None
-    for title in ("Dining hours", "Rooms topic", "Rules topic"):
-        assert title in server_info.description
+    assert "Dining hours" in server_info.description
+    # Rooms and Rules give instructions but no tool: not topics of serverInfo.
+    for title in ("Rooms topic", "Rules topic"):
+        assert title not in server_info.description
