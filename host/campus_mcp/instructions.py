@@ -31,6 +31,18 @@ def fragment_text(fragment: InstructionFragment, settings: Settings) -> str:
     return text.strip()
 
 
+def offers_something(registry: Registry, plugin: str) -> bool:
+    """Whether ``plugin`` gives a client anything to use: a tool or a prompt.
+
+    Only such a plugin is a topic of serverInfo: a family that is still a shell (no tools yet)
+    would otherwise send the model after tools that do not exist (issue 8.6). The host (``core``)
+    is never a topic. ``tests/test_server_promises.py`` holds every text to the same rule.
+    """
+    return any(t.plugin == plugin for t in registry.tools.values()) or any(
+        p.plugin == plugin for p in registry.prompts.values()
+    )
+
+
 def assemble_instructions(registry: Registry) -> str:
     parts: list[str] = []
     length = 0
@@ -46,6 +58,8 @@ def assemble_instructions(registry: Registry) -> str:
 
 def server_description(registry: Registry) -> str:
     settings = registry.settings
-    topics = [info.title for name, info in registry.plugins.items() if name != "core"]
+    topics = [
+        info.title for name, info in registry.plugins.items() if name != "core" and offers_something(registry, name)
+    ]
     listed = ", ".join(topics) if topics else "no topics (no plugin is enabled)"
     return f"{settings.campus_name} data for AI assistants: {listed}."

@@ -83,8 +83,7 @@ def descriptions(settings: Settings) -> dict[str, str]:
             "Electives not listed yet: a Technical or HSS elective missing from the schedule is not an error: "
             "the Registrar adds electives when the schools send their lists. Check list_term_electives, and tell "
             "the student to ask the dean or associate dean of their school.\n"
-            "Do not use it for the student's own classes (my_courses) or for descriptions and prerequisites "
-            "(get_course)."
+            "Do not use it for descriptions and prerequisites (get_course)."
         ),
         "get_section": (
             f"Gives one {short} section by CRN, cancelled or not: meeting days and times, rooms, instructors, "
@@ -202,8 +201,8 @@ def instruction_fragments(settings: Settings) -> list[InstructionFragment]:
                 f"Use this server for {n['campus']} ({n['short']}) courses and registration: the class schedule, "
                 "sections and CRNs, open seats, course descriptions and prerequisites, professors and their "
                 "reviews, degree requirements, electives, and the academic calendar (breaks, deadlines, finals "
-                "week). Students ask in their own words: 'my classes', 'my finals', 'my professor', 'sections', "
-                "'prerequisites', 'is this class full', 'when is spring break', 'what should I take next semester'."
+                "week). Students ask in their own words: 'my professor', 'sections', 'prerequisites', 'is this class "
+                "full', 'when is the final', 'when is spring break', 'what should I take next semester'."
             ),
         ),
         # The rules stay short: every plugin's rules share what is left of the 2,048 characters.

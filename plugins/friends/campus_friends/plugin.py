@@ -1,8 +1,12 @@
-"""Hook implementations of the friends family. Wiring only: the logic lives beside this module."""
+"""Hook implementations of the friends family. Wiring only: the logic lives beside this module.
+
+No scopes yet: a scope comes with the first tool that needs it (seed 000 "Permissions"), so
+that the consent page never offers a permission for tools that do not exist.
+"""
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Scope, Settings, hookimpl
+from campus_mcp import PluginInfo, Settings, hookimpl
 
 __version__ = "0.1.0"
 
@@ -16,41 +20,3 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's friends and when they are busy, without course details.",
         depends_on=("schedule",),
     )
-
-
-@hookimpl
-def register_scopes(settings: Settings) -> list[Scope]:
-    return [
-        Scope(
-            name="friends:read",
-            title="See your friends and when they are busy",
-            description="See your friends and when they are busy (no course details).",
-            writes=False,
-            starts_checked=True,
-            always_on=False,
-        ),
-        Scope(
-            name="friends:requests",
-            title="Send and answer friend requests",
-            description="Send and answer friend requests for you (reserved for future tools).",
-            writes=True,
-            starts_checked=False,
-            always_on=False,
-        ),
-        Scope(
-            name="friends:meetings",
-            title="Plan meetings with your friends",
-            description="Plan meetings with your friends for you (reserved for future tools).",
-            writes=True,
-            starts_checked=False,
-            always_on=False,
-        ),
-        Scope(
-            name="friends:groups",
-            title="Manage your friend groups",
-            description="Manage your friend groups for you (reserved for future tools).",
-            writes=True,
-            starts_checked=False,
-            always_on=False,
-        ),
-    ]

@@ -1,8 +1,12 @@
-"""Hook implementations of the schedule family. Wiring only: the logic lives beside this module."""
+"""Hook implementations of the schedule family. Wiring only: the logic lives beside this module.
+
+No scopes yet: a scope comes with the first tool that needs it (seed 000 "Permissions"), so
+that the consent page never offers a permission for tools that do not exist.
+"""
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Scope, Settings, hookimpl
+from campus_mcp import PluginInfo, Settings, hookimpl
 
 __version__ = "0.1.0"
 
@@ -16,17 +20,3 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),
     )
-
-
-@hookimpl
-def register_scopes(settings: Settings) -> list[Scope]:
-    return [
-        Scope(
-            name="schedule:read",
-            title="Read your courses and exams",
-            description="Read your courses, course history, final exams and busy times.",
-            writes=False,
-            starts_checked=True,
-            always_on=False,
-        ),
-    ]
