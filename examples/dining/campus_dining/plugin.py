@@ -1,6 +1,7 @@
 """The dining plugin's hook implementations: wiring only, the logic lives beside this module.
 
-Without a dining feed (``CAMPUS_MCP_DINING_FEED``, or the demo feed in demo mode) the plugin
+Without a dining feed (``[plugins.dining] feed`` in ``campus-mcp.toml`` or ``CAMPUS_MCP_DINING_FEED``,
+or the demo feed in demo mode) the plugin
 has no data, so it registers no tool, route or job: a tool that can only fail is worse than none.
 """
 
@@ -26,7 +27,7 @@ from campus_dining.demo import load_demo_halls
 from campus_dining.examples import EXAMPLES
 from campus_dining.jobs import refresh_job
 from campus_dining.routes import DiningController
-from campus_dining.settings import hours_feed
+from campus_dining.settings import DiningSettings, hours_feed
 from campus_dining.tools import SCOPE, TOOLS
 
 __version__ = "0.1.0"
@@ -39,6 +40,7 @@ def campus_plugin_info() -> PluginInfo:
         version=__version__,
         title="Dining hours",
         description="When the campus dining halls and cafés are open.",
+        settings_model=DiningSettings,
     )
 
 
@@ -56,24 +58,24 @@ def register_scopes() -> list[Scope]:
 
 
 @hookimpl
-def register_tools(settings: Settings) -> list[Tool]:
-    return TOOLS if hours_feed(settings) else []
+def register_tools(settings: Settings, plugin_settings: DiningSettings) -> list[Tool]:
+    return TOOLS if hours_feed(settings, plugin_settings) else []
 
 
 @hookimpl
-def register_routes(settings: Settings) -> list[RouteGroup]:
-    return [RouteGroup(handlers=[DiningController])] if hours_feed(settings) else []
+def register_routes(settings: Settings, plugin_settings: DiningSettings) -> list[RouteGroup]:
+    return [RouteGroup(handlers=[DiningController])] if hours_feed(settings, plugin_settings) else []
 
 
 @hookimpl
-def register_jobs(settings: Settings) -> list[Job]:
-    feed = hours_feed(settings)
+def register_jobs(settings: Settings, plugin_settings: DiningSettings) -> list[Job]:
+    feed = hours_feed(settings, plugin_settings)
     return [refresh_job(feed)] if feed else []
 
 
 @hookimpl
-def register_instructions(settings: Settings) -> list[InstructionFragment]:
-    if not hours_feed(settings):
+def register_instructions(settings: Settings, plugin_settings: DiningSettings) -> list[InstructionFragment]:
+    if not hours_feed(settings, plugin_settings):
         return []
     return [
         InstructionFragment(
@@ -95,5 +97,5 @@ def register_demo_data() -> list[DemoData]:
 
 
 @hookimpl
-def register_tool_examples(settings: Settings) -> list[ToolExample]:
-    return EXAMPLES if hours_feed(settings) else []
+def register_tool_examples(settings: Settings, plugin_settings: DiningSettings) -> list[ToolExample]:
+    return EXAMPLES if hours_feed(settings, plugin_settings) else []
