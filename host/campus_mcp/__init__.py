@@ -29,6 +29,7 @@ from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
 from campus_mcp.logsafe import escaped
 from campus_mcp.metrics import count as count_metric
+from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
 from campus_mcp.plugin_settings import PluginSettings
 from campus_mcp.principal import Principal
 from campus_mcp.registry import PluginError
@@ -54,6 +55,7 @@ __all__ = [
     "JobOutcome",
     "Migrations",
     "NotFound",
+    "Operation",
     "PageLink",
     "PermissionMissing",
     "PluginError",
@@ -76,6 +78,9 @@ __all__ = [
     "hookimpl",
     "last_success",
     "open_deployment",
+    "operation_examples",
+    "operation_routes",
+    "operation_tools",
     "record_run",
     "utcnow",
 ]
