@@ -6,8 +6,7 @@ The demo examples run on the demo campus. The sparse ones run on an empty databa
 
 from __future__ import annotations
 
-from campus_mcp import ToolExample
-from campus_mcp.db import utcnow
+from campus_mcp import ToolExample, utcnow
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_dining.models import DiningHall

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import time
 from typing import Any
 
-from campus_mcp.db import utcnow
+from campus_mcp import utcnow
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession

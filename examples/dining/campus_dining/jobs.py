@@ -6,8 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from campus_mcp import Cron, Job, JobOutcome
-from campus_mcp.jobs import JobContext
+from campus_mcp import Cron, Job, JobContext, JobOutcome
 
 from campus_dining.feed import parse_feed, store_halls
 
@@ -19,7 +18,7 @@ def refresh_job(feed: Path) -> Job:
         # A file read is quick, but it must not block the event loop the server also runs on.
         raw = json.loads(await asyncio.to_thread(feed.read_text, encoding="utf-8"))
         halls, lost = parse_feed(raw)
-        async with context.sessions() as session, session.begin():
+        async with context.session() as session, session.begin():
             stored = await store_halls(session, halls, keep=list(lost))
         return JobOutcome(items=stored, lost=lost, summary=f"{stored} hall(s) read from {feed.name}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, time
 
-from campus_mcp.db import Base, UTCDateTime
+from campus_mcp import Base, UTCDateTime
 from sqlalchemy import ForeignKey, Integer, String, Text, Time
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-from campus_mcp.db import make_engine, make_sessions, utcnow
-from campus_mcp.settings import Settings
+from campus_mcp import PluginError, Settings, open_deployment, utcnow
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -27,28 +26,16 @@ T = TypeVar("T")
 console = Console(stderr=True)
 
 
-def _prepare(settings: Settings) -> None:
-    from campus_mcp.migrate import upgrade
-    from campus_mcp.registry import PluginError, load_registry
+def _run(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
+    async def _go() -> T:
+        # Migrated first, as `campus-mcp serve` does.
+        async with open_deployment(Settings()) as deployment:
+            return await work(deployment.sessions)
 
     try:
-        upgrade(load_registry(settings))
+        return asyncio.run(_go())
     except PluginError as exc:
         raise click.ClickException(str(exc)) from None
-
-
-def _run(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
-    settings = Settings()
-    _prepare(settings)
-
-    async def _go() -> T:
-        engine = make_engine(settings.database_url)
-        try:
-            return await work(make_sessions(engine))
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(_go())
 
 
 def _progress() -> Progress:
@@ -80,9 +67,9 @@ async def _record(
     lost: dict[str, str],
     summary: str,
 ) -> None:
-    from campus_catalog.refresh_queue import record_run
+    from campus_catalog.refresh_queue import record_catalog_run
 
-    await record_run(sessions, started, items, lost, summary, job_id=f"catalog.import.{source}")
+    await record_catalog_run(sessions, started, items, lost, summary, job_id=f"catalog.import.{source}")
 
 
 @click.group("import")

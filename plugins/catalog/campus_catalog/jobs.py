@@ -18,9 +18,7 @@ import re
 from datetime import date, timedelta
 from pathlib import Path
 
-from campus_mcp import Cron, Interval, Job, JobOutcome, Settings
-from campus_mcp.db import utcnow
-from campus_mcp.jobs import JobContext
+from campus_mcp import Cron, Interval, Job, JobContext, JobOutcome, Settings, utcnow
 from sqlalchemy import select
 
 from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
@@ -123,7 +121,7 @@ async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
     for year, url in documents:
         try:
             data = await _feed(url, catalog.programs_file, catalog.feed_timeout_seconds, f"programs feed {year}")
-            async with context.sessions() as session:
+            async with context.session() as session:
                 await import_programs(session, data, now=utcnow(), report=report)
                 await session.commit()
             read += 1
@@ -140,7 +138,7 @@ async def run_term_electives_import(context: JobContext) -> JobOutcome:
     catalog = load_catalog_settings()
     data = await _feed(catalog.electives_url, catalog.electives_file, catalog.feed_timeout_seconds, "elective lists")
     report = FeedReport()
-    async with context.sessions() as session:
+    async with context.session() as session:
         await import_elective_lists(session, data, now=utcnow(), report=report)
         await session.commit()
     return JobOutcome(items=report.stored, lost=report.lost(), summary=report.summary("elective lists"))
@@ -171,7 +169,7 @@ async def run_ensure_future_terms(context: JobContext) -> JobOutcome:
     """
     today = campus_today(context.settings.timezone)
     made: list[str] = []
-    async with context.sessions() as session:
+    async with context.session() as session:
         terms = list(await session.scalars(select(Term)))
         codes = {t.uid for t in terms}
         newest: dict[str, Term] = {}

@@ -34,8 +34,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from campus_mcp.db import Base, UTCDateTime, utcnow
-from campus_mcp.jobs import JobRun
+from campus_mcp import Base, JobOutcome, UTCDateTime, record_run, utcnow
 from sqlalchemy import Index, String, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -99,7 +98,7 @@ class SectionRefresher:
             finally:
                 self.queue.task_done()
 
-    async def refresh(self, batch: Sequence[SectionRef]) -> JobRun:
+    async def refresh(self, batch: Sequence[SectionRef]) -> None:
         """Read each section's meetings and instructors from Banner and record the run."""
         from campus_catalog.sources.banner_import import refresh_section_from_banner
         from campus_catalog.sources.banner_parse import MappingProblem, parse_instructors, parse_meeting
@@ -145,10 +144,10 @@ class SectionRefresher:
                     await session.commit()
                     refreshed += 1
         summary = f"{refreshed} of {len(batch)} sections refreshed; Banner gave nothing for {empty}"
-        return await record_run(self.sessions, started, refreshed, lost, summary)
+        await record_catalog_run(self.sessions, started, refreshed, lost, summary)
 
 
-async def record_run(
+async def record_catalog_run(
     sessions: async_sessionmaker[AsyncSession],
     started: datetime,
     items: int,
@@ -157,25 +156,13 @@ async def record_run(
     error: str | None = None,
     *,
     job_id: str = JOB_ID,
-) -> JobRun:
+) -> None:
     """A run outside the scheduler (a refresh, a failure to queue one, an import from the command
     line) in the job records, where `campus-mcp jobs list` shows it with what it lost."""
-    outcome = "failed" if error else ("partial" if lost else "ok")
     async with sessions() as session:
-        run = JobRun(
-            job_id=job_id,
-            plugin="catalog",
-            started_at=started,
-            finished_at=utcnow(),
-            outcome=outcome,
-            items=items,
-            lost=lost,
-            summary=summary,
-            error=error,
-        )
-        session.add(run)
+        outcome = JobOutcome(items=items, lost=lost, summary=summary)
+        await record_run(session, job_id=job_id, plugin="catalog", started_at=started, outcome=outcome, error=error)
         await session.commit()
-        return run
 
 
 _refreshers: dict[tuple[int, int], SectionRefresher] = {}
@@ -276,7 +263,7 @@ async def queue_refreshes(
                 async with sessions() as session:
                     await release_keys(session, claimed)
         with contextlib.suppress(Exception):
-            await record_run(
+            await record_catalog_run(
                 sessions,
                 now,
                 0,

@@ -35,9 +35,7 @@ from campus_catalog.models import (
     UniversityEvent,
 )
 from campus_catalog.queries.clock import campus_today
-from campus_mcp.app import create_app
-from campus_mcp.registry import load_registry
-from campus_mcp.testing import CampusHarness, TestDatabases, prepare_database, test_settings
+from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins, prepare_database, test_settings
 from sqlalchemy.ext.asyncio import AsyncSession
 
 SYNCED = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -334,9 +332,9 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
 
 async def build_catalog_campus(databases: TestDatabases, **overrides: Any) -> CampusHarness:
     url = await databases.empty()
-    registry = load_registry(test_settings(url, plugins=["catalog"], **overrides))
+    registry = load_plugins(test_settings(url, plugins=["catalog"], **overrides))
     await prepare_database(registry, demo=False)
-    harness = CampusHarness(app=create_app(registry=registry, run_scheduler=False), registry=registry)
+    harness = CampusHarness(app=harness_app(registry), registry=registry)
     async with harness.sessions() as session:
         await seed_catalog(session, campus_today(harness.settings.timezone))
     return harness
@@ -347,7 +345,7 @@ async def catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[Campu
     """The small catalog above, shared by the session: read-only tests only."""
     harness = await build_catalog_campus(campus_databases)
     yield harness
-    await harness.campus.engine.dispose()
+    await harness.deployment.engine.dispose()
     await campus_databases.drop(harness.settings.database_url)
 
 
@@ -383,7 +381,7 @@ async def rest_answers(harness: CampusHarness, urls: list[str]) -> dict[str, tup
     The pool is emptied first: the test client runs the app on an event loop of its own, and a
     PostgreSQL connection made on the tests' loop cannot be used from another one.
     """
-    await harness.campus.engine.dispose()
+    await harness.deployment.engine.dispose()
     answers: dict[str, tuple[int, Any]] = {}
     async with harness.rest() as client:
         for url in urls:
@@ -398,7 +396,7 @@ async def rest_catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[
     so one module gets it (use ``rest_answers``)."""
     harness = await build_catalog_campus(campus_databases)
     yield harness
-    await harness.campus.engine.dispose()
+    await harness.deployment.engine.dispose()
     await campus_databases.drop(harness.settings.database_url)
 
 

@@ -12,7 +12,6 @@ from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_catalog.sources.prerequisites import UnreadablePrerequisites, parse_prerequisites
-from campus_mcp.jobs import run_job
 from campus_mcp.testing import CampusFactory
 from sqlalchemy import select, update
 
@@ -95,11 +94,11 @@ async def test_the_course_details_job_stores_descriptions_and_prerequisites(
         monkeypatch.delenv("CAMPUS_MCP_CATALOG_BANNER_FILE", raising=False)
         campus = await campus_factory(plugins=["catalog"])
         jobs = {j.id: j for j in catalog_jobs(campus.settings)}
-        await run_job(jobs["catalog.sections_sync"], campus.registry, campus.sessions)
+        await campus.run_job(jobs["catalog.sections_sync"])
         async with campus.sessions() as session:
             await session.execute(update(Term).values(end_date=date.today() + timedelta(days=30)))
             await session.commit()
-        run = await run_job(jobs["catalog.course_details_sync"], campus.registry, campus.sessions)
+        run = await campus.run_job(jobs["catalog.course_details_sync"])
     assert run.outcome == "partial"
     assert run.lost == {
         f"CRN {crn_121}": "parse: prerequisites of CSCE 121: subject 'Basket Weaving' is not a subject of the catalog (final)"

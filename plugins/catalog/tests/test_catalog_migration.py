@@ -8,7 +8,6 @@ import asyncio
 from alembic import command
 from campus_catalog.models import Course, Subject
 from campus_catalog.queries import fulltext
-from campus_mcp.migrate import alembic_config, upgrade
 from campus_mcp.testing import CampusFactory
 from sqlalchemy import delete, inspect, update
 
@@ -17,17 +16,17 @@ async def test_catalog_branch_goes_down_and_up(campus_factory: CampusFactory) ->
     campus = await campus_factory(plugins=["catalog"])
 
     async def tables() -> set[str]:
-        async with campus.campus.engine.connect() as connection:
+        async with campus.deployment.engine.connect() as connection:
             return set(await connection.run_sync(lambda sync: inspect(sync).get_table_names()))
 
     before = await tables()
     assert {"catalog_sections", "catalog_meeting_times", "catalog_reviews"} <= before
-    config = alembic_config(campus.registry)
+    config = campus.alembic_config()
     await asyncio.to_thread(command.downgrade, config, "catalog@base")
     assert not {t for t in await tables() if t.startswith("catalog_")}
     # The host's upgrade, not "heads": the config knows every installed plugin's branch, and
     # only the enabled ones (here the catalog alone) are upgraded.
-    await asyncio.to_thread(upgrade, campus.registry)
+    await campus.migrate()
     assert await tables() == before
 
 

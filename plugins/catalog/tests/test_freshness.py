@@ -11,9 +11,7 @@ from campus_catalog.freshness import catalog_data_sources, refresh_texts
 from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import FinalsSchedule, Term
 from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp import Cron, Interval
-from campus_mcp.contributions import Job
-from campus_mcp.settings import Settings
+from campus_mcp import Cron, Interval, Job, Settings
 from campus_mcp.testing import CampusFactory
 from sqlalchemy import select, update
 

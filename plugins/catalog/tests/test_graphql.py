@@ -12,13 +12,13 @@ from graphql import parse
 
 async def _rest(campus: CampusHarness, *bodies: dict[str, Any]) -> list[tuple[int, Any]]:
     """POST each body to /api/v1/graphql, all in one client: an app's lifespan runs once."""
-    await campus.campus.engine.dispose()  # the test client runs the app on a loop of its own
+    await campus.deployment.engine.dispose()  # the test client runs the app on a loop of its own
     answers = []
     async with campus.rest() as client:
         for body in bodies:
             response = await client.post("/api/v1/graphql", json=body)
             answers.append((response.status_code, response.json()))
-    await campus.campus.engine.dispose()
+    await campus.deployment.engine.dispose()
     return answers
 
 

@@ -25,7 +25,7 @@ import httpx
 import pytest
 from campus_catalog.graphql import MAX_COST, query_cost
 from campus_catalog.graphql_limits import MAX_SELECTIONS, MAX_TOKENS
-from campus_mcp.logsafe import escaped
+from campus_mcp import escaped
 from campus_mcp.testing import CampusHarness
 from graphql import parse
 from mcp import Client

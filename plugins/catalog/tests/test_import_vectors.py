@@ -10,7 +10,6 @@ import pytest
 from campus_catalog import semantic
 from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Section
-from campus_mcp.jobs import run_job
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import func, select, update
 
@@ -30,7 +29,7 @@ def banner_file(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def run_sections_sync(campus: CampusHarness) -> Any:
     job = {j.id: j for j in catalog_jobs(campus.settings)}["catalog.sections_sync"]
-    return await run_job(job, campus.registry, campus.sessions)
+    return await campus.run_job(job)
 
 
 async def search(campus: CampusHarness, arguments: dict[str, Any]) -> dict[str, Any]:

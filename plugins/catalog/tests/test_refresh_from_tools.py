@@ -14,7 +14,6 @@ from campus_catalog.models import Section, Term
 from campus_catalog.refresh_queue import SectionRefreshKey, refresher_for
 from campus_catalog.sources.banner_sync import import_banner_file
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.jobs import JobRun
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select, update
 
@@ -88,8 +87,7 @@ async def test_check_schedule_queues_each_stale_section_and_still_answers_when_b
         assert await queued(campus) == sorted(crns)
         await refresher_for(campus.sessions, load_catalog_settings()).drain()
         # The failure is on record; the next call within 6 hours does not hammer Banner again.
-        async with campus.sessions() as session:
-            [run] = (await session.scalars(select(JobRun).where(JobRun.job_id == "catalog.section_refresh"))).all()
+        [run] = await campus.job_runs("catalog.section_refresh")
         assert run.outcome == "partial" and set(run.lost) == {f"CRN {c}" for c in crns}
         seen = len(fake.seen)
         async with campus.mcp() as client:

@@ -12,8 +12,7 @@ import pytest
 from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.contributions import Job
-from campus_mcp.jobs import JobRun, run_job
+from campus_mcp import Job
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import func, select, update
 
@@ -69,7 +68,7 @@ async def test_the_daily_sync_stores_every_term_banner_lists_and_never_a_past_on
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
         assert (run.outcome, run.items, run.error) == ("ok", 157, None)
         synced = await term(campus)
         assert synced.sections_synced_at is not None and synced.catalog_imported_at is None
@@ -78,7 +77,7 @@ async def test_the_daily_sync_stores_every_term_banner_lists_and_never_a_past_on
 
         # Fall 2021 has ended (its meetings ran to 15 December 2021): the next run leaves it alone.
         fake.seen.clear()
-        again = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        again = await campus.run_job(job(campus, "catalog.sections_sync"))
         assert (again.outcome, again.items) == ("ok", 0)
         assert fake.endpoints_seen() == ["GET classSearch/getTerms"]
 
@@ -90,7 +89,7 @@ async def test_a_500_mid_run_is_partial_keeps_the_pages_and_does_not_claim_a_ful
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
     assert run.outcome == "partial" and run.items == 100
     assert run.lost == {
         "term 202131": "server: searchResults/searchResults answered HTTP 500 (retried on the next run) after 100 section(s)"
@@ -107,7 +106,7 @@ async def test_banner_down_fails_the_run_with_the_reason(
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
     assert run.outcome == "failed"
     assert run.error == "UpstreamUnavailable: classSearch/getTerms answered HTTP 502"
 
@@ -120,10 +119,10 @@ async def test_a_section_banner_stopped_listing_is_cancelled_not_deleted(
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        await campus.run_job(job(campus, "catalog.sections_sync"))
         await make_current(campus)
         fake.sections = sections[1:]
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
     assert (run.outcome, run.items) == ("ok", 156)
     async with campus.sessions() as session:
         gone = await session.scalar(select(Section).where(Section.crn == sections[0]["courseReferenceNumber"]))
@@ -138,7 +137,7 @@ async def test_seats_refresh_every_30_minutes_only_until_7_days_after_classes_st
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        await campus.run_job(job(campus, "catalog.sections_sync"))
         crn = sections[0]["courseReferenceNumber"]
         async with campus.sessions() as session:
             before = await session.scalar(select(Section.banner_synced_at).where(Section.crn == crn))
@@ -146,7 +145,7 @@ async def test_seats_refresh_every_30_minutes_only_until_7_days_after_classes_st
         sections[0]["enrollment"] = 23
 
         await make_current(campus, started_days_ago=6)
-        run = await run_job(job(campus, "catalog.seat_refresh"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.seat_refresh"))
         assert (run.outcome, run.items) == ("ok", 157)
         async with campus.sessions() as session:
             row = (
@@ -161,7 +160,7 @@ async def test_seats_refresh_every_30_minutes_only_until_7_days_after_classes_st
 
         await make_current(campus, started_days_ago=8)  # a week after classes started: no more seats
         fake.seen.clear()
-        late = await run_job(job(campus, "catalog.seat_refresh"), campus.registry, campus.sessions)
+        late = await campus.run_job(job(campus, "catalog.seat_refresh"))
         assert (late.outcome, late.items) == ("ok", 0)
         assert fake.seen == []
 
@@ -173,17 +172,17 @@ async def test_course_details_each_course_at_most_once_every_7_days(
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        await campus.run_job(job(campus, "catalog.sections_sync"))
         await make_current(campus)
         async with campus.sessions() as session:
             courses = await session.scalar(select(func.count()).select_from(Course))
         fake.seen.clear()
-        first = await run_job(job(campus, "catalog.course_details_sync"), campus.registry, campus.sessions)
+        first = await campus.run_job(job(campus, "catalog.course_details_sync"))
         assert (first.outcome, first.items) == ("ok", courses)
         assert len(fake.seen) == 2 * courses  # a description and a prerequisite page per course, not per section
         assert (await term(campus)).details_synced_at is not None
         fake.seen.clear()
-        second = await run_job(job(campus, "catalog.course_details_sync"), campus.registry, campus.sessions)
+        second = await campus.run_job(job(campus, "catalog.course_details_sync"))
         assert (second.outcome, second.items) == ("ok", 0)
         assert fake.seen == []
 
@@ -204,14 +203,14 @@ async def test_future_terms_are_made_two_years_ahead(
             )
         )
         await session.commit()
-    run = await run_job(job(campus, "catalog.ensure_future_terms"), campus.registry, campus.sessions)
+    run = await campus.run_job(job(campus, "catalog.ensure_future_terms"))
     assert run.outcome == "ok"
     async with campus.sessions() as session:
         made = {t.uid: t.name for t in await session.scalars(select(Term))}
     assert made[f"{today.year + 1}10"] == f"Fall {today.year + 1}"
     assert made[f"{today.year + 2}10"] == f"Fall {today.year + 2}"
     assert f"{today.year + 3}10" not in made
-    again = await run_job(job(campus, "catalog.ensure_future_terms"), campus.registry, campus.sessions)
+    again = await campus.run_job(job(campus, "catalog.ensure_future_terms"))
     assert again.items == 0
 
 
@@ -223,10 +222,9 @@ async def test_the_calendar_job_reads_the_configured_file(
     banner_env.setenv("CAMPUS_MCP_CATALOG_CALENDAR_FILE", str(CALENDAR_FIXTURE))
     campus = await campus_factory(plugins=["catalog"])
     assert [j.id for j in catalog_jobs(campus.settings)] == ["catalog.calendar_import"]
-    run = await run_job(job(campus, "catalog.calendar_import"), campus.registry, campus.sessions)
+    run = await campus.run_job(job(campus, "catalog.calendar_import"))
     assert (run.outcome, run.items) == ("ok", 150)
-    async with campus.sessions() as session:
-        assert await session.scalar(select(func.count()).select_from(JobRun)) == 1
+    assert len(await campus.job_runs()) == 1
 
 
 async def test_an_item_without_a_crn_is_reported_and_the_term_still_counts_as_read(
@@ -239,7 +237,7 @@ async def test_an_item_without_a_crn_is_reported_and_the_term_still_counts_as_re
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
     assert (run.outcome, run.items) == ("partial", 156)
     assert run.lost == {f"id {broken_id}": "no courseReferenceNumber; cannot be stored"}
     assert (await term(campus)).sections_synced_at is not None
@@ -253,7 +251,7 @@ async def test_a_list_that_moves_while_it_is_paged_is_read_again_and_cancels_not
     async with serve_fake_banner(fake) as url:
         banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", url)
         campus = await campus_factory(plugins=["catalog"])
-        await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        await campus.run_job(job(campus, "catalog.sections_sync"))
         await make_current(campus)
 
         def drop_one_after_the_first_page(banner: FakeBanner, offset: int) -> None:
@@ -261,7 +259,7 @@ async def test_a_list_that_moves_while_it_is_paged_is_read_again_and_cancels_not
                 banner.sections = list(banner.sections)[1:]  # the registrar deletes a section now
 
         fake.after_page = drop_one_after_the_first_page
-        run = await run_job(job(campus, "catalog.sections_sync"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.sections_sync"))
     assert run.outcome == "partial"
     assert run.lost == {
         "term 202131": "Banner listed 157 sections but the pages held 156 different ones "

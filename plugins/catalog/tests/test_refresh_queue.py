@@ -20,8 +20,7 @@ from campus_catalog.refresh_queue import (
 )
 from campus_catalog.sources.banner_sync import import_banner_file
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.jobs import JobRun
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, JobRunRecord
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
@@ -79,9 +78,8 @@ async def stored(campus: CampusHarness, crn: str) -> Section:
         return found
 
 
-async def runs(campus: CampusHarness) -> list[JobRun]:
-    async with campus.sessions() as session:
-        return list(await session.scalars(select(JobRun).where(JobRun.job_id == "catalog.section_refresh")))
+async def runs(campus: CampusHarness) -> list[JobRunRecord]:
+    return await campus.job_runs("catalog.section_refresh")
 
 
 async def test_a_call_queues_at_most_30_sections(campus_factory: CampusFactory) -> None:

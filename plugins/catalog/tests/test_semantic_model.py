@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from campus_catalog import semantic
-from campus_mcp.errors import InvalidInput
+from campus_mcp import InvalidInput
 
 COURSES = [
     semantic.course_text("COMP 1000", "Computer Science I", "Problem solving and first programs in Python."),

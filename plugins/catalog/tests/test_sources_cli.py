@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from campus_catalog.cli import import_group
-from campus_mcp.cli import main
+from campus_mcp.testing import cli_main as main
 from click.testing import CliRunner
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"

@@ -12,8 +12,7 @@ from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import CatalogYear, Program, Term, TermElectiveList
 from campus_catalog.sources.catalog_feeds import catalog_years_to_read
 from campus_catalog.sources.fake_banner import serve_on_loopback
-from campus_mcp.contributions import Job
-from campus_mcp.jobs import run_job
+from campus_mcp import Job
 from campus_mcp.testing import CampusFactory, CampusHarness
 from litestar import Litestar, Response, get
 from sqlalchemy import select
@@ -87,13 +86,13 @@ async def test_programs_from_a_file_are_upserted_and_a_bad_entry_is_reported(
     )
     feeds_env.setenv("CAMPUS_MCP_CATALOG_PROGRAMS_FILE", str(feed))
     campus = await campus_factory(plugins=["catalog"])
-    run = await run_job(job(campus, "catalog.degree_requirements_import"), campus.registry, campus.sessions)
+    run = await campus.run_job(job(campus, "catalog.degree_requirements_import"))
     assert (run.outcome, run.items) == ("partial", 1)
     assert run.lost == {"program bs-broken": "name: Field required"}
     assert await programs(campus) == {"2026-2027": ["bs-cs"]}
 
     write(feed, {"catalog_year": "2026-2027", "programs": [program("bs-ds", "Data Science")]})
-    again = await run_job(job(campus, "catalog.degree_requirements_import"), campus.registry, campus.sessions)
+    again = await campus.run_job(job(campus, "catalog.degree_requirements_import"))
     assert (again.outcome, again.items) == ("ok", 1)
     assert await programs(campus) == {"2026-2027": ["bs-ds"]}  # the year's feed is the whole year
     async with campus.sessions() as session:
@@ -116,7 +115,7 @@ async def test_programs_feed_reads_the_current_catalog_year_and_the_one_before(
     async with serve_on_loopback(Litestar([export])) as origin:
         feeds_env.setenv("CAMPUS_MCP_CATALOG_PROGRAMS_URL", f"{origin}/export/programs-{{catalog_year}}.json")
         campus = await campus_factory(plugins=["catalog"])
-        run = await run_job(job(campus, "catalog.degree_requirements_import"), campus.registry, campus.sessions)
+        run = await campus.run_job(job(campus, "catalog.degree_requirements_import"))
     assert (run.outcome, run.items) == ("partial", 1)
     assert run.lost == {
         f"catalog year {before}": f"server: programs feed {before} answered HTTP 503 (retried on the next run)"
@@ -148,10 +147,10 @@ async def test_elective_lists_by_term_and_url(
     async with campus.sessions() as session:
         session.add(Term(uid="202710", name="Fall 2026", start_date=date(2026, 9, 8), end_date=date(2026, 12, 18)))
         await session.commit()
-    run = await run_job(job(campus, "catalog.term_electives_import"), campus.registry, campus.sessions)
+    run = await campus.run_job(job(campus, "catalog.term_electives_import"))
     assert (run.outcome, run.items) == ("partial", 1)
     assert run.lost == {"list https://registrar.example.edu/far.pdf": "no term '209910' in the catalog"}
-    again = await run_job(job(campus, "catalog.term_electives_import"), campus.registry, campus.sessions)
+    again = await campus.run_job(job(campus, "catalog.term_electives_import"))
     assert again.items == 1
     async with campus.sessions() as session:
         lists = (await session.scalars(select(TermElectiveList))).all()
