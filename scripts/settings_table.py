@@ -7,20 +7,27 @@
 ``--write`` replaces the table between the README's ``settings-table`` markers. A setting whose
 field has no description keeps the description written by hand in the README.
 
-Plugins declare their settings as pydantic ``BaseSettings`` classes with a ``CAMPUS_MCP_<PLUGIN>_``
-prefix; loading the registry imports every installed plugin, so their classes are found here
-without a list to keep up to date.
+A plugin declares its settings as a ``PluginSettings`` model in ``PluginInfo(settings_model=...)``;
+each field ``key`` is the variable ``CAMPUS_MCP_<PLUGIN>_<KEY>`` and the TOML key
+``[plugins.<plugin>] key``. Loading the registry imports every installed plugin, so the models are
+found without a list to keep up to date; a value in the environment that does not validate does
+not stop the table. A plugin still on its own ``BaseSettings`` class with a ``CAMPUS_MCP_`` prefix
+is listed too, with no TOML key.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from campus_mcp.registry import load_registry
+from campus_mcp.contributions import PluginInfo
+from campus_mcp.plugin_settings import env_variable, toml_key
+from campus_mcp.registry import PluginError, _collect, build_plugin_manager, load_registry
 from campus_mcp.settings import Settings
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
@@ -29,8 +36,24 @@ BEGIN = "<!-- settings-table -->"
 END = "<!-- /settings-table -->"
 
 
+# variable, TOML key, owner, default, description
+Row = tuple[str, str, str, str, str]
+
+
+def plugin_models() -> list[tuple[str, type[BaseModel]]]:
+    """Every installed plugin's settings model, by plugin name (this imports every plugin)."""
+    settings = Settings(plugins=None, disable=[])
+    try:
+        # Every hook runs: it also imports the modules that hold a plugin's own BaseSettings class.
+        infos: Iterable[PluginInfo] = load_registry(settings).plugins.values()
+    except PluginError:
+        # A value in this shell's environment that does not validate: the table needs none of them.
+        infos = _collect(build_plugin_manager(settings), "campus_plugin_info", settings)
+    return sorted((info.name, info.settings_model) for info in infos if info.settings_model is not None)
+
+
 def settings_classes() -> list[type[BaseSettings]]:
-    load_registry(Settings(plugins=None, disable=[]))  # imports every installed plugin
+    """The host's Settings, and any plugin's own BaseSettings class (the old way)."""
     found: list[type[BaseSettings]] = []
     pending: list[type[BaseSettings]] = list(BaseSettings.__subclasses__())
     while pending:
@@ -43,13 +66,21 @@ def settings_classes() -> list[type[BaseSettings]]:
     return sorted(found, key=lambda c: (c is not Settings, str(c.model_config.get("env_prefix", ""))))
 
 
-def default_text(field: FieldInfo) -> str:
+# Secrets whose default is no secret: the demo students' password is the one the README tells
+# everyone to try the demo with, so the table says it too rather than "(secret)".
+PUBLISHED_DEFAULTS = {"CAMPUS_MCP_DEMO_PASSWORD"}
+
+
+def default_text(field: FieldInfo, *, published: bool = False) -> str:
     if field.default_factory is not None:
         value: Any = field.default_factory()  # type: ignore[call-arg]
     else:
         value = field.default
     if hasattr(value, "get_secret_value"):
-        return "(secret)" if value.get_secret_value() else "(unset)"
+        if published:
+            value = value.get_secret_value()
+        else:
+            return "(secret)" if value.get_secret_value() else "(unset)"
     if value is None or value == "" or value == []:
         return "(unset)"
     if isinstance(value, bool):
@@ -58,22 +89,34 @@ def default_text(field: FieldInfo) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def rows() -> list[tuple[str, str, str, str]]:
-    table: list[tuple[str, str, str, str]] = []
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def rows() -> list[Row]:
+    models = plugin_models()  # first: it imports the plugins whose BaseSettings classes are found below
+    table: list[Row] = []
     for cls in settings_classes():
         prefix = str(cls.model_config.get("env_prefix", ""))
-        owner = "host" if cls is Settings else cls.__module__.split(".")[0].removeprefix("campus_")
+        host = cls is Settings
+        owner = "host" if host else cls.__module__.split(".")[0].removeprefix("campus_")
         for name, field in cls.model_fields.items():
-            description = (field.description or "").replace("|", "\\|").replace("\n", " ")
-            table.append((f"{prefix}{name.upper()}", owner, default_text(field), description))
+            variable = f"{prefix}{name.upper()}"
+            default = default_text(field, published=variable in PUBLISHED_DEFAULTS)
+            table.append((variable, name if host else "", owner, default, cell(field.description or "")))
+    for plugin, model in models:
+        for name, field in model.model_fields.items():
+            variable = env_variable(plugin, name)
+            table.append((variable, toml_key(plugin, name), plugin, default_text(field), cell(field.description or "")))
     return table
 
 
-def render(table: list[tuple[str, str, str, str]], hand_written: dict[str, str]) -> str:
-    lines = ["| variable | from | default | what it does |", "| --- | --- | --- | --- |"]
-    for variable, owner, default, description in table:
+def render(table: list[Row], hand_written: dict[str, str]) -> str:
+    lines = ["| variable | TOML key | from | default | what it does |", "| --- | --- | --- | --- | --- |"]
+    for variable, key, owner, default, description in table:
         text = description or hand_written.get(variable, "")
-        lines.append(f"| `{variable}` | {owner} | `{default}` | {text} |")
+        toml = f"`{key}`" if key else "-"
+        lines.append(f"| `{variable}` | {toml} | {owner} | `{default}` | {text} |")
     return "\n".join(lines)
 
 
@@ -81,8 +124,8 @@ def readme_descriptions(readme: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in readme.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-        if len(cells) == 4 and cells[0].startswith("`CAMPUS_MCP_"):
-            found[cells[0].strip("`")] = cells[3]
+        if len(cells) in (4, 5) and cells[0].startswith("`CAMPUS_MCP_"):
+            found[cells[0].strip("`")] = cells[-1]
     return found
 
 
@@ -95,7 +138,15 @@ def main() -> int:
     table = rows()
     readme = README.read_text()
     if args.check:
-        missing = [variable for variable, *_ in table if f"`{variable}`" not in readme]
+        lines = {
+            line.split(" | ")[0].strip("| `"): line for line in readme.splitlines() if line.startswith("| `CAMPUS_MCP_")
+        }
+        # A variable without its row, or a plugin setting whose row lacks its TOML key.
+        missing = [
+            variable
+            for variable, key, *_ in table
+            if variable not in lines or (key and f"`{key}`" not in lines[variable])
+        ]
         if missing:
             print("README.md does not list: " + ", ".join(missing), file=sys.stderr)
             print("Rewrite its table: .venv/bin/python scripts/settings_table.py --write", file=sys.stderr)
