@@ -26,7 +26,7 @@ from campus_mcp import (
 from campus_dining.demo import load_demo_halls
 from campus_dining.examples import EXAMPLES
 from campus_dining.jobs import refresh_job
-from campus_dining.routes import DiningController
+from campus_dining.routes import ROUTES
 from campus_dining.settings import DiningSettings, hours_feed
 from campus_dining.tools import SCOPE, TOOLS
 
@@ -64,7 +64,7 @@ def register_tools(settings: Settings, plugin_settings: DiningSettings) -> list[
 
 @hookimpl
 def register_routes(settings: Settings, plugin_settings: DiningSettings) -> list[RouteGroup]:
-    return [RouteGroup(handlers=[DiningController])] if hours_feed(settings, plugin_settings) else []
+    return [RouteGroup(handlers=ROUTES)] if hours_feed(settings, plugin_settings) else []
 
 
 @hookimpl

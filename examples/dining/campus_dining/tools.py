@@ -1,13 +1,15 @@
-"""The dining MCP tools. Each handler is one call to the query its REST route calls."""
+"""The dining operations, each declared once: the MCP tool and its REST twin are made from it
+(``campus_mcp.Operation``), so both validate with the same model and make the same one call."""
 
 from __future__ import annotations
 
-from campus_mcp import RouteRef, Tool, ToolContext
+from campus_mcp import Operation, Tool, ToolContext, operation_tools
 
 from campus_dining import queries
 from campus_dining.schemas import DiningHallInfo, DiningHallList, HallQuery, HallSlug
 
 SCOPE = "dining"
+API = "/api/v1/dining"
 
 
 async def list_dining_halls(context: ToolContext, args: HallQuery) -> DiningHallList:
@@ -20,8 +22,8 @@ async def get_dining_hall(context: ToolContext, args: HallSlug) -> DiningHallInf
         return await queries.get_hall(session, args)
 
 
-TOOLS = [
-    Tool(
+OPERATIONS = [
+    Operation(
         name="list_dining_halls",
         title="Dining halls and hours",
         description=(
@@ -33,10 +35,11 @@ TOOLS = [
         scope=SCOPE,
         input_model=HallQuery,
         output_model=DiningHallList,
-        handler=list_dining_halls,
-        mirrors=(RouteRef(method="GET", path="/api/v1/dining/halls"),),
+        run=list_dining_halls,
+        method="GET",
+        path=f"{API}/halls",  # ?open_on=sunday
     ),
-    Tool(
+    Operation(
         name="get_dining_hall",
         title="One dining hall",
         description=(
@@ -47,7 +50,10 @@ TOOLS = [
         scope=SCOPE,
         input_model=HallSlug,
         output_model=DiningHallInfo,
-        handler=get_dining_hall,
-        mirrors=(RouteRef(method="GET", path="/api/v1/dining/halls/{slug}"),),
+        run=get_dining_hall,
+        method="GET",
+        path=f"{API}/halls/{{slug}}",  # 404 with the way to find slugs when there is none
     ),
 ]
+
+TOOLS: list[Tool] = operation_tools(OPERATIONS)
