@@ -11,7 +11,6 @@ dependency. A plugin's command-line command opens one without the web app
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from campus_mcp.mcp_server import CampusServer
 
 
-@dataclasses.dataclass
 class Deployment:
     """The registry of enabled plugins, the database engine and its sessions.
 
@@ -35,11 +33,27 @@ class Deployment:
     deployment opened with :func:`open_deployment` has neither.
     """
 
-    registry: Registry
-    engine: AsyncEngine
-    sessions: async_sessionmaker[AsyncSession]
-    mcp: CampusServer | None = None
-    endpoint: McpEndpoint | None = None
+    # A plain class, not a dataclass: Litestar reads a dataclass's fields to validate it as a route
+    # dependency, and these fields (an engine, the MCP server) are not data.
+    __slots__ = ("endpoint", "engine", "mcp", "registry", "sessions")
+
+    def __init__(
+        self,
+        *,
+        registry: Registry,
+        engine: AsyncEngine,
+        sessions: async_sessionmaker[AsyncSession],
+        mcp: CampusServer | None = None,
+        endpoint: McpEndpoint | None = None,
+    ) -> None:
+        self.registry = registry
+        self.engine = engine
+        self.sessions = sessions
+        self.mcp = mcp
+        self.endpoint = endpoint
+
+    def __repr__(self) -> str:
+        return f"Deployment(plugins={sorted(self.registry.plugins)!r})"
 
     @property
     def settings(self) -> Settings:
