@@ -20,7 +20,7 @@ class GradesController(Controller):
 
     @get("/", opt={"dashboard_nav": "My grades"}, media_type=MediaType.HTML)
     async def grades(self, request: Request[Any, Any, Any]) -> Response[str]:
-        return dashboard_page(request.app.state.campus, request, "My grades", "<h1>My grades</h1>")
+        return dashboard_page(request.app.state.deployment, request, "My grades", "<h1>My grades</h1>")
 
 
 class PagesPlugin:
@@ -34,8 +34,8 @@ class PagesPlugin:
     def register_routes(self) -> list[RouteGroup]:
         @get("/dashboard/timetable", opt={"dashboard_nav": "My timetable"}, media_type=MediaType.HTML)
         async def timetable(request: Request[Any, Any, Any]) -> Response[str]:
-            campus = request.app.state.campus
-            return dashboard_page(campus, request, "My timetable", "<h1>My timetable</h1>")
+            deployment = request.app.state.deployment
+            return dashboard_page(deployment, request, "My timetable", "<h1>My timetable</h1>")
 
         @get("/api/v1/me", media_type=MediaType.JSON)
         async def me(principal: Principal) -> dict[str, Any]:

@@ -27,7 +27,7 @@ def scripts() -> ScriptDirectory:
 
 
 async def table_names(campus: CampusHarness) -> set[str]:
-    async with campus.campus.engine.connect() as connection:
+    async with campus.deployment.engine.connect() as connection:
         return set(await connection.run_sync(lambda sync: inspect(sync).get_table_names()))
 
 
@@ -69,7 +69,7 @@ async def test_upgrade_reaches_every_head_and_matches_the_models(campus_factory:
         current = set(context.get_current_heads())
         return current, compare_metadata(context, Base.metadata)
 
-    async with campus.campus.engine.connect() as connection:
+    async with campus.deployment.engine.connect() as connection:
         current, differences = await connection.run_sync(check)
     assert current == heads
     # A model table, column or index that no migration creates shows up here.

@@ -109,7 +109,7 @@ async def site(campus_databases: TestDatabases) -> AsyncIterator[Site]:
         async with serve_on_loopback(app, port) as base:
             yield Site(base, registry)
     finally:
-        await app.state.campus.engine.dispose()
+        await app.state.deployment.engine.dispose()
         await campus_databases.drop(url)
 
 

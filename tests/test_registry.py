@@ -123,7 +123,7 @@ def test_a_disabled_family_contributes_nothing(tmp_path: Path) -> None:
     app = create_app(registry=registry, run_scheduler=False)
     assert "friends" not in set(plugin_api_routes(app).values())
     # The consent page and the 401 challenge list the registry's scopes: no friends checkbox.
-    challenge = app.state.campus.endpoint.www_authenticate()
+    challenge = app.state.deployment.endpoint.www_authenticate()
     assert "friends:" not in challenge
     assert 'scope="catalog' in challenge
 

@@ -83,7 +83,7 @@ def _token_allowed(authorization: str, expected: str) -> bool:
 
 def metrics_guard(connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler) -> None:
     """Let through a scraper from an allowed address or with the metrics token; refuse the rest."""
-    settings = connection.app.state.campus.settings
+    settings = connection.app.state.deployment.settings
     client = connection.client.host if connection.client else None
     if _address_allowed(client, settings.metrics_addresses):
         return

@@ -25,7 +25,7 @@ from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 
 if TYPE_CHECKING:
-    from campus_mcp.app import Campus
+    from campus_mcp.deployment import Deployment
     from campus_mcp.oauth.server import OAuthService
 
 NO_PARITY = {"exclude_from_parity": True}
@@ -53,14 +53,14 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
     return links
 
 
-def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
+def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in)."""
     user = session_user(request)
     return html_response(
         page(
             title,
             body,
-            product=campus.settings.product_name,
+            product=deployment.settings.product_name,
             nav=dashboard_nav(request.app),
             current=request.url.path,
             signed_in_as=user[1] if user else "",
@@ -68,8 +68,8 @@ def dashboard_page(campus: Campus, request: Request[Any, Any, Any], title: str, 
     )
 
 
-def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any]:
-    settings = campus.settings
+def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> list[Any]:
+    settings = deployment.settings
 
     def permissions(names: Sequence[str]) -> str:
         """An app's permissions in plain words, each code beside it (a retired code shows alone)."""
@@ -77,7 +77,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
             return "<p>Permissions: none</p>"
         items = "".join(
             f"<li>{escape(scope.title)} <code>{escape(name)}</code></li>"
-            if (scope := campus.registry.scopes.get(name))
+            if (scope := deployment.registry.scopes.get(name))
             else f"<li><code>{escape(name)}</code></li>"
             for name in names
         )
@@ -114,7 +114,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
             f"<p>{count} can use your {escape(settings.campus_short_name)} data.</p>"
             '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p></section>'
         )
-        return dashboard_page(campus, request, "Dashboard", body)
+        return dashboard_page(deployment, request, "Dashboard", body)
 
     @get("/dashboard/settings", opt=NO_PARITY, include_in_schema=False)
     async def settings_page(request: Request[Any, Any, Any]) -> Response[Any]:
@@ -148,7 +148,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
             + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
             "and check the boxes you want.</p></section>"
         )
-        return dashboard_page(campus, request, "Settings", "<h1>Settings</h1>" + card)
+        return dashboard_page(deployment, request, "Settings", "<h1>Settings</h1>" + card)
 
     @post("/dashboard/settings/disconnect", opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def disconnect(request: Request[Any, Any, Any]) -> Response[Any]:
@@ -158,7 +158,7 @@ def host_handlers(campus: Campus, oauth: OAuthService | None = None) -> list[Any
         form = await request.form()
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return dashboard_page(
-                campus, request, "Settings", '<p role="alert">The form expired. Reload Settings and try again.</p>'
+                deployment, request, "Settings", '<p role="alert">The form expired. Reload Settings and try again.</p>'
             )
         client_id = str(form.get("client_id") or "")
         names = {app.client_id: app.client_name for app in await store.connected_apps(user[0])}
