@@ -29,6 +29,8 @@ from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
 from campus_mcp.logsafe import escaped
 from campus_mcp.metrics import count as count_metric
+from campus_mcp.oauth.pages import hidden
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
 from campus_mcp.plugin_settings import PluginSettings
 from campus_mcp.principal import Principal
@@ -37,8 +39,10 @@ from campus_mcp.runs import record_run
 from campus_mcp.settings import Settings
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.version import __version__
+from campus_mcp.web import dashboard_page
 
 __all__ = [
+    "CSRF_FIELD",
     "AppResource",
     "Base",
     "CampusError",
@@ -74,7 +78,11 @@ __all__ = [
     "UTCDateTime",
     "__version__",
     "count_metric",
+    "csrf_ok",
+    "csrf_token",
+    "dashboard_page",
     "escaped",
+    "hidden",
     "hookimpl",
     "last_success",
     "open_deployment",
@@ -82,5 +90,7 @@ __all__ = [
     "operation_routes",
     "operation_tools",
     "record_run",
+    "session_user",
+    "to_login",
     "utcnow",
 ]
