@@ -185,3 +185,26 @@ def test_jobs_list_shows_only_registered_jobs_newest_first_in_campus_time(tmp_pa
     # Work recorded outside the scheduler is listed apart, saying it is not a job.
     other = listed.stdout.split("Recorded outside the scheduler", 1)[1]
     assert "catalog.section_refresh" in other and "catalog.section_refresh" not in runs
+
+
+# The README's command table ----------------------------------------------------------------
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_the_readme_names_every_command_and_the_demo_password() -> None:
+    from campus_mcp.cli import main
+    from campus_mcp.settings import Settings
+
+    readme = README.read_text(encoding="utf-8")
+    table = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    # Plugins' commands too (`import` from the catalog, `students` from the host), which the
+    # advisories and the error messages tell the operator to run.
+    missing = [name for name in main.commands if f"`campus-mcp {name}" not in table]
+    assert missing == []
+    settings = readme.split("<!-- settings-table -->", 1)[1].splitlines()
+    header = [cell.strip() for cell in settings[1].strip("|").split(" | ")]
+    [row] = [line for line in settings if line.startswith("| `CAMPUS_MCP_DEMO_PASSWORD` |")]
+    password = Settings().demo_password.get_secret_value()
+    assert row.strip("|").split(" | ")[header.index("default")].strip() == f"`{password}`"
+    assert f"with the password `{password}` (`CAMPUS_MCP_DEMO_PASSWORD`)" in readme
