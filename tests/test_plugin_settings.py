@@ -279,3 +279,15 @@ def test_a_bad_dining_setting_stops_serve_with_one_line(tmp_path: Path, monkeypa
     assert "[plugins.dining] feeds" in result.output
     assert "Its settings are: feed." in result.output
     assert "Traceback" not in result.output
+
+
+async def test_a_table_for_a_plugin_that_is_not_enabled_is_named_in_a_warning(
+    campus_factory: CampusFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A disabled plugin keeps its table (so no error), but a misspelt name must not pass in silence.
+    write_config(tmp_path, monkeypatch, '[plugins.lockres]\nbuilding = "Annex"\n')
+    with caplog.at_level("WARNING", logger="campus_mcp.registry"):
+        campus = await campus_factory(plugins=[], extra_plugins=[("lockers", Lockers())])
+    assert campus.registry.plugin_settings["lockers"] == LockerSettings()
+    [warning] = [record.getMessage() for record in caplog.records if "lockres" in record.getMessage()]
+    assert "[plugins.lockres]" in warning and "lockers" in warning
