@@ -17,6 +17,7 @@ from campus_mcp import (
     JobOutcome,
     PluginError,
     PluginInfo,
+    PluginSettings,
     RouteGroup,
     hookimpl,
     last_success,
@@ -125,3 +126,32 @@ async def test_open_deployment_names_a_plugin_that_is_not_installed(tmp_path: Pa
     with pytest.raises(PluginError, match="catalgo"):
         async with open_deployment(settings):
             pass
+
+
+async def test_a_job_and_the_deployment_give_the_plugin_its_settings(campus_factory: CampusFactory) -> None:
+    seen: list[object] = []
+
+    class BroomSettings(PluginSettings):
+        rooms: int = 3
+
+    class Brooms:
+        @hookimpl
+        def campus_plugin_info(self) -> PluginInfo:
+            return PluginInfo(
+                name="brooms", version="1", title="Brooms", description="Test.", settings_model=BroomSettings
+            )
+
+        @hookimpl
+        def register_jobs(self) -> list[Job]:
+            async def count(context: JobContext) -> JobOutcome:
+                seen.append(context.plugin_settings)
+                return JobOutcome(items=context.plugin_settings.rooms)
+
+            return [Job(id="brooms.count", description="Counts.", trigger=Interval(minutes=60), run=count)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("brooms", Brooms())])
+    own = campus.deployment.plugin_settings("brooms")
+    assert isinstance(own, BroomSettings) and own.rooms == 3
+    assert (await campus.run_job("brooms.count")).items == 3
+    assert seen == [own]
+    assert campus.deployment.plugin_settings("core") is None

@@ -68,8 +68,7 @@ class Deployment:
 
     def plugin_settings(self, name: str) -> Any:
         """The settings object of the plugin ``name`` (its ``PluginInfo.settings_model``), or None."""
-        # registry.plugin_settings arrives with per-plugin settings (api.md, P2).
-        return getattr(self.registry, "plugin_settings", {}).get(name)
+        return self.registry.plugin_settings.get(name)
 
 
 @asynccontextmanager

@@ -35,5 +35,4 @@ class JobContext:
     @property
     def plugin_settings(self) -> Any:
         """The settings object of the plugin that contributed this job, or None if it has none."""
-        # registry.plugin_settings arrives with per-plugin settings (api.md, P2).
-        return getattr(self.registry, "plugin_settings", {}).get(self.job.plugin)
+        return self.registry.plugin_settings.get(self.job.plugin)
