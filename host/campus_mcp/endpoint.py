@@ -19,7 +19,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from campus_mcp.mcp_server import effective_scopes
+from campus_mcp.access import step_up_scope
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry
 
@@ -160,12 +160,7 @@ class McpEndpoint:
         if not isinstance(name, str):
             raise BadToolName(message.get("id"))
         tool = self.registry.tools.get(name)
-        if tool is None:
-            return None
-        if tool.scope in effective_scopes(self.registry, principal):
-            return None
-        # The token's scopes plus the missing one, so a client that replaces its scopes keeps the others.
-        return " ".join(sorted({*principal.scopes, tool.scope}))
+        return None if tool is None else step_up_scope(self.registry, principal, tool)
 
     def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
         settings = self.registry.settings

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp import metrics
+from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
 from campus_mcp.contributions import PageLink, Tool
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
@@ -69,27 +70,6 @@ def output_schema(tool: Tool) -> dict[str, Any]:
         if defs:
             schema["$defs"] = defs
     return schema
-
-
-def read_scopes(registry: Registry) -> frozenset[str]:
-    return frozenset(name for name, scope in registry.scopes.items() if not scope.writes)
-
-
-def effective_scopes(registry: Registry, principal: Principal) -> frozenset[str]:
-    """What the caller may use: the granted scopes plus the always-on public ones."""
-    always = {name for name, scope in registry.scopes.items() if scope.always_on}
-    granted = set(principal.scopes)
-    if "read" in granted:  # tokens from before the scopes were split (seed 000)
-        granted |= read_scopes(registry)
-    return frozenset(granted | always)
-
-
-def visible_tools(registry: Registry, principal: Principal) -> list[Tool]:
-    """A signed-in client sees every tool; an anonymous one only the public toolset (seed 002)."""
-    if principal.is_anonymous:
-        always = {name for name, scope in registry.scopes.items() if scope.always_on}
-        return [tool for tool in registry.tools.values() if tool.scope in always]
-    return list(registry.tools.values())
 
 
 def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
@@ -183,7 +163,6 @@ class CampusServer:
         set_sdk_log_level(registry.settings.sdk_log_level)
         self.registry = registry
         self.sessions = sessions
-        self.read_scopes = read_scopes(registry)
         self.server = self._build()
 
     def _build(self) -> Server[Any]:
@@ -284,7 +263,7 @@ class CampusServer:
     async def run_tool(
         self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
     ) -> tuple[dict[str, Any], Sequence[PageLink]]:
-        """Validate, authorize, run. Shared by ``tools/call`` and the toolbox proxies."""
+        """Validate, authorize, run: the whole of one ``tools/call`` after the tool is found."""
         try:
             args = tool.input_model.model_validate(dict(arguments))
         except ValidationError as exc:
@@ -292,7 +271,7 @@ class CampusServer:
                 f"Invalid arguments for {tool.name}: {_field_errors(exc)}. "
                 "Fix these arguments and call the tool again; its inputSchema lists every field."
             ) from None
-        self.check_scope(tool, context.principal)
+        check_call(self.registry, context.principal, tool)
         raw = await tool.handler(context, args)
         result = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else dict(raw)
         if tool.data_sources:
@@ -307,28 +286,6 @@ class CampusServer:
                 # A link is extra (seed 000): report it, answer without links.
                 log.exception("page links of %s failed", tool.name)
         return result, links
-
-    def check_scope(self, tool: Tool, principal: Principal) -> None:
-        if tool.scope in effective_scopes(self.registry, principal):
-            return
-        scope = self.registry.scopes[tool.scope]
-        settings_url = f"{self.registry.settings.base_url}/dashboard/settings#connected-apps"
-        raise PermissionMissing(
-            f"{tool.name} needs the permission {scope.name!r} ({scope.description}), which this app "
-            "was not given. To add it: open the app's connector settings, disconnect "
-            f"{self.registry.settings.product_name}, connect it again and check the box "
-            f"for {scope.name!r} on the consent page. Settings on the dashboard "
-            f"({settings_url}) shows the permissions of each app.",
-            scope=tool.scope,
-            links=[
-                PageLink(
-                    name="connected-apps",
-                    title="Connected apps",
-                    url=settings_url,
-                    description="The permissions each app holds, and Disconnect.",
-                )
-            ],
-        )
 
     # prompts -------------------------------------------------------------------------------
 

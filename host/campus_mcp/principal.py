@@ -1,12 +1,12 @@
-"""Who is asking: the signed-in student and the scopes the student granted to the client."""
+"""Who is asking: the signed-in student and the scopes the student granted to the client.
+
+What those scopes allow is decided in :mod:`campus_mcp.access`.
+"""
 
 from __future__ import annotations
 
 import contextvars
 import dataclasses
-
-# Tokens issued before the scopes were split carry ``read``; it stands for every read scope.
-LEGACY_READ_SCOPE = "read"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,11 +20,6 @@ class Principal:
     @property
     def is_anonymous(self) -> bool:
         return self.user_id is None
-
-    def has_scope(self, scope: str, *, read_scopes: frozenset[str] = frozenset()) -> bool:
-        if scope in self.scopes:
-            return True
-        return LEGACY_READ_SCOPE in self.scopes and scope in read_scopes
 
 
 ANONYMOUS = Principal(user_id=None, username=None, client_id=None, scopes=frozenset())

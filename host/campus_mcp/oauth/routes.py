@@ -21,6 +21,7 @@ from authlib.oauth2.rfc6749 import OAuth2Error
 from litestar import MediaType, Request, Response, get, post
 from litestar.response import Redirect
 
+from campus_mcp import access
 from campus_mcp.contributions import Scope
 from campus_mcp.endpoint import MCP_PATH, PRM_PATH
 from campus_mcp.oauth.limits import address_key
@@ -47,7 +48,6 @@ from campus_mcp.oauth.server import (
 )
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.oauth.store import UserRecord
-from campus_mcp.principal import LEGACY_READ_SCOPE
 
 NO_PARITY = {"exclude_from_parity": True}
 # The authorization request's own parameters, carried from the consent page to its POST.
@@ -175,11 +175,7 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
         return CampusRequest(request.method, settings.base_url + AUTHORIZE_PATH, dict(request.headers), query=pairs)
 
     def requested_scopes(raw: str | None) -> list[Scope]:
-        """What the client asked for, in registry order; ``read`` stands for every read scope."""
-        asked = set((raw or "").split())
-        if LEGACY_READ_SCOPE in asked:
-            asked |= {name for name, scope in registry.scopes.items() if not scope.writes}
-        return [scope for name, scope in registry.scopes.items() if name in asked]
+        return access.requested_scopes(registry, raw)
 
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
     async def authorize_page(request: Request[Any, Any, Any]) -> Response[Any]:

@@ -46,12 +46,13 @@ from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidClientMeta
 from authlib.oauth2.rfc7636 import CodeChallenge, create_s256_code_challenge
 from authlib.oauth2.rfc9207 import IssuerParameter
 
+from campus_mcp.access import LEGACY_READ_SCOPE, on_step_up_list
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.cimd import CACHE_SECONDS, MetadataDocumentError, fetch_metadata_document, is_metadata_url
 from campus_mcp.oauth.limits import RateLimiter, SlidingWindowLimiter
 from campus_mcp.oauth.registration import REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS, metadata_problem
 from campus_mcp.oauth.store import ACCESS_TOKEN_SECONDS, ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
-from campus_mcp.principal import LEGACY_READ_SCOPE, Principal
+from campus_mcp.principal import Principal
 from campus_mcp.registry import Registry
 
 T = TypeVar("T")
@@ -550,8 +551,7 @@ class OAuthService:
 
     def on_step_up_list(self, client: ClientRecord) -> bool:
         """Whether this client is on the step-up allow list (by client id or client name)."""
-        allowed = self.settings.step_up_clients
-        return client.client_id in allowed or client.client_name in allowed
+        return on_step_up_list(self.settings.step_up_clients, client.client_id, client.client_name)
 
     async def step_up_allowed(self, principal: Principal) -> bool:
         """:meth:`on_step_up_list` for the client of a token (its name is read only when needed)."""
