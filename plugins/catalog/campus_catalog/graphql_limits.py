@@ -22,8 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from campus_mcp import InvalidInput
-from campus_mcp.logsafe import escaped
+from campus_mcp import InvalidInput, escaped
 from graphql import (
     DocumentNode,
     FieldNode,

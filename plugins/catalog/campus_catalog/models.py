@@ -27,7 +27,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from campus_mcp.db import Base, UTCDateTime
+from campus_mcp import Base, UTCDateTime
 from sqlalchemy import (
     JSON,
     Boolean,

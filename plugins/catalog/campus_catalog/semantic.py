@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import metrics
-from campus_mcp.errors import InvalidInput
+from campus_mcp import InvalidInput, count_metric
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, func, select, update
 
@@ -250,7 +249,7 @@ async def _target(kind: SearchKind, query: str | Vector) -> Vector:
     allowance = _allowance.get()
     if allowance is not None:
         allowance.spend()
-    metrics.count("semantic_searches_total", kind=kind)
+    count_metric("semantic_searches_total", kind=kind)
     if isinstance(query, str):
         if not query.strip():
             raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")

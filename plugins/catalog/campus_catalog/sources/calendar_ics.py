@@ -22,7 +22,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
-from campus_mcp.db import utcnow
+from campus_mcp import utcnow
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 

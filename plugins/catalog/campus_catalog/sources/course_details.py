@@ -16,7 +16,7 @@ import html
 from datetime import date, datetime, timedelta
 from html.parser import HTMLParser
 
-from campus_mcp.db import utcnow
+from campus_mcp import utcnow
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
