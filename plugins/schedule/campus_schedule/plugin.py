@@ -6,7 +6,11 @@ that the consent page never offers a permission for tools that do not exist.
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from pathlib import Path
+
+from campus_mcp import Migrations, PluginInfo, Settings, hookimpl
+
+from campus_schedule import models as _models  # noqa: F401  (the tables join the metadata)
 
 __version__ = "0.1.0"
 
@@ -20,3 +24,8 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),
     )
+
+
+@hookimpl
+def register_migrations() -> list[Migrations]:
+    return [Migrations(path=Path(__file__).parent / "migrations")]

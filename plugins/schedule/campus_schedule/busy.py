@@ -1,0 +1,198 @@
+"""When a student is busy between two dates: classes, finals and meetings, in the campus time zone.
+
+Each weekly meeting is expanded day by day between its own dates (else its term's), and each
+class is built as a local wall-clock time with ``zoneinfo``: a 10:00 class is 10:00 on both sides
+of a daylight-saving change, and its UTC offset moves instead. No class is placed on a day the
+academic calendar marks as a holiday or break, nor in finals week (classes stop for the exams).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from campus_catalog.models import Section, Term, UniversityEvent
+from campus_catalog.queries.sections import final_exam
+from campus_mcp import InvalidInput, Settings
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_schedule.enrollment import enrolled_sections
+from campus_schedule.events import events_between
+from campus_schedule.models import Enrollment
+
+MAX_DAYS = 120
+# Calendar categories on which classes do not meet (the ICS import files breaks under "holiday").
+NO_CLASS_CATEGORIES = ("holiday", "finals")
+
+BusyKind = Literal["class", "final", "meeting"]
+
+
+@dataclasses.dataclass(frozen=True)
+class BusyBlock:
+    """One busy stretch. ``start``/``end`` are aware, in the campus zone. ``detail`` holds the
+    course code, title, CRN, room and instructor of a class or final, or the meeting's title:
+    the friends family strips it before showing a friend's blocks."""
+
+    start: datetime
+    end: datetime
+    kind: BusyKind
+    detail: Mapping[str, Any]
+
+
+def check_range(start_date: date, end_date: date) -> None:
+    if end_date < start_date:
+        raise InvalidInput(
+            f"end_date {end_date.isoformat()} is before start_date {start_date.isoformat()}. "
+            "Give the earlier date as start_date.",
+            field="end_date",
+        )
+    days = (end_date - start_date).days + 1
+    if days > MAX_DAYS:
+        raise InvalidInput(
+            f"The range is {days} days; ask for at most {MAX_DAYS} days at a time "
+            "(several calls cover a longer stretch).",
+            field="end_date",
+        )
+
+
+def _at(day: date, minute: int, zone: ZoneInfo) -> datetime:
+    # Wall-clock time first, zone second: zoneinfo picks the offset that day has (DST-correct).
+    return datetime.combine(day, time(minute // 60, minute % 60), tzinfo=zone)
+
+
+async def no_class_days(session: AsyncSession, start_date: date, end_date: date) -> set[date]:
+    rows = await session.scalars(
+        select(UniversityEvent).where(
+            UniversityEvent.category.in_(NO_CLASS_CATEGORIES),
+            UniversityEvent.start_date <= end_date,
+            UniversityEvent.end_date >= start_date,
+        )
+    )
+    days: set[date] = set()
+    for event in rows:
+        day = max(event.start_date, start_date)
+        while day <= min(event.end_date, end_date):
+            days.add(day)
+            day += timedelta(days=1)
+    return days
+
+
+def _instructor(section: Section) -> str | None:
+    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
+    return links[0].instructor.name if links else None
+
+
+def _course_detail(section: Section, room: str | None) -> dict[str, Any]:
+    return {
+        "crn": section.crn,
+        "course_code": section.course.code,
+        "title": section.title or section.course.title,
+        "room": room,
+        "instructor": _instructor(section),
+    }
+
+
+def _room(building: str | None, room: str | None) -> str | None:
+    text = " ".join(part for part in (building, room) if part)
+    return text or None
+
+
+def class_blocks(
+    sections: Sequence[Section], start_date: date, end_date: date, skip: set[date], zone: ZoneInfo
+) -> list[BusyBlock]:
+    blocks: list[BusyBlock] = []
+    for section in sections:
+        if section.cancelled:
+            continue
+        for meeting in section.meeting_times:
+            if meeting.weekday is None or meeting.start_minute is None or meeting.end_minute is None:
+                continue  # no fixed day or time (online, TBA): nothing to block
+            first = max(meeting.start_date or section.term.start_date, start_date)
+            last = min(meeting.end_date or section.term.end_date, end_date)
+            day = first + timedelta(days=(meeting.weekday - first.weekday()) % 7)
+            detail = _course_detail(section, _room(meeting.building, meeting.room)) | {
+                "meeting_time_id": meeting.id,
+                "meeting_type": meeting.meeting_type,
+            }
+            while day <= last:
+                if day not in skip:
+                    blocks.append(
+                        BusyBlock(
+                            start=_at(day, meeting.start_minute, zone),
+                            end=_at(day, meeting.end_minute, zone),
+                            kind="class",
+                            detail=detail,
+                        )
+                    )
+                day += timedelta(days=7)
+    return blocks
+
+
+async def _sections_overlapping(
+    session: AsyncSession, student_id: int, start_date: date, end_date: date
+) -> list[Section]:
+    uids = (
+        await session.scalars(
+            select(Term.uid)
+            .where(Term.start_date <= end_date, Term.end_date >= start_date)
+            .where(Term.uid.in_(select(Enrollment.term_uid).where(Enrollment.student_id == student_id)))
+        )
+    ).all()
+    sections: list[Section] = []
+    for uid in uids:
+        sections += await enrolled_sections(session, student_id, uid)
+    return sections
+
+
+async def final_blocks(
+    session: AsyncSession, sections: Sequence[Section], start_date: date, end_date: date, zone: ZoneInfo
+) -> list[BusyBlock]:
+    blocks: list[BusyBlock] = []
+    for section in sections:
+        if section.cancelled:
+            continue
+        exam = await final_exam(session, section)
+        if exam is None or exam.start is None or exam.end is None or not start_date <= exam.date <= end_date:
+            continue
+        start = _at(exam.date, _minutes(exam.start), zone)
+        end = _at(exam.date, _minutes(exam.end), zone)
+        blocks.append(
+            BusyBlock(
+                start=start, end=end, kind="final", detail=_course_detail(section, _room(exam.building, exam.room))
+            )
+        )
+    return blocks
+
+
+def _minutes(hhmm: str) -> int:
+    hours, minutes = hhmm.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+async def busy_blocks(
+    session: AsyncSession, student_id: int, start_date: date, end_date: date, settings: Settings
+) -> list[BusyBlock]:
+    """Every busy block of ``student_id`` from ``start_date`` to ``end_date`` (both included, campus
+    days), by start. More than 120 days or reversed dates raise :class:`InvalidInput`."""
+    check_range(start_date, end_date)
+    zone = ZoneInfo(settings.timezone)
+    sections = await _sections_overlapping(session, student_id, start_date, end_date)
+    skip = await no_class_days(session, start_date, end_date)
+    blocks = class_blocks(sections, start_date, end_date, skip, zone)
+    blocks += await final_blocks(session, sections, start_date, end_date, zone)
+    window_start = _at(start_date, 0, zone)
+    window_end = _at(end_date + timedelta(days=1), 0, zone)
+    for event in await events_between(session, student_id, window_start, window_end):
+        blocks.append(
+            BusyBlock(
+                start=event.starts_at.astimezone(zone),
+                end=event.ends_at.astimezone(zone),
+                kind="meeting",
+                detail={"title": event.title, "event_id": event.id, "owner": event.owner_id == student_id},
+            )
+        )
+    return sorted(blocks, key=lambda b: (b.start, b.end, b.kind))

@@ -1,0 +1,123 @@
+"""Which sections a student takes: read, and set from the student's own list of CRNs.
+
+Every entry of a new list is checked before anything changes, so one bad CRN leaves the
+schedule as it was, and the error names each bad CRN with the reason (unknown, cancelled, or
+in another term) and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from campus_catalog.models import Section, Term
+from campus_catalog.queries.serialize import load_sections
+from campus_mcp import InvalidInput
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_schedule.models import Enrollment
+
+# A term holds far fewer sections than this; a longer list is a mistake or an attack.
+MAX_TERM_SECTIONS = 20
+
+
+async def enrolled_sections(session: AsyncSession, student_id: int, term_uid: str) -> list[Section]:
+    """The student's sections of one term with everything an answer shows, by course code and CRN."""
+    ids = (
+        await session.scalars(
+            select(Enrollment.section_id).where(Enrollment.student_id == student_id, Enrollment.term_uid == term_uid)
+        )
+    ).all()
+    sections = await load_sections(session, list(ids))
+    return sorted(sections, key=lambda s: (s.course.code, s.section_number, s.crn))
+
+
+async def enrolled_terms(session: AsyncSession, student_id: int) -> list[Term]:
+    """Every term the student has a section in, newest first."""
+    uids = select(Enrollment.term_uid).where(Enrollment.student_id == student_id).distinct()
+    rows = await session.scalars(select(Term).where(Term.uid.in_(uids)).order_by(Term.start_date.desc()))
+    return list(rows.all())
+
+
+async def has_courses(session: AsyncSession, student_id: int) -> bool:
+    """The onboarding rule (seed 000 "Page links"): a student with no course is not onboarded."""
+    found = await session.scalar(select(Enrollment.id).where(Enrollment.student_id == student_id).limit(1))
+    return found is not None
+
+
+async def _check_crns(session: AsyncSession, term: Term, crns: Sequence[str]) -> tuple[list[Section], list[str]]:
+    """The sections of ``crns`` in ``term`` and one sentence per CRN that cannot be taken."""
+    found = {
+        s.crn: s
+        for s in (
+            await session.scalars(select(Section).where(Section.term_id == term.id, Section.crn.in_(list(crns))))
+        ).all()
+    }
+    problems: list[str] = []
+    missing = [crn for crn in crns if crn not in found]
+    elsewhere: dict[str, list[str]] = {}
+    if missing:
+        rows = await session.execute(
+            select(Section.crn, Term.name)
+            .join(Term, Term.id == Section.term_id)
+            .where(Section.crn.in_(missing))
+            .order_by(Term.start_date.desc())
+        )
+        for crn, name in rows:
+            elsewhere.setdefault(crn, []).append(name)
+    for crn in crns:
+        section = found.get(crn)
+        if section is None:
+            if crn in elsewhere:
+                problems.append(
+                    f"CRN {crn} is a section of {', '.join(elsewhere[crn])}, not of {term.name}: "
+                    f"add it to that term's schedule, or find the {term.name} section with search_sections."
+                )
+            else:
+                problems.append(
+                    f"CRN {crn} is not a section the campus knows in {term.name}: check the number "
+                    "(search_sections gives each section's CRN)."
+                )
+        elif section.cancelled:
+            problems.append(f"CRN {crn} is cancelled in {term.name}: pick another section of the course.")
+    return [found[crn] for crn in crns if crn in found], problems
+
+
+async def set_term_sections(
+    session: AsyncSession, student_id: int, term: Term, crns: Sequence[str], *, source: str = "student"
+) -> None:
+    """Make the student's schedule of ``term`` exactly ``crns``. All or nothing: a bad entry raises
+    :class:`InvalidInput` naming every bad CRN, and nothing is written. Commits."""
+    wanted = list(dict.fromkeys(crns))
+    if len(wanted) > MAX_TERM_SECTIONS:
+        raise InvalidInput(
+            f"A term's schedule holds at most {MAX_TERM_SECTIONS} sections; this list has {len(wanted)}.",
+            field="crns",
+        )
+    sections, problems = await _check_crns(session, term, wanted)
+    if problems:
+        raise InvalidInput(
+            "Nothing was changed. " + " ".join(problems) + " Send the whole list again without them.", field="crns"
+        )
+    keep = {s.id for s in sections}
+    current = {
+        row.section_id: row
+        for row in (
+            await session.scalars(
+                select(Enrollment).where(Enrollment.student_id == student_id, Enrollment.term_uid == term.uid)
+            )
+        ).all()
+    }
+    gone = [section_id for section_id in current if section_id not in keep]
+    if gone:
+        await session.execute(
+            delete(Enrollment).where(Enrollment.student_id == student_id, Enrollment.section_id.in_(gone))
+        )
+    for section in sections:
+        if section.id not in current:
+            session.add(
+                Enrollment(
+                    student_id=student_id, term_uid=term.uid, section_id=section.id, crn=section.crn, source=source
+                )
+            )
+    await session.commit()
