@@ -1,5 +1,6 @@
-"""Example calls of the catalog tools; the host's contract tests run them through a real MCP
-client and check each result against the tool's outputSchema.
+"""Example calls of the catalog tools, declared on their operation (``campus_catalog.operations``);
+the host's contract tests run them through a real MCP client and check each result against the
+tool's outputSchema.
 
 Demo examples use values of the deterministic demo campus (``campus_catalog.demo``): CRN 20001
 is the first Spring section and 10001 the first Fall one, ``ins-x37kjuha`` its first
@@ -69,44 +70,12 @@ async def add_sparse_catalog(session: AsyncSession) -> None:
     await session.commit()
 
 
-def _sparse(tool: str, **arguments: object) -> ToolExample:
-    return ToolExample(tool=tool, arguments=arguments, data="sparse", prepare=add_sparse_catalog, user=None)
+def demo(*, as_student: bool = False, **arguments: object) -> ToolExample:
+    """A call on the demo campus, anonymous or (``as_student``) as the demo student ``student1``.
+    Its tool is the operation it is declared on (``campus_catalog.operations``)."""
+    return ToolExample(tool="", arguments=arguments, user="student1" if as_student else None)
 
 
-EXAMPLES: list[ToolExample] = [
-    ToolExample(tool="list_terms", arguments={}, user=None),
-    ToolExample(tool="list_subjects", arguments={}, user=None),
-    ToolExample(tool="search_sections", arguments={"subject": "COMP", "days": "TR", "open_only": True}, user=None),
-    ToolExample(tool="search_sections", arguments={"q": "intro to programming"}, user=None),
-    ToolExample(tool="search_sections", arguments={"q": "a class about the stock market", "semantic": True}, user=None),
-    ToolExample(tool="get_section", arguments={"crn": "20001"}),
-    ToolExample(tool="similar_sections", arguments={"crn": "20001", "limit": 5}, user=None),
-    ToolExample(tool="search_courses", arguments={"q": "programming"}, user=None),
-    ToolExample(tool="get_course", arguments={"code": "COMP 2000"}, user=None),
-    ToolExample(tool="list_programs", arguments={}, user=None),
-    ToolExample(tool="degree_requirements", arguments={"slug": "bs-biomedical-engineering"}, user=None),
-    ToolExample(tool="list_term_electives", arguments={"include_full_text": False}, user=None),
-    ToolExample(tool="check_schedule", arguments={"crns": ["10001", "10002", "10003", "10004"]}),
-    ToolExample(tool="search_instructors", arguments={"subject": "COMP"}, user=None),
-    ToolExample(tool="get_instructor", arguments={"pub_id": "ins-x37kjuha"}, user=None),
-    ToolExample(tool="similar_instructors", arguments={"pub_id": "ins-x37kjuha"}, user=None),
-    ToolExample(tool="search_reviews", arguments={"sentiment": "negative", "limit": 5}, user=None),
-    ToolExample(tool="search_reviews", arguments={"q": "explains things clearly", "semantic": True}, user=None),
-    ToolExample(tool="university_events", arguments={}, user=None),
-    _sparse("list_terms"),
-    _sparse("list_subjects"),
-    _sparse("search_sections"),
-    _sparse("get_section", crn=SPARSE_CRN),
-    _sparse("similar_sections", crn=SPARSE_CRN),
-    _sparse("search_courses"),
-    _sparse("get_course", code="ZZZ 1000"),
-    _sparse("list_programs"),
-    _sparse("degree_requirements", slug="bare-program"),
-    _sparse("list_term_electives"),
-    _sparse("check_schedule", crns=[SPARSE_CRN, "55556"]),
-    _sparse("search_instructors"),
-    _sparse("get_instructor", pub_id="sparse-instructor"),
-    _sparse("similar_instructors", pub_id="sparse-instructor"),
-    _sparse("search_reviews"),
-    _sparse("university_events"),
-]
+def sparse(**arguments: object) -> ToolExample:
+    """A call on the sparse catalog of ``add_sparse_catalog``, anonymous."""
+    return ToolExample(tool="", arguments=arguments, data="sparse", prepare=add_sparse_catalog, user=None)

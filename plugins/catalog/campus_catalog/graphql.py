@@ -26,17 +26,13 @@ import dataclasses
 import inspect
 import types
 import typing
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
 from typing import Any, Literal
 
 import strawberry
-from campus_mcp import InvalidInput, RouteRef, Settings, Tool, ToolContext, ToolExample
-from campus_mcp.app import Campus
+from campus_mcp import InvalidInput, Operation, Settings, ToolExample
 from graphql import DocumentNode, GraphQLError, specified_rules
-from litestar import Request, post
-from litestar.di import NamedDependency
-from litestar.params import JSONBody
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.extensions import QueryDepthLimiter, SchemaExtension
@@ -50,11 +46,10 @@ from campus_catalog import graphql_limits as limits
 from campus_catalog import schemas as s
 from campus_catalog import semantic
 from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
-from campus_catalog.queries import courses, instructors, schedule_check, sections, subjects, terms
+from campus_catalog.operations import OPERATIONS, SCOPE, QueryFunction, one_call
+from campus_catalog.queries import courses, sections
 
 PATH = "/api/v1/graphql"
-
-QueryFunction = Callable[[AsyncSession, Any, Settings], Awaitable[BaseModel]]
 
 
 # ----------------------------------------------------------------------------- types from pydantic
@@ -242,24 +237,12 @@ def _top_field(name: str, query: QueryFunction, arguments: type[BaseModel], answ
     return strawberry.field(resolver=resolve, name=name, description=doc)
 
 
-# Seed 000's GraphQL fields, each with the query function of its REST twin.
-FIELDS: tuple[tuple[str, QueryFunction, type[BaseModel], type[BaseModel], str], ...] = (
-    ("terms", terms.list_terms, s.TermsQuery, s.TermList, "The terms, the current term and the next term."),
-    ("subjects", subjects.list_subjects, s.SubjectsQuery, s.SubjectList, "Subjects with their section counts."),
-    ("sections", sections.search_sections, s.SectionSearch, s.SectionPage, "Sections, with every catalog filter."),
-    ("section", sections.get_section, s.SectionLookup, s.SectionDetail, "One section by CRN."),
-    ("courses", courses.search_courses, s.CourseSearch, s.CoursePage, "Courses by code, title words or meaning."),
-    ("course", courses.get_course, s.CourseLookup, s.CourseDetail, "One course with its prerequisites."),
-    (
-        "scheduleCheck",
-        schedule_check.check_schedule,
-        s.ScheduleCheckQuery,
-        s.ScheduleCheck,
-        "Conflicts, lecture and lab pairs and totals of a set of CRNs.",
-    ),
-    ("instructors", instructors.search_instructors, s.InstructorSearch, s.InstructorPage, "Instructors."),
-    ("instructor", instructors.get_instructor, s.InstructorLookup, s.InstructorDetail, "One instructor."),
-    ("reviews", instructors.search_reviews, s.ReviewSearch, s.ReviewPage, "Reviews by words, meaning or sentiment."),
+# Seed 000's GraphQL fields: the rows of the catalog's operations that name one, each with the
+# query function its REST twin and its tool call.
+FIELDS: tuple[tuple[str, QueryFunction, type[BaseModel], type[BaseModel], str], ...] = tuple(
+    (row.graphql, row.query, row.operation.input_model, row.operation.output_model, row.graphql_doc)
+    for row in OPERATIONS
+    if row.graphql is not None
 )
 
 
@@ -401,15 +384,7 @@ def _error_message(error: GraphQLError) -> str:
     return limits.explained(error.message)
 
 
-# ----------------------------------------------------------------------------- route and tool
-
-
-@post(PATH, status_code=200)
-async def graphql_route(
-    request: Request[Any, Any, Any], data: JSONBody[GraphQLRequest], db_session: NamedDependency[AsyncSession]
-) -> GraphQLAnswer:
-    campus: Campus = request.app.state.campus
-    return await run_graphql(db_session, data, campus.settings)
+# ----------------------------------------------------------------------------- the operation
 
 
 DESCRIPTION = (
@@ -422,11 +397,6 @@ DESCRIPTION = (
     f"{s.MAX_PAGE_SIZE}, and one search by meaning (semantic: true) per query. Mutations are refused. Not for one "
     "simple lookup: search_sections, get_course and the other tools are easier and carry the advisory."
 )
-
-
-async def _tool_handler(context: ToolContext, args: GraphQLRequest) -> GraphQLAnswer:
-    async with context.session() as session:
-        return await run_graphql(session, args, context.settings)
 
 
 LOOSE_OUTPUT_SCHEMA: Mapping[str, Any] = {
@@ -442,29 +412,28 @@ LOOSE_OUTPUT_SCHEMA: Mapping[str, Any] = {
 }
 
 
-def graphql_tool(settings: Settings) -> Tool:
-    return Tool(
-        name="catalog_graphql",
-        title="Catalog GraphQL query",
-        description=DESCRIPTION.format(campus=settings.campus_name),
-        scope="catalog",
-        input_model=GraphQLRequest,
-        output_model=GraphQLAnswer,
-        handler=_tool_handler,
-        mirrors=(RouteRef(method="POST", path=PATH),),
-        idempotent=True,
-        output_schema_override=LOOSE_OUTPUT_SCHEMA,
-    )
-
-
-# Calls the contract tests make: full data on the demo campus, and an empty catalog.
-GRAPHQL_EXAMPLES = (
-    ToolExample(
-        tool="catalog_graphql",
-        arguments={
-            "query": '{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
-            "meetings { days start end } instructors { name } course { code prerequisites { op items } } } } }"
-        },
+# The tool catalog_graphql and its twin POST /api/v1/graphql (a JSON body of GraphQLRequest).
+# The examples are the contract's calls: full data on the demo campus, and an empty catalog.
+GRAPHQL_OPERATION = Operation(
+    name="catalog_graphql",
+    title="Catalog GraphQL query",
+    description=lambda settings, _plugin_settings: DESCRIPTION.format(campus=settings.campus_name),
+    scope=SCOPE,
+    input_model=GraphQLRequest,
+    output_model=GraphQLAnswer,
+    run=one_call(run_graphql),
+    method="POST",
+    path=PATH,
+    idempotent=True,
+    output_schema_override=LOOSE_OUTPUT_SCHEMA,
+    examples=(
+        ToolExample(
+            tool="",
+            arguments={
+                "query": '{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
+                "meetings { days start end } instructors { name } course { code prerequisites { op items } } } } }"
+            },
+        ),
+        ToolExample(tool="", arguments={"query": "{ terms { terms { uid name } } }"}, data="sparse"),
     ),
-    ToolExample(tool="catalog_graphql", arguments={"query": "{ terms { terms { uid name } } }"}, data="sparse"),
 )

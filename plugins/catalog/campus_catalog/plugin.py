@@ -18,6 +18,9 @@ from campus_mcp import (
     Tool,
     ToolExample,
     hookimpl,
+    operation_examples,
+    operation_routes,
+    operation_tools,
 )
 
 __version__ = "0.1.0"
@@ -61,19 +64,17 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 
 @hookimpl
-def register_tools(settings: Settings) -> list[Tool]:
-    from campus_catalog.graphql import graphql_tool
-    from campus_catalog.tools import catalog_tools
+def register_tools(settings: Settings, plugin_settings: Any) -> list[Tool]:
+    from campus_catalog.operations import catalog_operations
 
-    return [*catalog_tools(settings), graphql_tool(settings)]
+    return operation_tools(catalog_operations(), settings=settings, plugin_settings=plugin_settings)
 
 
 @hookimpl
 def register_routes(settings: Settings) -> list[RouteGroup]:
-    from campus_catalog.graphql import graphql_route
-    from campus_catalog.routes import ROUTE_HANDLERS
+    from campus_catalog.operations import catalog_operations
 
-    return [RouteGroup(handlers=[*ROUTE_HANDLERS, graphql_route])]
+    return [RouteGroup(handlers=operation_routes(catalog_operations()))]
 
 
 @hookimpl
@@ -106,7 +107,6 @@ def register_commands(settings: Settings) -> list[Any]:
 
 @hookimpl
 def register_tool_examples(settings: Settings) -> list[ToolExample]:
-    from campus_catalog.examples import EXAMPLES
-    from campus_catalog.graphql import GRAPHQL_EXAMPLES
+    from campus_catalog.operations import catalog_operations
 
-    return [*EXAMPLES, *GRAPHQL_EXAMPLES]
+    return operation_examples(catalog_operations())

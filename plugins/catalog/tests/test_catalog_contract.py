@@ -9,47 +9,53 @@ from urllib.parse import quote
 
 import jsonschema
 import pytest
-from campus_catalog.tools import TOOL_NAMES
+from campus_catalog.operations import BY_NAME, TOOL_NAMES
 from campus_mcp.instructions import assemble_instructions
 from campus_mcp.parity import check_parity
 from campus_mcp.testing import CampusFactory, CampusHarness
 
-# One call of each tool, and the REST request that asks the same question.
-TWINS: list[tuple[str, dict[str, Any], str]] = [
-    ("list_terms", {}, "/api/v1/catalog/terms"),
-    ("list_subjects", {"term": "202720"}, "/api/v1/catalog/subjects?term=202720"),
+# One call of each tool, and the query string of the REST request that asks the same question
+# (its path is the tool's row of the catalog's table of operations, with the parameters filled).
+ASKED: list[tuple[str, dict[str, Any], str]] = [
+    ("list_terms", {}, ""),
+    ("list_subjects", {"term": "202720"}, "term=202720"),
     (
         "search_sections",
         {"term": "202720", "days": "TR", "ends_before": "15:00", "limit": 5},
-        "/api/v1/catalog/sections?term=202720&days=TR&ends_before=15:00&limit=5",
+        "term=202720&days=TR&ends_before=15:00&limit=5",
     ),
-    ("search_sections", {"term": "202720", "q": "programming"}, "/api/v1/catalog/sections?term=202720&q=programming"),
-    ("get_section", {"crn": "20001"}, "/api/v1/catalog/sections/20001"),
-    ("similar_sections", {"crn": "20001", "limit": 3}, "/api/v1/catalog/sections/20001/similar?limit=3"),
-    ("search_courses", {"q": "stock market"}, "/api/v1/catalog/courses?q=stock+market"),
-    ("get_course", {"code": "COMP 2000"}, f"/api/v1/catalog/courses/{quote('COMP 2000')}"),
-    ("list_programs", {}, "/api/v1/catalog/programs"),
-    ("degree_requirements", {"slug": "computer-science-bs"}, "/api/v1/catalog/programs/computer-science-bs"),
-    ("list_term_electives", {"term": "202720"}, "/api/v1/catalog/terms/202720/electives"),
+    ("search_sections", {"term": "202720", "q": "programming"}, "term=202720&q=programming"),
+    ("get_section", {"crn": "20001"}, ""),
+    ("similar_sections", {"crn": "20001", "limit": 3}, "limit=3"),
+    ("search_courses", {"q": "stock market"}, "q=stock+market"),
+    ("get_course", {"code": "COMP 2000"}, ""),
+    ("list_programs", {}, ""),
+    ("degree_requirements", {"slug": "computer-science-bs"}, ""),
+    ("list_term_electives", {"term": "202720"}, ""),
     (
         "check_schedule",
         {"crns": ["20001", "20003", "20004"], "term": "202720"},
-        "/api/v1/catalog/schedule_check?crns=20001&crns=20003&crns=20004&term=202720",
+        "crns=20001&crns=20003&crns=20004&term=202720",
     ),
-    (
-        "check_schedule",
-        {"crns": ["20001", "20004"], "term": "202720"},
-        "/api/v1/catalog/schedule_check?crns=20001,20004&term=202720",
-    ),
-    ("search_instructors", {"q": "ada"}, "/api/v1/catalog/instructors?q=ada"),
-    (
-        "get_instructor",
-        {"pub_id": "ada-lovelace", "term": "202720"},
-        "/api/v1/catalog/instructors/ada-lovelace?term=202720",
-    ),
-    ("similar_instructors", {"pub_id": "ada-lovelace"}, "/api/v1/catalog/instructors/ada-lovelace/similar"),
-    ("search_reviews", {"sentiment": "negative"}, "/api/v1/catalog/reviews?sentiment=negative"),
-    ("university_events", {"category": "holiday"}, "/api/university_calendar_events?category=holiday"),
+    ("check_schedule", {"crns": ["20001", "20004"], "term": "202720"}, "crns=20001,20004&term=202720"),
+    ("search_instructors", {"q": "ada"}, "q=ada"),
+    ("get_instructor", {"pub_id": "ada-lovelace", "term": "202720"}, "term=202720"),
+    ("similar_instructors", {"pub_id": "ada-lovelace"}, ""),
+    ("search_reviews", {"sentiment": "negative"}, "sentiment=negative"),
+    ("university_events", {"category": "holiday"}, "category=holiday"),
+]
+
+
+def rest_url(tool: str, arguments: dict[str, Any], query: str) -> str:
+    operation = BY_NAME[tool].operation
+    path = operation.path or ""
+    for name in operation.path_parameters:
+        path = path.replace("{" + name + "}", quote(str(arguments[name])))
+    return f"{path}?{query}" if query else path
+
+
+TWINS: list[tuple[str, dict[str, Any], str]] = [
+    (tool, arguments, rest_url(tool, arguments, query)) for tool, arguments, query in ASKED
 ]
 
 

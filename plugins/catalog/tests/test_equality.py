@@ -13,11 +13,10 @@ from urllib.parse import quote, urlencode
 
 from campus_catalog import models as m
 from campus_catalog.graphql import LINK_FIELDS, SCHEMA
+from campus_catalog.operations import BY_NAME
 from campus_mcp.testing import CampusHarness
 from graphql import GraphQLObjectType, get_named_type
 from sqlalchemy import select
-
-API = "/api/v1/catalog"
 
 
 def selection(type_name: str, depth: int = 0) -> str:
@@ -50,6 +49,16 @@ def rest_url(path: str, arguments: dict[str, Any]) -> str:
     return f"{path}?{query}" if query else path
 
 
+def _case(tool: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any], str, str, str]:
+    """tool, arguments, REST path (its parameters filled), GraphQL field, GraphQL answer type."""
+    row = BY_NAME[tool]
+    path = row.operation.path or ""
+    for name in row.operation.path_parameters:
+        path = path.replace("{" + name + "}", quote(str(arguments[name])))
+    assert row.graphql is not None, f"{tool} has no GraphQL field"
+    return tool, arguments, path, row.graphql, row.operation.output_model.__name__
+
+
 async def test_rest_graphql_and_tools_give_the_same_answers(campus_factory) -> None:  # type: ignore[no-untyped-def]
     campus: CampusHarness = await campus_factory(demo=True)
     async with campus.sessions() as session:
@@ -69,40 +78,24 @@ async def test_rest_graphql_and_tools_give_the_same_answers(campus_factory) -> N
         pub_id = (await session.execute(select(m.Instructor.pub_id).order_by(m.Instructor.id).limit(1))).scalar_one()
     await campus.campus.engine.dispose()
 
-    # tool, arguments, REST path, GraphQL field, GraphQL answer type
-    cases: list[tuple[str, dict[str, Any], str, str, str]] = [
-        ("list_terms", {}, f"{API}/terms", "terms", "TermList"),
-        ("list_subjects", {}, f"{API}/subjects", "subjects", "SubjectList"),
-        (
-            "search_sections",
-            {"subject": "COMP", "open_only": True, "limit": 5},
-            f"{API}/sections",
-            "sections",
-            "SectionPage",
-        ),
-        (
-            "search_sections",
-            {"days": "TR", "begins_after": "10:00", "limit": 4},
-            f"{API}/sections",
-            "sections",
-            "SectionPage",
-        ),
-        (
-            "search_sections",
-            {"q": "the stock market", "semantic": True, "limit": 3},
-            f"{API}/sections",
-            "sections",
-            "SectionPage",
-        ),
-        ("get_section", {"crn": crns[0]}, f"{API}/sections/{crns[0]}", "section", "SectionDetail"),
-        ("search_courses", {"q": "calculus"}, f"{API}/courses", "courses", "CoursePage"),
-        ("get_course", {"code": "COMP 1000"}, f"{API}/courses/{quote('COMP 1000')}", "course", "CourseDetail"),
-        ("check_schedule", {"crns": list(crns)}, f"{API}/schedule_check", "scheduleCheck", "ScheduleCheck"),
-        ("search_instructors", {"subject": "COMP", "limit": 5}, f"{API}/instructors", "instructors", "InstructorPage"),
-        ("get_instructor", {"pub_id": pub_id}, f"{API}/instructors/{pub_id}", "instructor", "InstructorDetail"),
-        ("search_reviews", {"sentiment": "negative", "limit": 5}, f"{API}/reviews", "reviews", "ReviewPage"),
+    # tool and arguments; the REST path, the GraphQL field and its answer type are the tool's
+    # row of the catalog's one table of operations.
+    asked: list[tuple[str, dict[str, Any]]] = [
+        ("list_terms", {}),
+        ("list_subjects", {}),
+        ("search_sections", {"subject": "COMP", "open_only": True, "limit": 5}),
+        ("search_sections", {"days": "TR", "begins_after": "10:00", "limit": 4}),
+        ("search_sections", {"q": "the stock market", "semantic": True, "limit": 3}),
+        ("get_section", {"crn": crns[0]}),
+        ("search_courses", {"q": "calculus"}),
+        ("get_course", {"code": "COMP 1000"}),
+        ("check_schedule", {"crns": list(crns)}),
+        ("search_instructors", {"subject": "COMP", "limit": 5}),
+        ("get_instructor", {"pub_id": pub_id}),
+        ("search_reviews", {"sentiment": "negative", "limit": 5}),
     ]
-    path_arguments = {"get_section": {"crn"}, "get_course": {"code"}, "get_instructor": {"pub_id"}}
+    cases = [_case(tool, arguments) for tool, arguments in asked]
+    path_arguments = {tool: set(BY_NAME[tool].operation.path_parameters) for tool, _ in asked}
 
     rest: list[Any] = []
     async with campus.rest() as client:
