@@ -42,10 +42,6 @@ log = logging.getLogger(__name__)
 PLUGIN_OPT = "campus_plugin"
 
 
-# The old name of Deployment, kept only until no module uses it.
-Campus = Deployment
-
-
 def plugin_routers(registry: Registry) -> list[Router]:
     """One router per route group, tagged with its plugin; clashes are refused naming both."""
     routers: list[Router] = []
@@ -205,8 +201,7 @@ def create_app(
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry, sessions)],
         lifespan=[lifespan],
-        # "campus": the old key, until the plugins read "deployment".
-        state=State({"deployment": deployment, "campus": deployment}),
+        state=State({"deployment": deployment}),
         openapi_config=None,
         debug=False,
     )
