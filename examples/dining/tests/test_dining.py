@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 from campus_dining.jobs import REFRESH_JOB_ID
 from campus_mcp import testing
-from campus_mcp.jobs import JobRun, run_job
-from campus_mcp.registry import load_registry
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, load_plugins
 
 
 @pytest.fixture
@@ -88,7 +86,7 @@ async def test_the_refresh_job_keeps_good_halls_and_reports_the_lost_one(
     )
     monkeypatch.setenv("CAMPUS_MCP_DINING_FEED", str(feed))
     campus = await campus_factory(plugins=["dining"], demo=False)
-    run = await run_job(campus.registry.jobs[REFRESH_JOB_ID], campus.registry, campus.sessions)
+    run = await campus.run_job(REFRESH_JOB_ID)
     assert run.outcome == "partial"
     assert run.items == 1
     assert list(run.lost) == ["broken-hall"]
@@ -104,11 +102,10 @@ async def test_an_unreadable_feed_fails_the_run_with_its_error(
     feed.write_text("{not json")
     monkeypatch.setenv("CAMPUS_MCP_DINING_FEED", str(feed))
     campus = await campus_factory(plugins=["dining"], demo=False)
-    run = await run_job(campus.registry.jobs[REFRESH_JOB_ID], campus.registry, campus.sessions)
+    run = await campus.run_job(REFRESH_JOB_ID)
     assert run.outcome == "failed"
     assert run.error is not None and run.error.startswith("JSONDecodeError")
-    async with campus.sessions() as session:
-        assert (await session.get(JobRun, run.id)) is not None
+    assert run.id in [recorded.id for recorded in await campus.job_runs(REFRESH_JOB_ID)]
 
 
 def test_without_a_feed_the_plugin_offers_nothing_that_could_only_fail(
@@ -116,7 +113,7 @@ def test_without_a_feed_the_plugin_offers_nothing_that_could_only_fail(
 ) -> None:
     monkeypatch.delenv("CAMPUS_MCP_DINING_FEED", raising=False)
     # Outside demo mode there is no demo feed to fall back on.
-    registry = load_registry(
+    registry = load_plugins(
         testing.test_settings(f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}", plugins=["dining"], demo=False)
     )
     assert "dining" in registry.plugins
