@@ -1,12 +1,35 @@
 """Hook implementations of the friends family. Wiring only: the logic lives beside this module.
 
-No scopes yet: a scope comes with the first tool that needs it (seed 000 "Permissions"), so
-that the consent page never offers a permission for tools that do not exist.
+Scopes (seed 000 "Permissions"): ``friends:read`` for list_friends and friend_busy_times, starts
+checked. The reserved ``friends:requests``, ``friends:meetings`` and ``friends:groups`` are NOT
+registered: the host offers only scopes that some tool uses (tests/test_server_promises.py), and
+requests and meetings are made on the dashboard's form posts, with no MCP tool yet (issue 12
+brings write tools with confirmation). Register each one with the first tool that needs it.
 """
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from pathlib import Path
+
+from campus_mcp import (
+    DemoData,
+    InstructionFragment,
+    Migrations,
+    PluginInfo,
+    RouteGroup,
+    Scope,
+    Settings,
+    Tool,
+    ToolExample,
+    hookimpl,
+    operation_examples,
+    operation_routes,
+)
+
+from campus_friends import models as _models  # noqa: F401  (the table joins the metadata)
+from campus_friends.demo import demo_loader
+from campus_friends.pages import PAGES
+from campus_friends.tools import OPERATIONS, SCOPE, tools
 
 __version__ = "0.1.0"
 
@@ -20,3 +43,55 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's friends and when they are busy, without course details.",
         depends_on=("schedule",),
     )
+
+
+@hookimpl
+def register_scopes() -> list[Scope]:
+    return [
+        Scope(
+            name=SCOPE,
+            title="See your friends and when they are busy",
+            description="See your friends, your friend requests, and when your friends are busy (never their classes).",
+            starts_checked=True,
+        )
+    ]
+
+
+@hookimpl
+def register_tools(settings: Settings) -> list[Tool]:
+    return tools(settings, None)
+
+
+@hookimpl
+def register_routes() -> list[RouteGroup]:
+    return [RouteGroup(handlers=[*operation_routes(OPERATIONS), *PAGES])]
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    return [
+        InstructionFragment(
+            priority=45,
+            text=(
+                "When the student asks about a friend ('my friend', 'is Sam free', 'when is my friend busy', "
+                "'when can we meet'), call list_friends for the friend's friend_id, then friend_busy_times. "
+                "It gives a friend's busy times only: never guess or ask this server for a friend's classes."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def register_migrations() -> list[Migrations]:
+    return [Migrations(path=Path(__file__).parent / "migrations" / "versions")]
+
+
+@hookimpl
+def register_demo_data(settings: Settings) -> list[DemoData]:
+    # After the demo students (0), the catalog (10) and the schedule family's data.
+    return [DemoData(load=demo_loader(settings), order=300)]
+
+
+@hookimpl
+def register_tool_examples() -> list[ToolExample]:
+    return operation_examples(OPERATIONS)

@@ -1,0 +1,132 @@
+"""Friend requests and friendships: send by username, accept, decline, remove.
+
+Every function takes the signed-in student's id and only ever changes or reads a row that student
+is part of; they flush and leave the commit to the caller (a dashboard form post). A failure is a
+:class:`campus_mcp.InvalidInput` whose message says what was wrong and what to do, for the page
+to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from campus_mcp import InvalidInput, utcnow
+from sqlalchemy import delete, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_friends.models import ACCEPTED, PENDING, Friendship
+from campus_friends.students import StudentName, student_named
+
+MAX_USERNAME = 150
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def _involving(student_id: int) -> object:
+    return or_(Friendship.low_student_id == student_id, Friendship.high_student_id == student_id)
+
+
+async def _between(session: AsyncSession, a: int, b: int) -> Friendship | None:
+    low, high = _pair(a, b)
+    return await session.scalar(
+        select(Friendship).where(Friendship.low_student_id == low, Friendship.high_student_id == high)
+    )
+
+
+async def friendships_of(session: AsyncSession, student_id: int) -> list[Friendship]:
+    """Every row the student is part of, pending or accepted, oldest first."""
+    rows = await session.scalars(select(Friendship).where(_involving(student_id)).order_by(Friendship.id))  # type: ignore[arg-type]
+    return list(rows.all())
+
+
+async def is_friend(session: AsyncSession, student_id: int, other_id: int) -> bool:
+    """True only for an accepted friendship: a pending request, a removed friend, the student
+    themself and an id nobody has all give False, the same way."""
+    if student_id == other_id:
+        return False
+    row = await _between(session, student_id, other_id)
+    return row is not None and row.status == ACCEPTED
+
+
+async def friend_ids(session: AsyncSession, student_id: int) -> set[int]:
+    return {row.other(student_id) for row in await friendships_of(session, student_id) if row.status == ACCEPTED}
+
+
+@dataclass(frozen=True)
+class RequestOutcome:
+    """What sending a request did: ``accepted`` when the other student had already asked."""
+
+    student: StudentName
+    accepted: bool
+
+
+async def send_request(session: AsyncSession, student_id: int, username: str) -> RequestOutcome:
+    name = username.strip()
+    if not name:
+        raise InvalidInput("Type the username of the student you want to add as a friend.", field="username")
+    if len(name) > MAX_USERNAME:
+        raise InvalidInput(f"A username has at most {MAX_USERNAME} characters; check it.", field="username")
+    other = await student_named(session, name)
+    if other is None:
+        raise InvalidInput(
+            f"There is no student with the username {name!r}. Check the spelling with your friend.", field="username"
+        )
+    if other.id == student_id:
+        raise InvalidInput("That is your own username; type a friend's username.", field="username")
+    existing = await _between(session, student_id, other.id)
+    if existing is not None:
+        if existing.status == ACCEPTED:
+            raise InvalidInput(f"{other.display_name} is already your friend.", field="username")
+        if existing.requester_id == student_id:
+            raise InvalidInput(
+                f"You already asked {other.display_name}; the request waits for them to accept it.", field="username"
+            )
+        # They had asked first: asking back is saying yes.
+        existing.status = ACCEPTED
+        existing.accepted_at = utcnow()
+        await session.flush()
+        return RequestOutcome(student=other, accepted=True)
+    low, high = _pair(student_id, other.id)
+    session.add(Friendship(low_student_id=low, high_student_id=high, requester_id=student_id, status=PENDING))
+    await session.flush()
+    return RequestOutcome(student=other, accepted=False)
+
+
+async def accept_request(session: AsyncSession, student_id: int, request_id: int) -> int:
+    """Accept a request sent to ``student_id``; the new friend's id."""
+    row = await session.get(Friendship, request_id)
+    if row is None or row.status != PENDING or row.other(row.requester_id) != student_id:
+        raise InvalidInput(
+            "That friend request is no longer waiting (it was answered or withdrawn). Reload Friends.",
+            field="request_id",
+        )
+    row.status = ACCEPTED
+    row.accepted_at = utcnow()
+    await session.flush()
+    return row.requester_id
+
+
+async def decline_request(session: AsyncSession, student_id: int, request_id: int) -> bool:
+    """Decline a request sent to ``student_id``, or withdraw one the student sent (True)."""
+    row = await session.get(Friendship, request_id)
+    if row is not None and row.status == PENDING and student_id in (row.low_student_id, row.high_student_id):
+        withdrawn = row.requester_id == student_id
+        await session.delete(row)
+        await session.flush()
+        return withdrawn
+    raise InvalidInput(
+        "That friend request is no longer waiting (it was answered or withdrawn). Reload Friends.", field="request_id"
+    )
+
+
+async def remove_friend(session: AsyncSession, student_id: int, friend_id: int) -> bool:
+    """End an accepted friendship; from the next call on, neither sees the other's busy times."""
+    low, high = _pair(student_id, friend_id)
+    result = await session.execute(
+        delete(Friendship).where(
+            Friendship.low_student_id == low, Friendship.high_student_id == high, Friendship.status == ACCEPTED
+        )
+    )
+    return bool(getattr(result, "rowcount", 0))

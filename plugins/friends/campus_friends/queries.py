@@ -1,0 +1,38 @@
+"""The friends queries. The MCP tools and their REST twins both call these, and nothing else does."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_friends.friendships import friendships_of
+from campus_friends.models import ACCEPTED
+from campus_friends.schemas import Friend, FriendList, FriendRequest
+from campus_friends.students import student_names
+
+
+async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
+    rows = await friendships_of(session, student_id)
+    names = await student_names(session, (row.other(student_id) for row in rows))
+    friends: list[Friend] = []
+    received: list[FriendRequest] = []
+    sent: list[FriendRequest] = []
+    for row in rows:
+        other = names.get(row.other(student_id))
+        if other is None:
+            continue  # the other student's account is being deleted (its rows cascade)
+        if row.status == ACCEPTED:
+            friends.append(
+                Friend(
+                    friend_id=other.id,
+                    username=other.username,
+                    display_name=other.display_name,
+                    friends_since=row.accepted_at,
+                )
+            )
+            continue
+        request = FriendRequest(
+            request_id=row.id, username=other.username, display_name=other.display_name, sent_at=row.created_at
+        )
+        (sent if row.requester_id == student_id else received).append(request)
+    friends.sort(key=lambda f: (f.display_name.lower(), f.friend_id))
+    return FriendList(friends=friends, requests_received=received, requests_sent=sent)
