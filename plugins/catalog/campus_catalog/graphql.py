@@ -31,9 +31,9 @@ from datetime import date, datetime
 from typing import Any, Literal
 
 import strawberry
-from campus_mcp import InvalidInput, Operation, Settings, ToolExample
+from campus_mcp import InvalidInput, Settings
 from graphql import DocumentNode, GraphQLError, specified_rules
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.extensions import QueryDepthLimiter, SchemaExtension
 from strawberry.scalars import JSON
@@ -45,8 +45,10 @@ from strawberry.types import Info
 from campus_catalog import graphql_limits as limits
 from campus_catalog import schemas as s
 from campus_catalog import semantic
-from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
-from campus_catalog.operations import OPERATIONS, SCOPE, QueryFunction, one_call
+from campus_catalog.graphql_io import GraphQLAnswer, GraphQLErrorOut, GraphQLRequest
+from campus_catalog.graphql_limits import MAX_COST as MAX_COST  # the tests and the docstring name it here
+from campus_catalog.graphql_limits import MAX_DEPTH
+from campus_catalog.operations import OPERATIONS, QueryFunction
 from campus_catalog.queries import courses, sections
 
 PATH = "/api/v1/graphql"
@@ -321,27 +323,7 @@ def query_cost(document: DocumentNode, variables: Mapping[str, Any]) -> int:
     return limits.query_cost(document, variables, PAGES)
 
 
-# ----------------------------------------------------------------------------- the request and the answer
-
-
-class GraphQLRequest(s.Arguments):
-    query: str = Field(min_length=1, description="A GraphQL query on the catalog schema (read only).")
-    variables: dict[str, Any] | None = Field(default=None, description="Values of the query's $variables.")
-    operation_name: str | None = Field(
-        default=None, alias="operationName", description="Which operation to run, when the query has several."
-    )
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class GraphQLErrorOut(s.Answer):
-    message: str
-    path: list[str | int] | None = None
-
-
-class GraphQLAnswer(s.Answer):
-    data: dict[str, Any] | None = Field(description="The selected fields; its shape follows the query.")
-    errors: list[GraphQLErrorOut] | None = Field(default=None, description="What went wrong, with its place.")
+# ----------------------------------------------------------------------------- running a query
 
 
 SEMANTIC_LIMIT_REASON = (
@@ -382,58 +364,3 @@ def _error_message(error: GraphQLError) -> str:
         # Never a stack trace or an internal message: the server log has it.
         return "This field failed on the server. Try again, or ask for less."
     return limits.explained(error.message)
-
-
-# ----------------------------------------------------------------------------- the operation
-
-
-DESCRIPTION = (
-    "Runs a read-only GraphQL query on the public course catalog of {campus}: the same data as the other catalog "
-    "tools, in one round trip, with only the fields you select. Use it for: questions that join several lookups, "
-    'such as "the CRN, days and instructor of every open COMP section this term" or "the prerequisites of each '
-    'course in my plan". Fields: terms, subjects, sections, section, courses, course, scheduleCheck, instructors, '
-    "instructor, reviews; arguments and nested field names are those of the matching tools. Limits: at most "
-    f"{MAX_DEPTH} levels deep, a cost of {MAX_COST} fields (a field counts once per item of its page), pages of at most "
-    f"{s.MAX_PAGE_SIZE}, and one search by meaning (semantic: true) per query. Mutations are refused. Not for one "
-    "simple lookup: search_sections, get_course and the other tools are easier and carry the advisory."
-)
-
-
-LOOSE_OUTPUT_SCHEMA: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "data": {"type": ["object", "null"], "description": "Follows the query's selection."},
-        "errors": {
-            "type": ["array", "null"],
-            "items": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
-        },
-    },
-    "required": ["data"],
-}
-
-
-# The tool catalog_graphql and its twin POST /api/v1/graphql (a JSON body of GraphQLRequest).
-# The examples are the contract's calls: full data on the demo campus, and an empty catalog.
-GRAPHQL_OPERATION = Operation(
-    name="catalog_graphql",
-    title="Catalog GraphQL query",
-    description=lambda settings, _plugin_settings: DESCRIPTION.format(campus=settings.campus_name),
-    scope=SCOPE,
-    input_model=GraphQLRequest,
-    output_model=GraphQLAnswer,
-    run=one_call(run_graphql),
-    method="POST",
-    path=PATH,
-    idempotent=True,
-    output_schema_override=LOOSE_OUTPUT_SCHEMA,
-    examples=(
-        ToolExample(
-            tool="",
-            arguments={
-                "query": '{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
-                "meetings { days start end } instructors { name } course { code prerequisites { op items } } } } }"
-            },
-        ),
-        ToolExample(tool="", arguments={"query": "{ terms { terms { uid name } } }"}, data="sparse"),
-    ),
-)

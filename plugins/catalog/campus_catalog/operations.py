@@ -11,8 +11,8 @@ row's entry in ``texts.descriptions``, which puts in the campus words of the set
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from campus_mcp import Operation, Settings, ToolContext, ToolExample
 from pydantic import BaseModel
@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import schemas as s
 from campus_catalog.examples import SPARSE_CRN, demo, sparse
+from campus_catalog.graphql_io import LOOSE_OUTPUT_SCHEMA, GraphQLAnswer, GraphQLRequest
 from campus_catalog.queries import courses, events, instructors, programs, schedule_check, sections, subjects, terms
 
 SCOPE = "catalog"
@@ -46,6 +47,14 @@ async def refresh_stale(context: ToolContext, answer: s.SectionDetail | s.Schedu
 
     found = [answer] if isinstance(answer, s.SectionDetail) else answer.sections
     await queue_stale_sections(context, [(section.term.uid, section.crn) for section in found])
+
+
+async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: Settings) -> GraphQLAnswer:
+    """The query function of catalog_graphql. Imported when called: the GraphQL schema is made
+    from this table, so ``graphql.py`` imports this module, not the other way round."""
+    from campus_catalog import graphql
+
+    return await graphql.run_graphql(session, request, settings)
 
 
 def _description(name: str) -> Callable[[Settings, Any], str]:
@@ -82,6 +91,9 @@ def _row(
     path: str,
     data_sources: tuple[str, ...],
     examples: Sequence[ToolExample],
+    method: Literal["GET", "POST"] = "GET",
+    idempotent: bool = False,
+    output_schema_override: Mapping[str, Any] | None = None,
     graphql: str | None = None,
     graphql_doc: str = "",
     after: Callable[[ToolContext, Any], Awaitable[object]] | None = None,
@@ -94,11 +106,13 @@ def _row(
         input_model=input_model,
         output_model=output_model,
         run=one_call(query),
-        method="GET",
+        method=method,
         path=path,
         data_sources=data_sources,
         after=after,
         examples=tuple(examples),
+        idempotent=idempotent,
+        output_schema_override=output_schema_override,
     )
     return CatalogOperation(operation=operation, query=query, graphql=graphql, graphql_doc=graphql_doc)
 
@@ -298,14 +312,37 @@ OPERATIONS: tuple[CatalogOperation, ...] = (
         data_sources=("university_calendar",),
         examples=(demo(), sparse()),
     ),
+    _row(
+        name="catalog_graphql",
+        title="Catalog GraphQL query",
+        query=run_graphql,
+        input_model=GraphQLRequest,
+        output_model=GraphQLAnswer,
+        path="/api/v1/graphql",  # a JSON body: query, variables, operationName
+        method="POST",
+        idempotent=True,
+        output_schema_override=LOOSE_OUTPUT_SCHEMA,  # its data follows the query's selection
+        data_sources=(),
+        examples=(
+            demo(
+                as_student=True,
+                query='{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
+                "meetings { days start end } instructors { name } course { code prerequisites { op items } } } } }",
+            ),
+            sparse(query="{ terms { terms { uid name } } }"),
+        ),
+    ),
 )
 
-TOOL_NAMES = tuple(row.name for row in OPERATIONS)
+# The lookup tools: every operation but the GraphQL query that joins them.
+TOOL_NAMES = tuple(row.name for row in OPERATIONS if row.query is not run_graphql)
 BY_NAME = {row.name: row for row in OPERATIONS}
 
 
 def catalog_operations() -> list[Operation]:
-    """Every operation of the catalog: the rows above and the GraphQL query (``graphql.py``)."""
-    from campus_catalog.graphql import GRAPHQL_OPERATION
+    """Every operation of the catalog, for operation_tools, operation_routes and operation_examples."""
+    # Build the GraphQL schema now, at start-up: built on the first query instead, it held the
+    # event loop for about 0.4 s, and every other request of the server waited.
+    from campus_catalog import graphql  # noqa: F401
 
-    return [*(row.operation for row in OPERATIONS), GRAPHQL_OPERATION]
+    return [row.operation for row in OPERATIONS]

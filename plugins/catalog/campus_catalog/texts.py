@@ -14,6 +14,8 @@ from __future__ import annotations
 from campus_mcp import InstructionFragment, Settings
 
 from campus_catalog.catalog_settings import load_catalog_settings
+from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
+from campus_catalog.schemas import MAX_PAGE_SIZE
 
 MAX_DESCRIPTION_LENGTH = 2048
 
@@ -188,6 +190,17 @@ def descriptions(settings: Settings) -> dict[str, str]:
             "credits in progress do not count. First-year students, sophomores and students on academic "
             "probation, continued probation or dismissal need a Registration Alternate PIN (RAC) from their "
             "primary advisor. No tool knows a student's time ticket, RAC or standing: give the rule, do not guess."
+        ),
+        "catalog_graphql": (
+            f"Runs a read-only GraphQL query on the public course catalog of {campus}: the same data as the other "
+            "catalog tools, in one round trip, with only the fields you select. Use it for: questions that join "
+            'several lookups, such as "the CRN, days and instructor of every open COMP section this term" or "the '
+            'prerequisites of each course in my plan". Fields: terms, subjects, sections, section, courses, course, '
+            "scheduleCheck, instructors, instructor, reviews; arguments and nested field names are those of the "
+            f"matching tools. Limits: at most {MAX_DEPTH} levels deep, a cost of {MAX_COST} fields (a field counts "
+            f"once per item of its page), pages of at most {MAX_PAGE_SIZE}, and one search by meaning "
+            "(semantic: true) per query. Mutations are refused. Not for one simple lookup: search_sections, "
+            "get_course and the other tools are easier and carry the advisory."
         ),
     }
 

@@ -10,8 +10,6 @@ from urllib.parse import quote
 import jsonschema
 import pytest
 from campus_catalog.operations import BY_NAME, TOOL_NAMES
-from campus_mcp.instructions import assemble_instructions
-from campus_mcp.parity import check_parity
 from campus_mcp.testing import CampusFactory, CampusHarness
 
 # One call of each tool, and the query string of the REST request that asks the same question
@@ -110,7 +108,7 @@ async def test_rest_errors_say_what_to_change(
 
 
 async def test_parity_has_no_catalog_exemption(catalog_campus: CampusHarness) -> None:
-    report = check_parity(catalog_campus.app, catalog_campus.registry)
+    report = catalog_campus.check_parity()
     catalog_routes = {route for route, plugin in report.routes.items() if plugin == "catalog"}
     assert not [p for p in report.problems if "(catalog)" in p or "catalog" in p.split(":")[0]]
     assert not any(route in report.exempt or route in report.pending for route in catalog_routes)
@@ -158,12 +156,12 @@ async def test_campus_texts_come_from_the_settings(campus_factory: CampusFactory
     assert "EXPO" in tools["search_sections"] and "WIT" not in tools["search_sections"]
     assert "the registrar's override desk" in tools["check_schedule"]
     assert "America/Chicago" in tools["search_sections"]
-    instructions = assemble_instructions(campus.registry)
+    instructions = campus.instructions()
     assert "Example Polytechnic" in instructions
 
 
 def test_instructions_put_the_triggers_first(catalog_campus: CampusHarness) -> None:
-    instructions = assemble_instructions(catalog_campus.registry)
+    instructions = catalog_campus.instructions()
     assert instructions.index("my classes") < instructions.index("Overrides come from")
     assert instructions.index("my professor") < instructions.index("call list_terms first")
     assert len(instructions) <= 2048
