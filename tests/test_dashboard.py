@@ -131,6 +131,9 @@ async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(ca
         assert "My timetable" in timetable.text and "Signed in as student1" in timetable.text
         me = await client.get("/api/v1/me")
         assert me.json() == {"user_id": 1, "username": "student1"}
-        signed_out = await client.post("/logout", follow_redirects=False)
+        sign_out = next(form for form in parse_forms(timetable.text) if form.action == "/logout")
+        signed_out = await client.post(
+            "/logout", data={f.name: f.value for f in sign_out.fields}, follow_redirects=False
+        )
         assert signed_out.status_code == 303
         assert (await client.get("/api/v1/me")).json()["user_id"] is None

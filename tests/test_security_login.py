@@ -96,7 +96,9 @@ async def test_a_copied_session_cookie_stops_working_after_sign_out(live: Live) 
         assert (await _sign_in(original, live.base, "student1", "demo")).status_code == 303
         thief.cookies = httpx.Cookies(original.cookies)
         assert (await thief.get(live.base + "/dashboard")).status_code == 200
-        signed_out = await original.post(live.base + "/logout")
+        page = await original.get(live.base + "/dashboard")
+        sign_out = next(form for form in parse_forms(page.text) if form.action == "/logout")
+        signed_out = await original.post(live.base + "/logout", data={f.name: f.value for f in sign_out.fields})
         assert signed_out.status_code == 303
         stale = await thief.get(live.base + "/dashboard")
         assert stale.status_code == 303 and stale.headers["location"].startswith("/login"), stale.text

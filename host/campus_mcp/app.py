@@ -29,8 +29,8 @@ from campus_mcp.errors import CampusError
 from campus_mcp.jobs import build_scheduler
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.oauth import build_oauth
-from campus_mcp.oauth.login import login_handlers
-from campus_mcp.oauth.routes import oauth_handlers
+from campus_mcp.oauth.login import login_controllers
+from campus_mcp.oauth.routes import oauth_controllers
 from campus_mcp.oauth.session import session_config, signed_in_middleware_factory
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
@@ -177,16 +177,16 @@ def create_app(
                 scheduler.shutdown(wait=False)
             await engine.dispose()
 
-    from campus_mcp.web import host_handlers
+    from campus_mcp.web import HOST_CONTROLLERS
 
     return Litestar(
         route_handlers=[
             mcp_endpoint,
             healthz,
             metrics_page,
-            *host_handlers(deployment, oauth),
-            *oauth_handlers(oauth),
-            *login_handlers(registry, oauth.store),
+            *HOST_CONTROLLERS,
+            *oauth_controllers(oauth),
+            *login_controllers(registry.settings),
             *plugin_routers(registry),
             *extra_handlers,
         ],
@@ -201,7 +201,8 @@ def create_app(
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         middleware=[session_config(registry.settings).middleware, signed_in_middleware_factory(registry, sessions)],
         lifespan=[lifespan],
-        state=State({"deployment": deployment}),
+        # "oauth": the authorization server, for the host's sign-in and dashboard controllers.
+        state=State({"deployment": deployment, "oauth": oauth}),
         openapi_config=None,
         debug=False,
     )

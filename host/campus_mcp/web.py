@@ -14,19 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
-from litestar import Litestar, MediaType, Request, Response, get, post
+from litestar import Controller, Litestar, MediaType, Request, Response, get, post
 from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
+from campus_mcp.deployment import Deployment
 from campus_mcp.oauth.pages import hidden, html_response, page
+from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-
-if TYPE_CHECKING:
-    from campus_mcp.deployment import Deployment
-    from campus_mcp.oauth.server import OAuthService
+from campus_mcp.oauth.store import OAuthStore
+from campus_mcp.registry import Registry
+from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
 NAV_OPT = "dashboard_nav"
@@ -64,27 +65,31 @@ def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], titl
             nav=dashboard_nav(request.app),
             current=request.url.path,
             signed_in_as=user[1] if user else "",
+            csrf=csrf_token(request) if user else "",
         )
     )
 
 
-def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> list[Any]:
-    settings = deployment.settings
+def permissions(registry: Registry, names: Sequence[str]) -> str:
+    """An app's permissions in plain words, each code beside it (a retired code shows alone)."""
+    if not names:
+        return "<p>Permissions: none</p>"
+    items = "".join(
+        f"<li>{escape(scope.title)} <code>{escape(name)}</code></li>"
+        if (scope := registry.scopes.get(name))
+        else f"<li><code>{escape(name)}</code></li>"
+        for name in names
+    )
+    return f'<p class="perms-title">Permissions:</p><ul class="perms">{items}</ul>'
 
-    def permissions(names: Sequence[str]) -> str:
-        """An app's permissions in plain words, each code beside it (a retired code shows alone)."""
-        if not names:
-            return "<p>Permissions: none</p>"
-        items = "".join(
-            f"<li>{escape(scope.title)} <code>{escape(name)}</code></li>"
-            if (scope := deployment.registry.scopes.get(name))
-            else f"<li><code>{escape(name)}</code></li>"
-            for name in names
-        )
-        return f'<p class="perms-title">Permissions:</p><ul class="perms">{items}</ul>'
+
+class HomeController(Controller):
+    """The home page: what this server is and the connector URL to give an assistant."""
+
+    path = "/"
 
     @get("/", media_type=MediaType.HTML, opt=NO_PARITY, include_in_schema=False)
-    async def home() -> Response[str]:
+    async def home(self, settings: Settings) -> Response[str]:
         title = f"{settings.product_name} for {settings.campus_name}"
         body = (
             f"<h1>{escape(title)}</h1>"
@@ -97,12 +102,17 @@ def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> 
         )
         return html_response(page(title, body, product=settings.product_name))
 
-    if oauth is None:
-        return [home]
-    store = oauth.store
+
+class DashboardController(Controller):
+    """The signed-in student's dashboard and Settings, with Connected apps and Disconnect."""
+
+    path = "/"
+    dependencies = OAUTH_DEPENDENCIES
 
     @get("/dashboard", opt=NO_PARITY, include_in_schema=False)
-    async def dashboard(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def dashboard(
+        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+    ) -> Response[Any]:
         user = session_user(request)
         if user is None:
             return to_login("/dashboard")
@@ -111,13 +121,15 @@ def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> 
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
-            f"<p>{count} can use your {escape(settings.campus_short_name)} data.</p>"
+            f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
             '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p></section>'
         )
         return dashboard_page(deployment, request, "Dashboard", body)
 
     @get("/dashboard/settings", opt=NO_PARITY, include_in_schema=False)
-    async def settings_page(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def settings_page(
+        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+    ) -> Response[Any]:
         disconnected = request.query_params.get("disconnected")
         user = session_user(request)
         if user is None:
@@ -132,7 +144,7 @@ def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> 
         items = "".join(
             '<div class="app">'
             f"<h3>{escape(app.client_name)}</h3>"
-            f"{permissions(app.scopes)}"
+            f"{permissions(deployment.registry, app.scopes)}"
             f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
             '<form method="post" action="/dashboard/settings/disconnect">'
             f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"
@@ -151,7 +163,9 @@ def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> 
         return dashboard_page(deployment, request, "Settings", "<h1>Settings</h1>" + card)
 
     @post("/dashboard/settings/disconnect", opt=NO_PARITY, include_in_schema=False, status_code=303)
-    async def disconnect(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def disconnect(
+        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+    ) -> Response[Any]:
         user = session_user(request)
         if user is None:
             return to_login("/dashboard/settings")
@@ -166,4 +180,5 @@ def host_handlers(deployment: Deployment, oauth: OAuthService | None = None) -> 
         name = names.get(client_id, "the app")
         return Redirect("/dashboard/settings?" + urlencode({"disconnected": name}) + "#connected-apps", status_code=303)
 
-    return [home, dashboard, settings_page, disconnect]
+
+HOST_CONTROLLERS: tuple[type[Controller], ...] = (HomeController, DashboardController)

@@ -6,74 +6,115 @@ window passes. The count covers wrong usernames too, so guessing names costs the
 attempt is counted before its password is checked (``login_limit``), so a parallel burst gets no
 more checks than the limit.
 Passwords are never logged, echoed or kept.
+
+Sign-out takes the session's CSRF token: it ends every session of the student, so a page of
+another site (or an injected form) must not be able to post it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get, post
+from litestar import Controller, Request, Response, get, post
+from litestar.di import Provide
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
 from campus_mcp.oauth.login_limit import LoginLimit
 from campus_mcp.oauth.oidc import OidcClient, OidcError
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
+from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
+from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import (
     CSRF_FIELD,
     csrf_ok,
     csrf_token,
     safe_next,
     session_data,
+    session_user,
     sign_in,
     sign_out,
 )
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.registry import Registry
+from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
 
 
-def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
-    settings = registry.settings
-    oidc = OidcClient(settings) if settings.oidc_issuer and settings.oidc_client_id else None
-    limit = LoginLimit(store.sessions, limit=settings.login_max_failures, window_seconds=settings.login_window_seconds)
+def oidc_configured(settings: Settings) -> bool:
+    return bool(settings.oidc_issuer and settings.oidc_client_id)
 
-    def login_page(
-        request: Request[Any, Any, Any], next_url: str, *, error: str = "", username: str = "", status: int = 200
-    ) -> Response[str]:
-        body = login_body(
-            campus=settings.campus_name,
-            next_url=next_url,
-            csrf=csrf_token(request),
-            error=error,
-            username=username,
-            oidc_label=settings.oidc_button_label if oidc else "",
-            demo=settings.demo,
-        )
-        return html_response(page("Sign in", body, product=settings.product_name), status=status)
 
-    def address_of(request: Request[Any, Any, Any]) -> str:
-        return request.client.host if request.client else "unknown"
+def provide_login_limit(oauth: OAuthService) -> LoginLimit:
+    # Holds no state of its own (the attempts are rows), so one per request costs nothing.
+    settings = oauth.settings
+    return LoginLimit(
+        oauth.store.sessions, limit=settings.login_max_failures, window_seconds=settings.login_window_seconds
+    )
+
+
+def provide_oidc(settings: Settings) -> OidcClient:
+    return OidcClient(settings)
+
+
+LOGIN_DEPENDENCIES = {
+    **OAUTH_DEPENDENCIES,
+    "login_limit": Provide(provide_login_limit, sync_to_thread=False),
+}
+
+
+def login_page(
+    request: Request[Any, Any, Any],
+    settings: Settings,
+    next_url: str,
+    *,
+    error: str = "",
+    username: str = "",
+    status: int = 200,
+) -> Response[str]:
+    body = login_body(
+        campus=settings.campus_name,
+        next_url=next_url,
+        csrf=csrf_token(request),
+        error=error,
+        username=username,
+        oidc_label=settings.oidc_button_label if oidc_configured(settings) else "",
+        demo=settings.demo,
+    )
+    return html_response(page("Sign in", body, product=settings.product_name), status=status)
+
+
+def address_of(request: Request[Any, Any, Any]) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+class LoginController(Controller):
+    """The local login form (rate-limited per address) and sign-out."""
+
+    path = "/"
+    dependencies = LOGIN_DEPENDENCIES
 
     @get("/login", opt=NO_PARITY, include_in_schema=False)
-    async def login_form(request: Request[Any, Any, Any]) -> Response[str]:
-        return login_page(request, safe_next(request.query_params.get("next")))
+    async def login_form(self, request: Request[Any, Any, Any], settings: Settings) -> Response[str]:
+        return login_page(request, settings, safe_next(request.query_params.get("next")))
 
     @post("/login", opt=NO_PARITY, include_in_schema=False)
-    async def login_submit(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def login_submit(
+        self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore, login_limit: LoginLimit
+    ) -> Response[Any]:
         form = await request.form()
         next_url = safe_next(form.get("next"))
         username = str(form.get("username") or "")[:150]
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return login_page(
-                request, next_url, error="The form expired. Sign in again.", username=username, status=403
+                request, settings, next_url, error="The form expired. Sign in again.", username=username, status=403
             )
-        attempt = await limit.begin_attempt(address_of(request))
+        attempt = await login_limit.begin_attempt(address_of(request))
         if attempt is None:
             minutes = max(1, settings.login_window_seconds // 60)
             response = login_page(
                 request,
+                settings,
                 next_url,
                 error=f"Too many failed sign-ins from your network address. Wait {minutes} minutes and try again.",
                 username=username,
@@ -86,35 +127,61 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
         if student is None:
             # The attempt stays recorded: it is one of the address's failures in the window.
             return login_page(
-                request, next_url, error="That username and password do not match.", username=username, status=401
+                request,
+                settings,
+                next_url,
+                error="That username and password do not match.",
+                username=username,
+                status=401,
             )
-        await limit.succeeded(attempt)
+        await login_limit.succeeded(attempt)
         sign_in(request, settings, student.id, student.username, student.session_generation)
         return Redirect(next_url, status_code=303)
 
     @post("/logout", opt=NO_PARITY, include_in_schema=False, status_code=303)
-    async def logout(request: Request[Any, Any, Any]) -> Redirect:
+    async def logout(self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore) -> Response[Any]:
+        form = await request.form()
+        user = session_user(request)
+        if user is not None and not csrf_ok(request, form.get(CSRF_FIELD)):
+            # Not signed out: the post did not come from one of this server's pages (or the page
+            # was older than the session). Ask again, with a form that works.
+            body = (
+                '<h1>Sign out?</h1><p class="error" role="alert">The sign-out form expired. '
+                "Sign out here; it ends your session in every browser.</p>"
+            )
+            return html_response(
+                page("Sign out", body, product=settings.product_name, signed_in_as=user[1], csrf=csrf_token(request)),
+                status=403,
+            )
         await sign_out(request, store.sessions)
         return Redirect("/", status_code=303)
 
-    handlers: list[Any] = [login_form, login_submit, logout]
-    if oidc is None:
-        return handlers
+
+OIDC_DEPENDENCIES = {**LOGIN_DEPENDENCIES, "oidc": Provide(provide_oidc, sync_to_thread=False)}
+
+
+class OidcLoginController(Controller):
+    """Sign-in through the campus's OpenID Connect provider (only when one is configured)."""
+
+    path = "/"
+    dependencies = OIDC_DEPENDENCIES
 
     @get("/login/oidc", opt=NO_PARITY, include_in_schema=False)
-    async def oidc_start(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def oidc_start(self, request: Request[Any, Any, Any], settings: Settings, oidc: OidcClient) -> Response[Any]:
         next_url = safe_next(request.query_params.get("next"))
         try:
             url, pending = await oidc.start()
         except OidcError as exc:
-            return login_page(request, next_url, error=str(exc), status=502)
+            return login_page(request, settings, next_url, error=str(exc), status=502)
         data = session_data(request)
         data["oidc"] = {**pending, "next": next_url}
         request.set_session(data)
         return Redirect(url, status_code=303)
 
     @get("/login/oidc/callback", opt=NO_PARITY, include_in_schema=False)
-    async def oidc_callback(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def oidc_callback(
+        self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore, oidc: OidcClient
+    ) -> Response[Any]:
         code, state = request.query_params.get("code"), request.query_params.get("state")
         pending = dict(session_data(request).get("oidc") or {})
         next_url = safe_next(pending.get("next"))
@@ -131,4 +198,7 @@ def login_handlers(registry: Registry, store: OAuthStore) -> list[Any]:
         sign_in(request, settings, user_id, username, generation)
         return Redirect(next_url, status_code=303)
 
-    return [*handlers, oidc_start, oidc_callback]
+
+def login_controllers(settings: Settings) -> list[type[Controller]]:
+    """The sign-in controllers: the local form always, OpenID Connect when it is configured."""
+    return [LoginController, OidcLoginController] if oidc_configured(settings) else [LoginController]

@@ -9,6 +9,7 @@ forbid everything but ``'self'``. Each form field has a ``<label>``; checkboxes 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import urlsplit
@@ -110,10 +111,21 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 """
 
 
+# A form target is a plain origin: scheme://host[:port], the host a name or a bracketed IP. The
+# consent page's target comes from a client's redirect URI; clients registered before the
+# redirect-URI rules may hold one with ``;`` (a directive of the client's choosing), a quote or a
+# space (a source of its choosing), so anything else is left out of the header.
+_PLAIN_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
 def content_security_policy(form_targets: Iterable[str] = ()) -> str:
     """Only this server's own stylesheet; forms may post here (and the consent form's redirect
-    may continue to the app's redirect URI, which Chromium checks against form-action)."""
-    targets = " ".join(["'self'", *sorted(set(form_targets))])
+    may continue to the app's redirect URI, which Chromium checks against form-action).
+
+    A target that is not a plain origin is skipped: the form then cannot continue to it, which is
+    the safe failure (the header stays this server's own)."""
+    plain = {target for target in form_targets if _PLAIN_ORIGIN.fullmatch(target)}
+    targets = " ".join(["'self'", *sorted(plain)])
     return (
         "default-src 'none'; style-src 'self'; img-src 'self'; "
         f"form-action {targets}; frame-ancestors 'none'; base-uri 'none'"
@@ -148,8 +160,12 @@ def page(
     nav: Sequence[tuple[str, str]] = (),
     current: str = "",
     signed_in_as: str = "",
+    csrf: str = "",
 ) -> str:
-    """The shell of every page; ``current`` is the path of the page, marked in the navigation."""
+    """The shell of every page; ``current`` is the path of the page, marked in the navigation.
+
+    ``csrf``: the session's CSRF token, for the Sign out form of a signed-in page (sign-out ends
+    every session of the student, so another page must not be able to post it)."""
     links = "".join(
         f'<a href="{escape(href)}"{CURRENT if href == current else ""}>{escape(text)}</a>' for href, text in nav
     )
@@ -157,7 +173,8 @@ def page(
     if signed_in_as:
         who = (
             f'<div class="who"><span class="muted">Signed in as {escape(signed_in_as)}</span>'
-            '<form method="post" action="/logout"><button type="submit">Sign out</button></form></div>'
+            f'<form method="post" action="/logout">{hidden("csrf_token", csrf) if csrf else ""}'
+            '<button type="submit">Sign out</button></form></div>'
         )
     # A title that already names the product (the home page's) does not repeat it.
     full_title = title if product in title else f"{title} · {product}"

@@ -18,11 +18,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from authlib.oauth2.rfc6749 import OAuth2Error
-from litestar import MediaType, Request, Response, get, post
+from litestar import Controller, MediaType, Request, Response, get, post
+from litestar.datastructures import State
+from litestar.di import Provide
 from litestar.response import Redirect
 
 from campus_mcp import access
-from campus_mcp.contributions import Scope
 from campus_mcp.endpoint import MCP_PATH, PRM_PATH
 from campus_mcp.oauth.limits import address_key
 from campus_mcp.oauth.pages import (
@@ -47,7 +48,8 @@ from campus_mcp.oauth.server import (
     OAuthService,
 )
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-from campus_mcp.oauth.store import UserRecord
+from campus_mcp.oauth.store import OAuthStore, UserRecord
+from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
 # The authorization request's own parameters, carried from the consent page to its POST.
@@ -88,55 +90,102 @@ async def read_capped(request: Request[Any, Any, Any], limit: int) -> bytes | No
     return bytes(body)
 
 
-def oauth_handlers(service: OAuthService) -> list[Any]:
-    settings = service.settings
-    registry = service.registry
-    product = settings.product_name
+def provide_oauth(state: State) -> OAuthService:
+    """The deployment's authorization server (``app.state.oauth``, set by ``create_app``)."""
+    service: OAuthService = state.oauth
+    return service
 
-    def html(
-        title: str, body: str, *, status: int = 200, form_targets: tuple[str, ...] = (), signed_in_as: str = ""
-    ) -> Response[str]:
-        return html_response(
-            page(title, body, product=product, signed_in_as=signed_in_as, nav=[("/dashboard", "Dashboard")]),
-            status=status,
-            form_targets=form_targets,
-        )
 
-    def error_page(error: OAuth2Error) -> Response[Any]:
-        """A redirectable error goes back to the app; any other is shown to the student."""
-        redirect = service.error_redirect(error)
-        if redirect is not None:
-            return reply_response(redirect)
-        description = error.description or error.error or "invalid request"
-        return html(
+def provide_store(oauth: OAuthService) -> OAuthStore:
+    """The authorization server's store: clients, grants, tokens, consents."""
+    return oauth.store
+
+
+OAUTH_DEPENDENCIES = {
+    "oauth": Provide(provide_oauth, sync_to_thread=False),
+    "store": Provide(provide_store, sync_to_thread=False),
+}
+
+
+def _html(
+    settings: Settings,
+    title: str,
+    body: str,
+    *,
+    status: int = 200,
+    form_targets: tuple[str, ...] = (),
+    signed_in_as: str = "",
+    csrf: str = "",
+) -> Response[str]:
+    return html_response(
+        page(
+            title,
+            body,
+            product=settings.product_name,
+            signed_in_as=signed_in_as,
+            nav=[("/dashboard", "Dashboard")],
+            csrf=csrf,
+        ),
+        status=status,
+        form_targets=form_targets,
+    )
+
+
+def _error_page(oauth: OAuthService, error: OAuth2Error) -> Response[Any]:
+    """A redirectable error goes back to the app; any other is shown to the student."""
+    redirect = oauth.error_redirect(error)
+    if redirect is not None:
+        return reply_response(redirect)
+    description = error.description or error.error or "invalid request"
+    return _html(
+        oauth.settings,
+        "This app cannot sign in",
+        error_body(
             "This app cannot sign in",
-            error_body(
-                "This app cannot sign in",
-                f"{description} Go back to the app and try connecting again; if it keeps failing, "
-                "the app's developer has to fix its sign-in request.",
-            ),
-            status=400,
-        )
+            f"{description} Go back to the app and try connecting again; if it keeps failing, "
+            "the app's developer has to fix its sign-in request.",
+        ),
+        status=400,
+    )
+
+
+def _authorization(oauth: OAuthService, request: Request[Any, Any, Any], pairs: list[tuple[str, str]]) -> CampusRequest:
+    return CampusRequest(request.method, oauth.settings.base_url + AUTHORIZE_PATH, dict(request.headers), query=pairs)
+
+
+class OAuthMetadataController(Controller):
+    """What a client reads before it signs in, and the pages' stylesheet: served even while the
+    sign-in itself is refused (an insecure public URL), so the client hears why."""
+
+    path = "/"
+    dependencies = OAUTH_DEPENDENCIES
 
     @get(PRM_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def protected_resource() -> dict[str, Any]:
-        return service.protected_resource_metadata()
+    async def protected_resource(self, oauth: OAuthService) -> dict[str, Any]:
+        return oauth.protected_resource_metadata()
 
     @get(PRM_PATH + MCP_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def protected_resource_for_mcp() -> dict[str, Any]:
-        return service.protected_resource_metadata()
+    async def protected_resource_for_mcp(self, oauth: OAuthService) -> dict[str, Any]:
+        return oauth.protected_resource_metadata()
 
     @get("/.well-known/oauth-authorization-server", opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def authorization_server() -> dict[str, Any]:
-        return service.metadata()
+    async def authorization_server(self, oauth: OAuthService) -> dict[str, Any]:
+        return oauth.metadata()
 
     @get(CSS_PATH, opt=NO_PARITY, media_type="text/css", include_in_schema=False, cache=3600)
-    async def stylesheet() -> str:
+    async def stylesheet(self) -> str:
         return STYLESHEET
 
+
+class OAuthController(Controller):
+    """Registration, the consent page and its decision, the token and revocation endpoints."""
+
+    path = "/"
+    dependencies = OAUTH_DEPENDENCIES
+
     @post(REGISTER_PATH, opt=NO_PARITY, include_in_schema=False, status_code=201)
-    async def register(request: Request[Any, Any, Any]) -> Response[Any]:
-        wait = await service.registrations.hit(address_key(request.client.host if request.client else "unknown"))
+    async def register(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+        wait = await oauth.registrations.hit(address_key(request.client.host if request.client else "unknown"))
         if wait is not None:
             minutes = max(1, round(REGISTRATION_WINDOW_SECONDS / 60))
             return Response(
@@ -167,60 +216,61 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
                 {"error": "invalid_client_metadata", "error_description": "Send the client metadata as a JSON object."},
                 status_code=400,
             )
-        uri = settings.base_url + REGISTER_PATH
-        reply = await service.register(CampusJsonRequest(uri, dict(request.headers), data))
+        uri = oauth.settings.base_url + REGISTER_PATH
+        reply = await oauth.register(CampusJsonRequest(uri, dict(request.headers), data))
         return reply_response(reply)
 
-    async def read_authorization(request: Request[Any, Any, Any], pairs: list[tuple[str, str]]) -> CampusRequest:
-        return CampusRequest(request.method, settings.base_url + AUTHORIZE_PATH, dict(request.headers), query=pairs)
-
-    def requested_scopes(raw: str | None) -> list[Scope]:
-        return access.requested_scopes(registry, raw)
-
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def authorize_page(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def authorize_page(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
         pairs = list(request.query_params.multi_items())
-        oauth_request = await read_authorization(request, pairs)
+        oauth_request = _authorization(oauth, request, pairs)
         try:
-            grant = await service.consent_grant(oauth_request)
+            grant = await oauth.consent_grant(oauth_request)
         except OAuth2Error as error:
-            return error_page(error)
+            return _error_page(oauth, error)
         user = session_user(request)
         if user is None:
             return to_login(AUTHORIZE_PATH + "?" + urlencode(pairs))
+        registry = oauth.registry
         client = grant.client
-        params = dict(pairs)
-        offered = requested_scopes(params.get("scope"))
-        remembered = await service.store.remembered_scopes(user[0], client.client_id)
+        offered = access.requested_scopes(registry, dict(pairs).get("scope"))
+        remembered = await oauth.store.remembered_scopes(user[0], client.client_id)
         # Step-up (seed 000): an app on the allow list that already holds a grant comes back
         # for more; its consent page starts with the requested boxes checked.
-        step_up = service.on_step_up_list(client) and await service.store.has_live_grant(user[0], client.client_id)
-
-        def starts_checked(scope: Scope) -> bool:
-            if step_up or (remembered is not None and scope.name in remembered):
-                return True
-            return remembered is None and scope.starts_checked and not scope.writes
-
-        choices = [ScopeChoice.of(s, starts_checked(s)) for s in offered if not s.always_on]
+        stepping_up = oauth.on_step_up_list(client) and await oauth.store.has_live_grant(user[0], client.client_id)
+        choices = [
+            ScopeChoice.of(s, access.starts_checked(s, remembered=remembered, stepping_up=stepping_up))
+            for s in offered
+            if not s.always_on
+        ]
         always = [ScopeChoice.of(s, True) for s in registry.scopes.values() if s.always_on]
         redirect_uri = grant.redirect_uri or ""
+        csrf = csrf_token(request)
         body = consent_body(
             app_name=client.client_name,
             redirect_uri=redirect_uri,
             student=user[1],
-            product=product,
+            product=oauth.settings.product_name,
             choices=choices,
             always_on=always,
             hidden_fields=[(k, v) for k, v in pairs if k in AUTHORIZE_PARAMS],
-            csrf=csrf_token(request),
+            csrf=csrf,
         )
-        return html(f"Allow {client.client_name}?", body, form_targets=(origin_of(redirect_uri),), signed_in_as=user[1])
+        return _html(
+            oauth.settings,
+            f"Allow {client.client_name}?",
+            body,
+            form_targets=(origin_of(redirect_uri),),
+            signed_in_as=user[1],
+            csrf=csrf,
+        )
 
     @post(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False, status_code=302)
-    async def authorize_decision(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def authorize_decision(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
         form = await request.form()
         if not csrf_ok(request, form.get(CSRF_FIELD)):
-            return html(
+            return _html(
+                oauth.settings,
                 "The form expired",
                 error_body("The form expired", "Go back to the app and connect again; the page was too old."),
                 status=403,
@@ -229,72 +279,68 @@ def oauth_handlers(service: OAuthService) -> list[Any]:
         if user is None:
             return Redirect("/login", status_code=303)
         pairs = [(k, v) for k, v in form.multi_items() if k in AUTHORIZE_PARAMS and isinstance(v, str)]
-        oauth_request = await read_authorization(request, pairs)
+        oauth_request = _authorization(oauth, request, pairs)
         try:
-            grant = await service.consent_grant(oauth_request)
+            grant = await oauth.consent_grant(oauth_request)
         except OAuth2Error as error:
-            return error_page(error)
+            return _error_page(oauth, error)
         if form.get("decision") != "allow":
-            return reply_response(await service.authorize(oauth_request, grant, None))
-        offered = {s.name for s in requested_scopes(dict(pairs).get("scope")) if not s.always_on}
-        checked = {v for v in form.getall("scope_choice", []) if isinstance(v, str)} & offered
-        always = {name for name, scope in registry.scopes.items() if scope.always_on}
-        oauth_request.granted_scope = " ".join(name for name in registry.scopes if name in checked | always)
-        await service.store.remember_scopes(user[0], grant.client.client_id, frozenset(checked))
-        listed = " ".join(s.name for s in requested_scopes(dict(pairs).get("scope")))
+            return reply_response(await oauth.authorize(oauth_request, grant, None))
+        registry = oauth.registry
+        requested = access.requested_scopes(registry, dict(pairs).get("scope"))
+        checked, oauth_request.granted_scope = access.granted_scope(
+            registry,
+            offered=[s.name for s in requested if not s.always_on],
+            checked=[v for v in form.getall("scope_choice", []) if isinstance(v, str)],
+        )
+        await oauth.store.remember_scopes(user[0], grant.client.client_id, checked)
+        listed = " ".join(s.name for s in requested)
         if listed and listed != grant.client.scope:
             # A client registered before the scopes were split lists only ``read``: bring it up to date.
-            await service.store.update_client_scope(grant.client.client_id, listed)
-        reply = await service.authorize(oauth_request, grant, UserRecord(id=user[0], username=user[1]))
+            await oauth.store.update_client_scope(grant.client.client_id, listed)
+        reply = await oauth.authorize(oauth_request, grant, UserRecord(id=user[0], username=user[1]))
         return reply_response(reply)
 
     @post(TOKEN_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def token(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def token(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
         form = await request.form()
         pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
-        oauth_request = CampusRequest("POST", settings.base_url + TOKEN_PATH, dict(request.headers), form=pairs)
-        return reply_response(await service.token(oauth_request))
+        oauth_request = CampusRequest("POST", oauth.settings.base_url + TOKEN_PATH, dict(request.headers), form=pairs)
+        return reply_response(await oauth.token(oauth_request))
 
     @post(REVOKE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def revoke(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def revoke(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
         form = await request.form()
         pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
-        oauth_request = CampusRequest("POST", settings.base_url + REVOKE_PATH, dict(request.headers), form=pairs)
-        return reply_response(await service.revoke(oauth_request))
-
-    handlers = [
-        protected_resource,
-        protected_resource_for_mcp,
-        authorization_server,
-        stylesheet,
-        register,
-        authorize_page,
-        authorize_decision,
-        token,
-        revoke,
-    ]
-    if service.transport_problem:
-        return [protected_resource, protected_resource_for_mcp, authorization_server, stylesheet, *_refusing(service)]
-    return handlers
+        oauth_request = CampusRequest("POST", oauth.settings.base_url + REVOKE_PATH, dict(request.headers), form=pairs)
+        return reply_response(await oauth.revoke(oauth_request))
 
 
-def _refusing(service: OAuthService) -> list[Any]:
+class SignInNotSetUpController(Controller):
     """Stand-ins for the OAuth endpoints while the public URL is insecure: say what to fix."""
-    problem = service.transport_problem or ""
+
+    path = "/"
+    dependencies = OAUTH_DEPENDENCIES
 
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def authorize_page() -> Response[Any]:
+    async def authorize_page(self, oauth: OAuthService) -> Response[Any]:
         return html_response(
             page(
                 "Sign-in is not set up",
-                error_body("Sign-in is not set up", problem),
-                product=service.settings.product_name,
+                error_body("Sign-in is not set up", oauth.transport_problem or ""),
+                product=oauth.settings.product_name,
             ),
             status=503,
         )
 
     @post([REGISTER_PATH, TOKEN_PATH, REVOKE_PATH, AUTHORIZE_PATH], opt=NO_PARITY, include_in_schema=False)
-    async def endpoint() -> Response[Any]:
-        return Response({"error": "temporarily_unavailable", "error_description": problem}, status_code=503)
+    async def endpoint(self, oauth: OAuthService) -> Response[Any]:
+        return Response(
+            {"error": "temporarily_unavailable", "error_description": oauth.transport_problem or ""}, status_code=503
+        )
 
-    return [authorize_page, endpoint]
+
+def oauth_controllers(oauth: OAuthService) -> list[type[Controller]]:
+    """The authorization server's controllers; the sign-in is refused while the public URL is insecure."""
+    sign_in = SignInNotSetUpController if oauth.transport_problem else OAuthController
+    return [OAuthMetadataController, sign_in]
