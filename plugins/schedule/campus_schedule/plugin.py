@@ -1,16 +1,31 @@
 """Hook implementations of the schedule family. Wiring only: the logic lives beside this module.
 
-No scopes yet: a scope comes with the first tool that needs it (seed 000 "Permissions"), so
-that the consent page never offers a permission for tools that do not exist.
+The student's own courses, course history, finals and busy times (seed 000's tools table), their
+REST twins under ``/api/v1/me``, the My schedule pages, the enrollment feed and demo schedules.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from campus_mcp import Migrations, PluginInfo, Settings, hookimpl
+from campus_mcp import (
+    DemoData,
+    InstructionFragment,
+    Job,
+    Migrations,
+    PluginInfo,
+    RouteGroup,
+    Scope,
+    Settings,
+    Tool,
+    ToolExample,
+    hookimpl,
+    operation_examples,
+)
 
 from campus_schedule import models as _models  # noqa: F401  (the tables join the metadata)
+from campus_schedule.settings import ScheduleSettings
 
 __version__ = "0.1.0"
 
@@ -23,9 +38,87 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         title="My schedule",
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),
+        settings_model=ScheduleSettings,
     )
+
+
+@hookimpl
+def register_scopes() -> list[Scope]:
+    from campus_schedule.tools import SCOPE
+
+    return [
+        Scope(
+            name=SCOPE,
+            title="See your courses, finals and busy times",
+            description="Read your own courses, course history, final exams and busy times.",
+            starts_checked=True,
+        )
+    ]
+
+
+@hookimpl
+def register_tools(settings: Settings) -> list[Tool]:
+    from campus_schedule.tools import schedule_tools
+
+    return schedule_tools(settings)
+
+
+@hookimpl
+def register_routes() -> list[RouteGroup]:
+    from campus_schedule.pages import PAGES
+    from campus_schedule.routes import EXEMPT, ROUTES
+
+    return [RouteGroup(handlers=[*ROUTES, *PAGES], exempt=EXEMPT)]
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    return [
+        InstructionFragment(
+            priority=20,
+            text=(
+                f"When a {settings.campus_short_name} student asks about their own courses ('my classes', "
+                "'my schedule', 'my finals', 'when am I free'), call my_courses, my_finals or my_busy_times; "
+                "my_course_history gives the terms they took."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def register_tool_examples() -> list[ToolExample]:
+    from campus_schedule.tools import OPERATIONS
+
+    return operation_examples(OPERATIONS)
 
 
 @hookimpl
 def register_migrations() -> list[Migrations]:
     return [Migrations(path=Path(__file__).parent / "migrations")]
+
+
+@hookimpl
+def register_demo_data() -> list[DemoData]:
+    from campus_schedule.demo import load_demo_schedules
+
+    # After the catalog (order 10): the schedules point at its demo sections.
+    return [DemoData(load=load_demo_schedules, order=20)]
+
+
+@hookimpl
+def register_commands() -> list[Any]:
+    # `campus-mcp import enrollments` joins the catalog's `import` group (a plugin command may not
+    # take another's name), so the administrator finds every import in one place.
+    from campus_catalog.cli import import_group
+
+    from campus_schedule.cli import import_enrollments_command
+
+    import_group.add_command(import_enrollments_command)
+    return []
+
+
+@hookimpl
+def register_jobs(plugin_settings: ScheduleSettings) -> list[Job]:
+    from campus_schedule.jobs import feed_job
+
+    return [feed_job(plugin_settings)] if plugin_settings.enrollment_feed else []

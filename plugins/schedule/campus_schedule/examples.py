@@ -1,0 +1,84 @@
+"""Example calls of the schedule tools; the host's contract runs them through a real MCP client.
+
+The demo examples run on the demo campus as ``student1`` (who has a schedule there). The sparse
+ones run on an empty campus that ``add_sparse_schedule`` fills with the awkward case: a course
+with no instructor and no meeting times, a meeting with no time or room, a cancelled section,
+and a final exam with no time.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from campus_catalog.models import Course, FinalExam, FinalsSchedule, MeetingTime, Section, Subject, Term
+from campus_mcp import ToolExample
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_schedule.models import Enrollment
+
+SPARSE_TERM = "209910"
+
+
+def _today() -> date:
+    # The contract runs in the campus zone's today; a day either way changes no example.
+    return datetime.now(ZoneInfo("America/New_York")).date()
+
+
+async def add_sparse_schedule(session: AsyncSession) -> None:
+    today = _today()
+    student = (await session.execute(text("SELECT id FROM students WHERE username = 'student1'"))).scalar_one()
+    session.add(Subject(code="SPRS", name="Sparse"))
+    await session.flush()
+    course = Course(subject_code="SPRS", course_number="1000", title="Bare course")
+    term = Term(
+        uid=SPARSE_TERM, name="Sparse Term", start_date=today - timedelta(days=30), end_date=today + timedelta(days=60)
+    )
+    session.add_all([course, term])
+    await session.flush()
+    bare = Section(term_id=term.id, course_id=course.id, crn="99001", section_number="01")
+    untimed = Section(term_id=term.id, course_id=course.id, crn="99002", section_number="02")
+    untimed.meeting_times.append(MeetingTime(weekday=None, start_minute=None, end_minute=None))
+    untimed.meeting_times.append(MeetingTime(weekday=2, start_minute=600, end_minute=650))
+    cancelled = Section(term_id=term.id, course_id=course.id, crn="99003", section_number="03", cancelled=True)
+    session.add_all([bare, untimed, cancelled])
+    await session.flush()
+    schedule = FinalsSchedule(term_id=term.id, status="completed", loaded_at=None)
+    session.add(schedule)
+    await session.flush()
+    session.add(FinalExam(schedule_id=schedule.id, term_id=term.id, crn="99002", exam_date=today + timedelta(days=55)))
+    for section in (bare, untimed, cancelled):
+        session.add(
+            Enrollment(student_id=student, term_uid=term.uid, section_id=section.id, crn=section.crn, source="demo")
+        )
+    await session.commit()
+
+
+def _examples() -> dict[str, tuple[ToolExample, ...]]:
+    today = _today()
+    week = {"start_date": today.isoformat(), "end_date": (today + timedelta(days=6)).isoformat()}
+    sparse = {"data": "sparse", "prepare": add_sparse_schedule}
+    return {
+        "my_courses": (
+            ToolExample(tool="", arguments={}),
+            ToolExample(tool="", arguments={}, user="student2"),
+            ToolExample(tool="", arguments={"term": SPARSE_TERM}, **sparse),  # type: ignore[arg-type]
+        ),
+        "my_course_history": (
+            ToolExample(tool="", arguments={}),
+            ToolExample(tool="", arguments={}, **sparse),  # type: ignore[arg-type]
+        ),
+        "my_busy_times": (
+            ToolExample(tool="", arguments=week),
+            ToolExample(tool="", arguments=week, **sparse),  # type: ignore[arg-type]
+        ),
+        "my_finals": (
+            ToolExample(tool="", arguments={}),
+            ToolExample(tool="", arguments={"term": SPARSE_TERM}, **sparse),  # type: ignore[arg-type]
+        ),
+    }
+
+
+def examples_of(tool: str) -> tuple[ToolExample, ...]:
+    return _examples()[tool]

@@ -1,0 +1,177 @@
+"""The enrollment feed from campus IT: a CSV of (student username or email, term, CRN).
+
+Idempotent: a second run of the same file changes no row. A row the campus cannot place is
+counted and listed by kind (unknown student, unknown term, unknown CRN, cancelled section,
+malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
+taken away only for a term the feed calls complete, because a partial file must not wipe
+schedules. A term is complete when the caller says so (``--complete-term``), or when the file
+has a row ``*,<term>,COMPLETE``. The student's own additions (source "student") are never removed.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from campus_catalog.models import Section, Term
+from sqlalchemy import delete, select, text, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_schedule.models import Enrollment
+
+COMPLETE_MARK = "COMPLETE"
+KINDS = ("unknown_student", "unknown_term", "unknown_crn", "cancelled_section", "malformed_row")
+# How many refused rows a run lists by line; the counts cover all of them.
+LISTED_PER_KIND = 20
+
+
+@dataclasses.dataclass
+class FeedResult:
+    rows: int = 0
+    added: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    refused: Counter[str] = dataclasses.field(default_factory=Counter)
+    examples: dict[str, list[str]] = dataclasses.field(default_factory=lambda: defaultdict(list))
+    complete_terms: set[str] = dataclasses.field(default_factory=set)
+
+    def refuse(self, kind: str, line: int, what: str) -> None:
+        self.refused[kind] += 1
+        if len(self.examples[kind]) < LISTED_PER_KIND:
+            self.examples[kind].append(f"line {line}: {what}")
+
+    @property
+    def summary(self) -> str:
+        refused = ", ".join(f"{self.refused[k]} {k.replace('_', ' ')}" for k in KINDS if self.refused[k])
+        return (
+            f"{self.rows} row(s): {self.added} added, {self.unchanged} already there, {self.removed} removed "
+            f"(complete terms: {', '.join(sorted(self.complete_terms)) or 'none'}); "
+            f"refused: {refused or 'none'}"
+        )
+
+    def lost(self) -> dict[str, str]:
+        """The refused rows by kind, for the run record (``JobOutcome.lost``)."""
+        lost: dict[str, str] = {}
+        for kind in KINDS:
+            if self.refused[kind]:
+                shown = "; ".join(self.examples[kind])
+                more = self.refused[kind] - len(self.examples[kind])
+                lost[kind] = f"{self.refused[kind]} row(s): {shown}" + (f"; and {more} more" if more > 0 else "")
+        return lost
+
+
+def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
+    reader = csv.reader(io.StringIO(content))
+    for number, row in enumerate(reader, start=1):
+        cells = [cell.strip() for cell in row]
+        if not any(cells):
+            continue
+        if number == 1 and cells and cells[0].lower() in ("student", "username", "email", "user"):
+            continue  # a header row
+        yield number, cells
+
+
+async def import_enrollments(session: AsyncSession, content: str, *, complete_terms: Iterable[str] = ()) -> FeedResult:
+    """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written."""
+    result = FeedResult(complete_terms=set(complete_terms))
+    students: dict[str, int] = {}
+    for student_id, username, email in await session.execute(text("SELECT id, username, email FROM students")):
+        students[str(username).lower()] = int(student_id)
+        if email:
+            students.setdefault(str(email).lower(), int(student_id))
+    terms = {t.uid: t for t in (await session.scalars(select(Term))).all()}
+    wanted: dict[tuple[int, str], set[str]] = defaultdict(set)  # (student, term) -> CRNs
+    for line, cells in _rows(content):
+        result.rows += 1
+        if len(cells) != 3 or not all(cells[1:]):
+            result.refuse("malformed_row", line, "expected 3 columns: student, term, CRN")
+            continue
+        who, term_uid, crn = cells
+        if who == "*" and crn.upper() == COMPLETE_MARK:
+            result.rows -= 1
+            if term_uid in terms:
+                result.complete_terms.add(term_uid)
+            else:
+                result.refuse("unknown_term", line, f"term {term_uid} marked complete")
+            continue
+        if term_uid not in terms:
+            result.refuse("unknown_term", line, f"term {term_uid}")
+            continue
+        student = students.get(who.lower())
+        if student is None:
+            # The username itself is not listed: it is a person's identifier.
+            result.refuse("unknown_student", line, "no student with that username or email")
+            continue
+        wanted[(student, term_uid)].add(crn)
+    needed = {(terms[t].id, crn) for (_s, t), crns in wanted.items() for crn in crns}
+    sections: dict[tuple[int, str], tuple[int, bool]] = {}
+    pairs = sorted(needed)
+    for start in range(0, len(pairs), 500):
+        chunk = pairs[start : start + 500]
+        rows = await session.execute(
+            select(Section.term_id, Section.crn, Section.id, Section.cancelled).where(
+                tuple_(Section.term_id, Section.crn).in_(chunk)
+            )
+        )
+        for term_id, crn, section_id, cancelled in rows:
+            sections[(term_id, crn)] = (section_id, bool(cancelled))
+    existing: dict[tuple[int, str], dict[int, str]] = defaultdict(dict)  # (student, term) -> section -> source
+    student_ids = sorted({s for s, _t in wanted} | set())
+    for start in range(0, len(student_ids), 500):
+        chunk_ids = student_ids[start : start + 500]
+        for student_id, term_uid, section_id, source in await session.execute(
+            select(Enrollment.student_id, Enrollment.term_uid, Enrollment.section_id, Enrollment.source).where(
+                Enrollment.student_id.in_(chunk_ids)
+            )
+        ):
+            existing[(student_id, term_uid)][section_id] = source
+    to_add: list[dict[str, object]] = []
+    keep: dict[tuple[int, str], set[int]] = defaultdict(set)
+    for (student, term_uid), crns in wanted.items():
+        term_id = terms[term_uid].id
+        have = existing.get((student, term_uid), {})
+        for crn in sorted(crns):
+            found = sections.get((term_id, crn))
+            if found is None:
+                result.refuse("unknown_crn", 0, f"CRN {crn} in term {term_uid}")
+                continue
+            section_id, cancelled = found
+            if cancelled:
+                result.refuse("cancelled_section", 0, f"CRN {crn} in term {term_uid}")
+                continue
+            keep[(student, term_uid)].add(section_id)
+            if section_id in have:
+                result.unchanged += 1
+            else:
+                to_add.append(
+                    {
+                        "student_id": student,
+                        "term_uid": term_uid,
+                        "section_id": section_id,
+                        "crn": crn,
+                        "source": "feed",
+                    }
+                )
+    if to_add:
+        await session.execute(Enrollment.__table__.insert(), to_add)  # type: ignore[attr-defined]
+        result.added = len(to_add)
+    await _remove_vanished(session, result, keep)
+    await session.commit()
+    return result
+
+
+async def _remove_vanished(session: AsyncSession, result: FeedResult, keep: dict[tuple[int, str], set[int]]) -> None:
+    """In a complete term, a feed section that is no longer in the feed goes; nothing else does."""
+    for term_uid in sorted(result.complete_terms):
+        rows = await session.execute(
+            select(Enrollment.id, Enrollment.student_id, Enrollment.section_id).where(
+                Enrollment.term_uid == term_uid, Enrollment.source == "feed"
+            )
+        )
+        gone = [row_id for row_id, student, section in rows if section not in keep.get((student, term_uid), set())]
+        for start in range(0, len(gone), 500):
+            await session.execute(delete(Enrollment).where(Enrollment.id.in_(gone[start : start + 500])))
+        result.removed += len(gone)

@@ -1,0 +1,47 @@
+"""The enrollment feed job and the run records of ``campus-mcp import enrollments``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from campus_mcp import Cron, Job, JobContext, JobOutcome
+
+from campus_schedule.feed import FeedResult, import_enrollments
+from campus_schedule.settings import ScheduleSettings
+
+FEED_JOB_ID = "schedule.enrollment_feed"
+IMPORT_JOB_ID = "schedule.import.enrollments"
+
+
+def outcome_of(result: FeedResult) -> JobOutcome:
+    return JobOutcome(items=result.added + result.unchanged, lost=result.lost(), summary=result.summary)
+
+
+async def read_feed(location: str) -> str:
+    if location.startswith(("https://", "http://")):
+        from campus_catalog.sources.feed_fetch import fetch_feed
+
+        raw = await fetch_feed(location, 60.0, what="enrollment feed", accept="text/csv")
+        return raw.decode("utf-8-sig")
+    return await asyncio.to_thread(Path(location).read_text, encoding="utf-8-sig")
+
+
+def feed_job(plugin_settings: ScheduleSettings) -> Job:
+    location = plugin_settings.enrollment_feed or ""
+
+    async def read_enrollments(context: JobContext) -> JobOutcome:
+        content = await read_feed(location)
+        async with context.session() as session:
+            result = await import_enrollments(
+                session, content, complete_terms=plugin_settings.enrollment_complete_terms
+            )
+        return outcome_of(result)
+
+    return Job(
+        id=FEED_JOB_ID,
+        description="Read campus IT's enrollment feed into the students' schedules.",
+        # 05:30 campus time: after the catalog's 4 AM sync, so the feed's CRNs are known.
+        trigger=Cron(minute="30", hour="5"),
+        run=read_enrollments,
+    )

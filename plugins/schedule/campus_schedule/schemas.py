@@ -1,0 +1,168 @@
+"""The schedule family's arguments and answers, shared by the MCP tools and the REST routes.
+
+Arguments forbid unknown keys (a misspelled argument is named, not ignored); answers allow extra
+keys, as the catalog's do. Times of day come twice: ``HH:MM`` on a 24-hour clock and the 12-hour
+form a student reads (``10:00 AM``), both in the campus time zone.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Any
+
+from campus_catalog.schemas import Answer, Arguments, Conflict, TermRef, normalize_crn
+from pydantic import Field, field_validator
+
+
+def twelve_hour(hhmm: str | None) -> str | None:
+    """``"13:30"`` -> ``"1:30 PM"``."""
+    if hhmm is None:
+        return None
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return f"{(hour % 12) or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+class TermArgument(Arguments):
+    term: str | None = Field(
+        default=None,
+        description="Term uid (such as '202710') or name ('Fall 2026'). Default: the current term, else the next.",
+    )
+
+
+class CourseHistoryQuery(Arguments):
+    pass
+
+
+class BusyTimesQuery(Arguments):
+    start_date: date = Field(description="First day, YYYY-MM-DD, campus time zone.")
+    end_date: date = Field(description="Last day (included), YYYY-MM-DD; at most 120 days after start_date.")
+
+
+class TermSectionsPath(Arguments):
+    term: str = Field(description="Term uid (such as '202710') or name.")
+
+
+class TermSectionsUpdate(Arguments):
+    crns: list[str] = Field(max_length=20, description="Every CRN of the term's schedule (the whole list).")
+
+    @field_validator("crns", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part for part in re.split(r"[\s,;]+", value) if part]
+        return value
+
+    @field_validator("crns")
+    @classmethod
+    def _crns(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_crn(crn) for crn in value))
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+class WeeklyMeeting(Answer):
+    meeting_time_id: int = Field(description="This meeting on this weekday; class settings are keyed on it.")
+    day: str | None = Field(description="Banner day letter (M T W R F S U, R is Thursday); null: no fixed day.")
+    day_name: str | None
+    start: str | None = Field(description="HH:MM, 24-hour, campus time; null when no time is set.")
+    end: str | None
+    start_12h: str | None = Field(description="The start on a 12-hour clock, such as '10:00 AM'.")
+    end_12h: str | None
+    start_date: date | None
+    end_date: date | None
+    building: str | None
+    room: str | None
+    meeting_type: str | None
+
+
+class MyCourse(Answer):
+    crn: str
+    course_code: str
+    title: str
+    section_number: str
+    schedule_type: str | None
+    credits: float | None
+    cancelled: bool
+    instructors: list[str]
+    linked_crns: list[str] = Field(description="Sections Banner requires with this one (lecture and lab).")
+    meetings: list[WeeklyMeeting]
+
+
+class MyCourses(Answer):
+    term: TermRef
+    courses: list[MyCourse]
+    conflicts: list[Conflict] = Field(description="Time conflicts between the courses (shown, never refused).")
+    note: str | None = Field(description="What to do when the term has no courses.")
+
+
+class HistoryCourse(Answer):
+    crn: str
+    course_code: str
+    title: str
+    credits: float | None
+
+
+class HistoryTerm(Answer):
+    term: TermRef
+    start_date: date
+    end_date: date
+    courses: list[HistoryCourse]
+
+
+class MyCourseHistory(Answer):
+    terms: list[HistoryTerm] = Field(description="Newest first.")
+    note: str
+
+
+class MyFinal(Answer):
+    crn: str
+    course_code: str
+    title: str
+    date: date
+    start: str | None
+    end: str | None
+    start_12h: str | None
+    end_12h: str | None
+    building: str | None
+    room: str | None
+
+
+class CourseRef(Answer):
+    crn: str
+    course_code: str
+    title: str
+
+
+class MyFinals(Answer):
+    term: TermRef
+    finals: list[MyFinal]
+    without_final: list[CourseRef] = Field(description="Courses the finals schedule gives no exam for.")
+    note: str | None
+
+
+class BusyTime(Answer):
+    kind: str = Field(description="'class', 'final' or 'meeting'.")
+    start: datetime = Field(description="ISO 8601 with the campus UTC offset of that day.")
+    end: datetime
+    date: date
+    start_time: str = Field(description="HH:MM, 24-hour, campus time.")
+    end_time: str
+    start_12h: str
+    end_12h: str
+    title: str
+    course_code: str | None
+    crn: str | None
+    room: str | None
+    instructor: str | None
+
+
+class MyBusyTimes(Answer):
+    start_date: date
+    end_date: date
+    timezone: str
+    busy: list[BusyTime]

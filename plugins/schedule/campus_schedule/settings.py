@@ -1,0 +1,19 @@
+"""The schedule family's own settings: where campus IT's enrollment feed is."""
+
+from __future__ import annotations
+
+from campus_mcp import PluginSettings
+from pydantic import Field
+
+
+class ScheduleSettings(PluginSettings):
+    enrollment_feed: str | None = Field(
+        default=None,
+        description="The enrollment feed (CSV of student, term, CRN): an https URL or a file path; "
+        "when set, a job reads it every day at 5:30 AM campus time.",
+    )
+    enrollment_complete_terms: list[str] = Field(
+        default_factory=list,
+        description="Terms the feed lists completely: a feed section missing from the feed is taken away. "
+        "A row '*,<term>,COMPLETE' in the file says the same.",
+    )

@@ -1,0 +1,194 @@
+"""The schedule operations, each declared once: the MCP tool and its REST twin are made from it
+(``campus_mcp.Operation``), so both validate with the same model and make the same one call.
+
+Every operation reads the signed-in student's own rows only (``context.user_id``: an anonymous
+caller gets the permission error), so no door gives one student another's schedule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
+
+from campus_schedule import queries
+from campus_schedule.enrollment import has_courses
+from campus_schedule.examples import examples_of
+from campus_schedule.schemas import (
+    BusyTimesQuery,
+    CourseHistoryQuery,
+    MyBusyTimes,
+    MyCourseHistory,
+    MyCourses,
+    MyFinals,
+    TermArgument,
+    TermSectionsPath,
+)
+
+SCOPE = "schedule:read"
+API = "/api/v1/me"
+TERM_SECTIONS = f"{API}/terms/{{term}}/sections"
+SCHEDULE_PAGE = "/dashboard/schedule"
+ONBOARDING_PAGE = "/dashboard/schedule/start"
+
+
+async def run_my_courses(context: ToolContext, args: TermArgument | TermSectionsPath) -> MyCourses:
+    async with context.session() as session:
+        return await queries.my_courses(session, context.user_id, args.term, context.settings)
+
+
+async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
+    async with context.session() as session:
+        return await queries.my_course_history(session, context.user_id)
+
+
+async def run_my_busy_times(context: ToolContext, args: BusyTimesQuery) -> MyBusyTimes:
+    async with context.session() as session:
+        return await queries.my_busy_times(session, context.user_id, args, context.settings)
+
+
+async def run_my_finals(context: ToolContext, args: TermArgument) -> MyFinals:
+    async with context.session() as session:
+        return await queries.my_finals(session, context.user_id, args.term, context.settings)
+
+
+async def refresh_stale(context: ToolContext, answer: MyCourses) -> None:
+    """Seed 000 "Old section data": my_courses queues the stale-section refresh as get_section does.
+    The catalog's queue reads the catalog's settings, so it gets a context carrying those."""
+    from campus_catalog.refresh_queue import queue_stale_sections
+
+    catalog = context.registry.plugin_settings.get("catalog")
+    catalog_context = dataclasses.replace(context, plugin_settings=catalog)
+    await queue_stale_sections(catalog_context, [(answer.term.uid, course.crn) for course in answer.courses])
+
+
+async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Sequence[PageLink]:
+    """My schedule for the result's term, only when the page lists that term; a student with no
+    course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
+    base = context.settings.base_url
+    async with context.session() as session:
+        if not await has_courses(session, context.user_id):
+            return [
+                PageLink(
+                    name="schedule-start",
+                    title=f"Add your courses on {context.settings.product_name}",
+                    url=f"{base}{ONBOARDING_PAGE}",
+                    description="Add your sections by CRN, so the schedule tools know your courses.",
+                )
+            ]
+        listed = {t.uid for t in await queries.schedule_page_terms(session, context.user_id, context.settings)}
+    term = str((result.get("term") or {}).get("uid") or "")
+    if term not in listed:
+        return []
+    return [
+        PageLink(
+            name="my-schedule",
+            title=f"My schedule, {(result.get('term') or {}).get('name', term)}",
+            url=f"{base}{SCHEDULE_PAGE}?term={term}",
+            description="The same courses on the dashboard, where you add and remove sections.",
+        )
+    ]
+
+
+def _words(text: str) -> Callable[[Settings, Any], str]:
+    # The campus's own name first, so "my classes" goes here and not to a general calendar tool.
+    return lambda settings, _plugin: text.format(campus=settings.campus_name, short=settings.campus_short_name)
+
+
+OPERATIONS = [
+    Operation(
+        name="my_courses",
+        title="My courses",
+        description=_words(
+            "The signed-in {campus} ({short}) student's own courses in one term: CRN, course code and "
+            "title, each weekly meeting with its meeting_time_id, day, 24-hour and 12-hour times, room and "
+            "instructor, and time conflicts between them. Use it for: 'What are my classes?', 'When is my "
+            "lab?', 'Where is my Calculus class?', 'What's my schedule this semester?'. term: a uid or name "
+            "from list_terms; default the current term, else the next. A class setting applies to one "
+            "meeting_time_id (one day of one course), so a whole course needs one per meeting. Needs the schedule:read "
+            "permission; gives only the caller's own courses."
+        ),
+        scope=SCOPE,
+        input_model=TermArgument,
+        output_model=MyCourses,
+        run=run_my_courses,
+        method="GET",
+        path=f"{API}/courses",
+        data_sources=("sections",),
+        after=refresh_stale,
+        page_links=schedule_links,
+        examples=examples_of("my_courses"),
+    ),
+    Operation(
+        name="my_course_history",
+        title="My course history",
+        description=_words(
+            "Every term the signed-in {campus} ({short}) student has courses on record for, newest first, "
+            "with the courses of each term (CRN, code, title, credits). Use it for: 'What courses have I "
+            "taken?', 'Which classes did I take last spring?', 'Have I done Calculus I yet?'. It has no "
+            "grades: when a prerequisite needs a minimum grade, ask the student for their grade. Terms the "
+            "campus has no record of are missing; ask the student about gaps. Needs schedule:read."
+        ),
+        # Seed 000 "Permissions" lists my_course_history in no scope row; it reads the same
+        # schedule as my_courses, so it takes that scope (issue 11).
+        scope=SCOPE,
+        input_model=CourseHistoryQuery,
+        output_model=MyCourseHistory,
+        run=run_my_course_history,
+        method="GET",
+        path=f"{API}/course_history",
+        examples=examples_of("my_course_history"),
+    ),
+    Operation(
+        name="my_busy_times",
+        title="My busy times",
+        description=_words(
+            "When the signed-in {campus} ({short}) student is busy between two dates: classes, final exams "
+            "and meetings with friends, in the campus time zone (correct across daylight-saving changes); "
+            "no class on holidays, breaks or in finals week. Use it for: 'When am I free on Thursday?', "
+            "'Am I busy Friday afternoon?', 'When can I meet my study group next week?'. start_date and "
+            "end_date are YYYY-MM-DD, at most 120 days apart. Needs schedule:read."
+        ),
+        scope=SCOPE,
+        input_model=BusyTimesQuery,
+        output_model=MyBusyTimes,
+        run=run_my_busy_times,
+        method="GET",
+        path=f"{API}/busy_times",
+        data_sources=("sections", "finals", "university_calendar"),
+        examples=examples_of("my_busy_times"),
+    ),
+    Operation(
+        name="my_finals",
+        title="My finals",
+        description=_words(
+            "The signed-in {campus} ({short}) student's own final exams in one term: date, 24-hour and "
+            "12-hour times, room, for each course, and the courses with no exam in the finals schedule. "
+            "Use it for: 'When are my finals?', 'When is my Calculus final?', 'Do I have two exams on the "
+            "same day?'. term: a uid or name; default the current term, else the next. Needs schedule:read."
+        ),
+        scope=SCOPE,
+        input_model=TermArgument,
+        output_model=MyFinals,
+        run=run_my_finals,
+        method="GET",
+        path=f"{API}/finals",
+        data_sources=("finals",),
+        examples=examples_of("my_finals"),
+    ),
+]
+
+# GET /api/v1/me/terms/{term}/sections gives exactly my_courses of that term (the dashboard's
+# page and campus apps use it beside the PUT): the same run, a second REST door of the same tool.
+TERM_SECTIONS_OPERATION = dataclasses.replace(
+    OPERATIONS[0], input_model=TermSectionsPath, path=TERM_SECTIONS, examples=(), page_links=None
+)
+
+
+def schedule_tools(settings: Settings) -> list[Tool]:
+    tools = operation_tools(OPERATIONS, settings=settings)
+    first = tools[0]
+    tools[0] = dataclasses.replace(first, mirrors=(*first.mirrors, RouteRef(method="GET", path=TERM_SECTIONS)))
+    return tools
