@@ -58,6 +58,8 @@ trap cleanup EXIT
 
 PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Only CAMPUS_MCP_ settings chosen here: a developer's own (a token, another database) must not leak in.
+# The conformance suite's server scenarios connect without OAuth, so this server opts in to the
+# anonymous toolset; sign-in is the default otherwise (tests/test_e2e_student_tools.py covers it).
 env -u CAMPUS_MCP_TEST_DATABASE_URL \
   CAMPUS_MCP_DATABASE_URL="sqlite+aiosqlite:///$WORK/conformance.db" \
   CAMPUS_MCP_ANONYMOUS_ACCESS=true \

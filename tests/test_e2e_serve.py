@@ -1,8 +1,8 @@
 """What a new user does: ``campus-mcp serve``, then an MCP client lists the tools, in both eras.
 
 The server runs as a real subprocess (migrations, demo load, uvicorn) on a free loopback port,
-with a database of its own (SQLite, or PostgreSQL when the suite runs against it) and anonymous
-access on, so the client needs no sign-in.
+with a database of its own (SQLite, or PostgreSQL when the suite runs against it) and the opt-in
+anonymous access on, so the client needs no sign-in.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ async def test_serve_then_list_tools_in_both_eras(campus_databases: TestDatabase
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": database_url,
-            # No CAMPUS_MCP_ANONYMOUS_ACCESS: what `make serve` does, demo mode answers anonymous clients.
+            # Sign-in is the default (tests/test_e2e_student_tools.py drives it); this test is about
+            # the opt-in anonymous toolset a plain client sees.
+            "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
             # The jobs would fetch from the campus's servers; this test stays on loopback.
             "CAMPUS_MCP_SCHEDULER": "false",
             "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),

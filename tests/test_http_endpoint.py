@@ -306,10 +306,11 @@ async def test_no_token_without_anonymous_access_is_401(campus_factory: CampusFa
         assert_no_stack_trace(response)
 
 
-def test_anonymous_access_follows_demo_mode_unless_set() -> None:
+def test_anonymous_access_is_opt_in_also_in_demo_mode() -> None:
     from campus_mcp.settings import Settings
 
-    assert Settings(demo=True).anonymous_access is True
+    # DESIGN 11: sign-in is the default once student tools exist, on the demo campus too.
+    assert Settings(demo=True).anonymous_access is False
     assert Settings(demo=False, secret_key="k").anonymous_access is False
     assert Settings(demo=True, anonymous_access=False).anonymous_access is False
     assert Settings(demo=False, anonymous_access=True).anonymous_access is True

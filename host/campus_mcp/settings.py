@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -76,11 +76,11 @@ class Settings(BaseSettings):
         description="Extra Host header values the MCP endpoint accepts (DNS-rebinding guard).",
     )
     allowed_origins: list[str] = Field(default_factory=list)
-    anonymous_access: bool | None = Field(
-        default=None,
+    anonymous_access: bool = Field(
+        default=False,
         description=(
-            "Serve the public catalog tools to requests with no token. Default: on in demo mode "
-            "(any client can try the demo campus), off otherwise (every client signs in)."
+            "Serve the public catalog tools to requests with no token. Off by default, in demo mode "
+            "too: every client signs in and sees the whole product (DESIGN 11)."
         ),
     )
     scheduler: bool = Field(default=True, description="Run the job scheduler inside `serve`.")
@@ -147,14 +147,6 @@ class Settings(BaseSettings):
             items = [part.strip() for part in value.split(",") if part.strip()]
             return items
         return value
-
-    @model_validator(mode="after")
-    def _anonymous_follows_demo(self) -> Settings:
-        # The embedded demo answers any client at once (the first thing a new user tries is a
-        # plain client); a real deployment makes every client sign in unless it opts in.
-        if self.anonymous_access is None:
-            self.anonymous_access = self.demo
-        return self
 
     @classmethod
     def settings_customise_sources(
