@@ -80,12 +80,18 @@ def test_it_writes_the_smallest_right_shape(plugin: Path) -> None:
         "campus_study_rooms/models.py",
         "campus_study_rooms/migrations/versions/study_rooms_0001.py",
         "campus_study_rooms/queries.py",
-        "campus_study_rooms/routes.py",
-        "campus_study_rooms/tools.py",
+        "campus_study_rooms/operations.py",
         "campus_study_rooms/demo.py",
         "campus_study_rooms/examples.py",
     ):
         assert (plugin / part).is_file(), part
+    # One declaration makes the tool and its REST twin: no hand-written Tool or Controller beside it.
+    assert not (package / "tools.py").exists() and not (package / "routes.py").exists()
+    sources = "\n".join(source.read_text() for source in package.rglob("*.py"))
+    assert sources.count("Operation(") == 1
+    assert "Tool(" not in sources and "Controller" not in sources
+    # It needs no settings, so it declares none.
+    assert "PluginSettings" not in sources and "settings_model" not in sources
     assert (
         'TestStudyRoomsContract = plugin_contract("study_rooms")' in (plugin / "tests/test_study_rooms.py").read_text()
     )

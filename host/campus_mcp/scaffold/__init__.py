@@ -3,8 +3,8 @@
 The templates under ``template/`` are plain files with ``${...}`` placeholders (``string.Template``),
 so no template engine is needed; a path part ``package`` becomes the Python package and
 ``__name__`` the plugin name. What they write: one table with its migration branch, one query,
-one route, one tool mirroring it, a public scope, demo data, examples, tests with the kit's
-contract line, a README.
+one ``Operation`` (the host makes the tool and its REST twin from it), a public scope, demo data,
+examples, tests with the kit's contract line, a README; no settings model, since it needs none.
 """
 
 from __future__ import annotations
