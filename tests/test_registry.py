@@ -338,3 +338,24 @@ def test_a_hookimpl_with_arguments_the_hook_does_not_have_is_refused_naming_the_
 def test_a_throwaway_plugin_cannot_take_an_installed_plugins_name(tmp_path: Path) -> None:
     with pytest.raises(PluginError, match=r"plugin 'catalog' cannot be registered"):
         load_registry(settings(tmp_path), [("catalog", Contributes("catalog"))])
+
+
+# A hook that raises ---------------------------------------------------------------------------
+
+
+class Broken:
+    @hookimpl
+    def campus_plugin_info(self) -> PluginInfo:
+        return info("broken")
+
+    @hookimpl
+    def register_tools(self) -> list[Any]:
+        raise TypeError("descriptions() missing 1 required positional argument: 'catalog'")
+
+
+def test_a_hook_that_raises_stops_start_up_naming_the_plugin_and_the_hook(tmp_path: Path) -> None:
+    # Not a traceback out of every `campus-mcp` command: the command line reports a PluginError in one line.
+    with pytest.raises(
+        PluginError, match=r"plugin 'broken' failed in its register_tools hook: TypeError: descriptions"
+    ):
+        load_registry(settings(tmp_path, plugins=[]), [("broken", Broken())])

@@ -156,7 +156,14 @@ def _collect(
     items: list[Any] = []
     for impl in caller.get_hookimpls():  # registration order
         offered = {"settings": settings, "plugin_settings": (plugin_settings or {}).get(impl.plugin_name)}
-        result = impl.function(**{arg: offered[arg] for arg in impl.argnames if arg in offered})
+        try:
+            result = impl.function(**{arg: offered[arg] for arg in impl.argnames if arg in offered})
+        except PluginError:
+            raise
+        except Exception as exc:  # a bug in one plugin: name it and its hook rather than a traceback
+            raise PluginError(
+                f"plugin {impl.plugin_name!r} failed in its {hook_name} hook: {type(exc).__name__}: {exc}"
+            ) from exc
         if result is None:
             continue
         for item in result if isinstance(result, (list, tuple)) else [result]:
