@@ -28,7 +28,7 @@ HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PluginInfo:
-    """Who a plugin is: shown by ``campus-mcp plugins`` and used as its toolbox text.
+    """Who a plugin is: shown by ``campus-mcp plugins``; its title is a topic of the server's description.
 
     ``settings_model``: the plugin's own settings (a :class:`campus_mcp.PluginSettings` subclass),
     filled from ``[plugins.<name>]`` in ``campus-mcp.toml`` and ``CAMPUS_MCP_<NAME>_<KEY>``.

@@ -43,10 +43,6 @@ class PermissionMissing(CampusError):
         self.links = tuple(links)
 
 
-class RateLimited(CampusError):
-    status = 429
-
-
 # --- quoting what the caller sent ------------------------------------------------------------
 # An error that quotes an argument whole answers a 1 MB argument with a 1 MB error (issue 9.7):
 # the size of the answer would be the caller's choice. A quote keeps a short prefix and the length.

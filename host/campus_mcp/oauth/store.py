@@ -21,7 +21,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -30,7 +30,6 @@ from campus_mcp.db import utcnow
 from campus_mcp.oauth.models import (
     AuthorizationCode,
     Consent,
-    LoginFailure,
     OAuthClient,
     OAuthToken,
     credential_hash,
@@ -289,6 +288,7 @@ class OAuthStore:
         scope: str,
         resource: str,
         family_id: str,
+        access_seconds: int = ACCESS_TOKEN_SECONDS,
     ) -> None:
         now = utcnow()
         async with self.sessions() as session, session.begin():
@@ -302,6 +302,7 @@ class OAuthStore:
                     scope=scope,
                     resource=resource,
                     family_id=family_id,
+                    access_seconds=access_seconds,
                 )
             )
 
@@ -316,8 +317,10 @@ class OAuthStore:
         scope: str,
         resource: str,
         family_id: str,
+        access_seconds: int = ACCESS_TOKEN_SECONDS,
     ) -> OAuthToken:
-        """The row of one issuance: hashes only, lifetimes from now."""
+        """The row of one issuance: hashes only, lifetimes from now (``campus-mcp token`` may
+        choose a shorter or longer access lifetime than the authorization server's hour)."""
         return OAuthToken(
             family_id=family_id,
             client_id=client_id,
@@ -327,7 +330,7 @@ class OAuthStore:
             access_token_hash=credential_hash(access_token),
             refresh_token_hash=credential_hash(refresh_token) if refresh_token else None,
             created_at=now,
-            access_expires_at=now + timedelta(seconds=ACCESS_TOKEN_SECONDS),
+            access_expires_at=now + timedelta(seconds=access_seconds),
             refresh_expires_at=now + timedelta(days=REFRESH_TOKEN_DAYS) if refresh_token else None,
         )
 
@@ -536,22 +539,3 @@ class OAuthStore:
             else:
                 row.scopes = sorted(scopes)
                 row.updated_at = utcnow()
-
-    # sign-in rate limit --------------------------------------------------------------------
-
-    async def recent_failures(self, address: str, window_seconds: int) -> int:
-        since = utcnow() - timedelta(seconds=window_seconds)
-        async with self.sessions() as session:
-            count = await session.execute(
-                select(func.count(LoginFailure.id)).where(LoginFailure.address == address, LoginFailure.at > since)
-            )
-            return int(count.scalar_one())
-
-    async def record_failure(self, address: str, window_seconds: int) -> None:
-        now = utcnow()
-        async with self.sessions() as session, session.begin():
-            session.add(LoginFailure(address=address, at=now))
-            # Keep the table small: what is outside every window counts for nothing.
-            await session.execute(
-                delete(LoginFailure).where(LoginFailure.at < now - timedelta(seconds=window_seconds * 2))
-            )
