@@ -66,9 +66,9 @@ def register_tools(settings: Settings) -> list[Tool]:
 @hookimpl
 def register_routes() -> list[RouteGroup]:
     from campus_schedule.pages import PAGES
-    from campus_schedule.routes import EXEMPT, ROUTES
+    from campus_schedule.routes import PENDING, ROUTES
 
-    return [RouteGroup(handlers=[*ROUTES, *PAGES], exempt=EXEMPT)]
+    return [RouteGroup(handlers=[*ROUTES, *PAGES], pending=PENDING)]
 
 
 @hookimpl
