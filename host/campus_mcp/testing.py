@@ -3,7 +3,8 @@
 Fixtures:
 
 - ``campus_factory``: builds a campus (an app with chosen plugins, a migrated database, the demo
-  campus if asked) and closes it after the test. ``await campus_factory(plugins=["catalog"])``.
+  campus if asked) and closes it after the test. ``await campus_factory(plugins=["catalog"])``;
+  ``plugin_settings={"dining": {"feed": ...}}`` sets plugins' settings.
 - ``demo_campus``: one campus with every installed plugin and the demo campus, shared by the
   whole test session (read-only tests only: do not change its data).
 
@@ -29,7 +30,7 @@ import dataclasses
 import itertools
 import os
 import shutil
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -398,9 +399,12 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
         extra_plugins: Iterable[tuple[str, object]] = (),
         demo: bool = False,
         demo_mode: bool | None = None,
+        plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
         **overrides: Any,
     ) -> CampusHarness:
         # ``demo`` loads the demo data; ``demo_mode`` is the deployment's demo setting (default on).
+        # ``plugin_settings={"dining": {"feed": ...}}``: values of plugins' settings, checked as
+        # ``[plugins.<name>]`` values are (a bad one raises PluginError naming it); the rest are host settings.
         if demo_mode is not None:
             overrides["demo"] = demo_mode
         extras = list(extra_plugins)
@@ -410,7 +414,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
         settings = test_settings(
             url, plugins=list(plugins) if plugins is not None else None, disable=list(disable), **overrides
         )
-        registry = load_registry(settings, extras)
+        registry = load_registry(settings, extras, plugin_settings=plugin_settings)
         if from_template:
             await asyncio.to_thread(upgrade, registry)
         else:
