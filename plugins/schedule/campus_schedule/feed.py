@@ -1,8 +1,8 @@
 """The enrollment feed from campus IT: a CSV of (student username or email, term, CRN).
 
 Idempotent: a second run of the same file changes no row. A row the campus cannot place is
-counted and listed by kind (unknown student, unknown term, unknown CRN, cancelled section,
-malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
+counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of another term,
+cancelled section, malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
 taken away only for a term the feed calls complete, because a partial file must not wipe
 schedules. A term is complete when the caller says so (``--complete-term``), or when the file
 has a row ``*,<term>,COMPLETE``. The student's own additions (source "student") are never removed.
@@ -23,7 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_schedule.models import Enrollment
 
 COMPLETE_MARK = "COMPLETE"
-KINDS = ("unknown_student", "unknown_term", "unknown_crn", "cancelled_section", "malformed_row")
+KINDS = (
+    "unknown_student",
+    "unknown_term",
+    "unknown_crn",
+    "crn_in_another_term",
+    "cancelled_section",
+    "malformed_row",
+)
 # How many refused rows a run lists by line; the counts cover all of them.
 LISTED_PER_KIND = 20
 
@@ -38,10 +45,12 @@ class FeedResult:
     examples: dict[str, list[str]] = dataclasses.field(default_factory=lambda: defaultdict(list))
     complete_terms: set[str] = dataclasses.field(default_factory=set)
 
-    def refuse(self, kind: str, line: int, what: str) -> None:
+    def refuse(self, kind: str, line: int | str, what: str) -> None:
+        """Count a refused row; ``line`` is its line in the file, or where else it came from."""
         self.refused[kind] += 1
         if len(self.examples[kind]) < LISTED_PER_KIND:
-            self.examples[kind].append(f"line {line}: {what}")
+            where = f"line {line}" if isinstance(line, int) else line
+            self.examples[kind].append(f"{where}: {what}")
 
     @property
     def summary(self) -> str:
@@ -76,17 +85,24 @@ def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
 
 async def import_enrollments(session: AsyncSession, content: str, *, complete_terms: Iterable[str] = ()) -> FeedResult:
     """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written."""
-    result = FeedResult(complete_terms=set(complete_terms))
+    result = FeedResult()
     students: dict[str, int] = {}
     for student_id, username, email in await session.execute(text("SELECT id, username, email FROM students")):
         students[str(username).lower()] = int(student_id)
         if email:
             students.setdefault(str(email).lower(), int(student_id))
     terms = {t.uid: t for t in (await session.scalars(select(Term))).all()}
-    wanted: dict[tuple[int, str], set[str]] = defaultdict(set)  # (student, term) -> CRNs
+    for term_uid in complete_terms:
+        # A mistyped term would otherwise be "complete" and nothing would say it matched no term.
+        if term_uid in terms:
+            result.complete_terms.add(term_uid)
+        else:
+            result.refuse("unknown_term", f"--complete-term {term_uid}", "no such term")
+    # (student, term) -> CRN -> the first line that lists it, so a refused CRN is named by its line.
+    wanted: dict[tuple[int, str], dict[str, int]] = defaultdict(dict)
     for line, cells in _rows(content):
         result.rows += 1
-        if len(cells) != 3 or not all(cells[1:]):
+        if len(cells) != 3 or not all(cells):
             result.refuse("malformed_row", line, "expected 3 columns: student, term, CRN")
             continue
         who, term_uid, crn = cells
@@ -105,7 +121,7 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
             # The username itself is not listed: it is a person's identifier.
             result.refuse("unknown_student", line, "no student with that username or email")
             continue
-        wanted[(student, term_uid)].add(crn)
+        wanted[(student, term_uid)].setdefault(crn, line)
     needed = {(terms[t].id, crn) for (_s, t), crns in wanted.items() for crn in crns}
     sections: dict[tuple[int, str], tuple[int, bool]] = {}
     pairs = sorted(needed)
@@ -118,6 +134,7 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
         )
         for term_id, crn, section_id, cancelled in rows:
             sections[(term_id, crn)] = (section_id, bool(cancelled))
+    elsewhere = await _terms_of_crns(session, {crn for (t, crn) in needed if (t, crn) not in sections})
     existing: dict[tuple[int, str], dict[int, str]] = defaultdict(dict)  # (student, term) -> section -> source
     student_ids = sorted({s for s, _t in wanted} | set())
     for start in range(0, len(student_ids), 500):
@@ -133,14 +150,21 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
     for (student, term_uid), crns in wanted.items():
         term_id = terms[term_uid].id
         have = existing.get((student, term_uid), {})
-        for crn in sorted(crns):
+        for crn, line in sorted(crns.items()):
             found = sections.get((term_id, crn))
             if found is None:
-                result.refuse("unknown_crn", 0, f"CRN {crn} in term {term_uid}")
+                if elsewhere.get(crn):
+                    result.refuse(
+                        "crn_in_another_term",
+                        line,
+                        f"CRN {crn} is not in term {term_uid}; it is a section of {', '.join(elsewhere[crn])}",
+                    )
+                else:
+                    result.refuse("unknown_crn", line, f"no section with CRN {crn} in term {term_uid}")
                 continue
             section_id, cancelled = found
             if cancelled:
-                result.refuse("cancelled_section", 0, f"CRN {crn} in term {term_uid}")
+                result.refuse("cancelled_section", line, f"CRN {crn} in term {term_uid} is cancelled")
                 continue
             keep[(student, term_uid)].add(section_id)
             if section_id in have:
@@ -161,6 +185,22 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
     await _remove_vanished(session, result, keep)
     await session.commit()
     return result
+
+
+async def _terms_of_crns(session: AsyncSession, crns: set[str]) -> dict[str, list[str]]:
+    """The terms that do have a section with each CRN: "not in this term" says more than "unknown"."""
+    found: dict[str, list[str]] = defaultdict(list)
+    listed = sorted(crns)
+    for start in range(0, len(listed), 500):
+        rows = await session.execute(
+            select(Section.crn, Term.uid)
+            .join(Term, Term.id == Section.term_id)
+            .where(Section.crn.in_(listed[start : start + 500]))
+            .order_by(Term.uid)
+        )
+        for crn, term_uid in rows:
+            found[crn].append(term_uid)
+    return found
 
 
 async def _remove_vanished(session: AsyncSession, result: FeedResult, keep: dict[tuple[int, str], set[int]]) -> None:
