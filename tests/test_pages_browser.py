@@ -199,6 +199,8 @@ async def test_every_page_answers_and_fits_the_window(site: Site, browser: Any, 
             await opened(page, f"{site.base}{href}")
             await check_page(page, href.strip("/").replace("/", "-"), viewport)
         assert await page.get_by_role("button", name="Sign out").is_visible()
+        # Plugin pages follow Settings in the navigation: go back to Settings for its Connected apps card.
+        await opened(page, f"{site.base}/dashboard/settings")
         assert await page.get_by_role("button", name=f"Disconnect {APP_NAME}").count() >= 1
         assert not [e for e in errors if "Content Security Policy" in e], errors
     finally:

@@ -108,6 +108,19 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .perms-title { margin: .5rem 0 .25rem; }
 .perms { margin: 0; padding-left: 1.25rem; }
 .muted { color: var(--muted); }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+thead th { border-top: 0; font-size: .875rem; color: var(--muted); }
+td form, td form button { margin: 0; }
+/* A table of a plugin page becomes one block per row on a phone, so no page scrolls sideways;
+   a cell's data-label names its column there, since the header row is hidden. */
+@media (max-width: 40rem) {
+  table, tbody, tr, td { display: block; width: 100%; }
+  thead { display: none; }
+  tr { border-top: 1px solid var(--line); padding: .5rem 0; }
+  td { border-top: 0; padding: .15rem 0; }
+  td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+}
 """
 
 

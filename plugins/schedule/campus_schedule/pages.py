@@ -62,8 +62,9 @@ def _schedule_body(
     )
     rows = "".join(
         "<tr>"
-        f"<td>{escape(c.crn)}</td><td>{escape(c.course_code)}<br>{escape(c.title)}</td>"
-        f"<td>{_meetings(c)}</td><td>{escape(', '.join(c.instructors) or 'Not listed')}</td>"
+        f'<td data-label="CRN">{escape(c.crn)}</td><td data-label="Course">{escape(c.course_code)}<br>{escape(c.title)}</td>'
+        f'<td data-label="Meets">{_meetings(c)}</td>'
+        f'<td data-label="Instructor">{escape(", ".join(c.instructors) or "Not listed")}</td>'
         f'<td><form method="post" action="{SCHEDULE_PAGE}/remove">{hidden(CSRF_FIELD, csrf)}'
         f"{hidden('term', chosen.uid)}{hidden('crn', c.crn)}"
         f'<button type="submit" aria-label="Remove {escape(c.course_code)} (CRN {escape(c.crn)})">Remove</button>'
