@@ -162,3 +162,23 @@ def test_the_checker_finds_a_tool_that_is_not_there() -> None:
     known = SEED_000_TOOLS | META_TOOLS
     text = "For your own classes call my_courses; for your dorm call `book_laundry`. Then list_terms."
     assert named_tools(text, known) - {"list_terms"} == {"my_courses", "book_laundry"}
+
+
+@pytest.mark.parametrize("disable", legal_disables(), ids=lambda d: "disable=" + (",".join(d) or "none"))
+async def test_the_home_page_names_only_topics_with_tools(
+    campus_factory: CampusFactory, disable: tuple[str, ...]
+) -> None:
+    campus = await campus_factory(disable=list(disable))
+    registry = campus.registry
+    async with campus.rest() as client:
+        home = await client.get("/")
+    assert home.status_code == 200
+    lead = re.search(r'<p class="lead">(.*?)</p>', home.text)
+    assert lead is not None, home.text
+    for name, info in registry.plugins.items():
+        if name == "core":
+            continue
+        offers = any(t.plugin == name for t in registry.tools.values()) or any(
+            p.plugin == name for p in registry.prompts.values()
+        )
+        assert (info.title in lead.group(1)) == offers, (info.title, lead.group(1))

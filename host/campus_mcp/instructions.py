@@ -56,10 +56,13 @@ def assemble_instructions(registry: Registry) -> str:
     return "\n\n".join(parts)
 
 
-def server_description(registry: Registry) -> str:
-    settings = registry.settings
-    topics = [
+def topics(registry: Registry) -> list[str]:
+    """The titles of the plugins that offer a tool or a prompt: what the server may say it covers."""
+    return [
         info.title for name, info in registry.plugins.items() if name != "core" and offers_something(registry, name)
     ]
-    listed = ", ".join(topics) if topics else "no topics (no plugin is enabled)"
-    return f"{settings.campus_name} data for AI assistants: {listed}."
+
+
+def server_description(registry: Registry) -> str:
+    listed = ", ".join(topics(registry)) or "no topics (no plugin is enabled)"
+    return f"{registry.settings.campus_name} data for AI assistants: {listed}."

@@ -22,6 +22,7 @@ from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
 from campus_mcp.deployment import Deployment
+from campus_mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
@@ -89,12 +90,13 @@ class HomeController(Controller):
     path = "/"
 
     @get("/", media_type=MediaType.HTML, opt=NO_PARITY, include_in_schema=False)
-    async def home(self, settings: Settings) -> Response[str]:
+    async def home(self, settings: Settings, deployment: Deployment) -> Response[str]:
         title = f"{settings.product_name} for {settings.campus_name}"
+        # The same topics serverInfo names: only what an enabled plugin offers a tool or prompt for.
+        covered = ", ".join(topics(deployment.registry)) or "nothing yet (no plugin is enabled)"
         body = (
             f"<h1>{escape(title)}</h1>"
-            '<p class="lead">Connect your AI assistant to your campus: courses, your schedule, friends and '
-            "calendar settings.</p>"
+            f'<p class="lead">Connect your AI assistant to your campus: {escape(covered)}.</p>'
             "<p>Add this server to your assistant as a connector:</p>"
             f'<code class="url">{escape(settings.mcp_url)}</code>'
             "<p>It signs you in with your campus account and asks which permissions to give it.</p>"
