@@ -11,8 +11,7 @@ A plugin declares its settings as a ``PluginSettings`` model in ``PluginInfo(set
 each field ``key`` is the variable ``CAMPUS_MCP_<PLUGIN>_<KEY>`` and the TOML key
 ``[plugins.<plugin>] key``. Loading the registry imports every installed plugin, so the models are
 found without a list to keep up to date; a value in the environment that does not validate does
-not stop the table. A plugin still on its own ``BaseSettings`` class with a ``CAMPUS_MCP_`` prefix
-is listed too, with no TOML key.
+not stop the table.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from campus_mcp.registry import PluginError, _collect, build_plugin_manager, loa
 from campus_mcp.settings import Settings
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BEGIN = "<!-- settings-table -->"
@@ -44,26 +42,11 @@ def plugin_models() -> list[tuple[str, type[BaseModel]]]:
     """Every installed plugin's settings model, by plugin name (this imports every plugin)."""
     settings = Settings(plugins=None, disable=[])
     try:
-        # Every hook runs: it also imports the modules that hold a plugin's own BaseSettings class.
         infos: Iterable[PluginInfo] = load_registry(settings).plugins.values()
     except PluginError:
         # A value in this shell's environment that does not validate: the table needs none of them.
         infos = _collect(build_plugin_manager(settings), "campus_plugin_info", settings)
     return sorted((info.name, info.settings_model) for info in infos if info.settings_model is not None)
-
-
-def settings_classes() -> list[type[BaseSettings]]:
-    """The host's Settings, and any plugin's own BaseSettings class (the old way)."""
-    found: list[type[BaseSettings]] = []
-    pending: list[type[BaseSettings]] = list(BaseSettings.__subclasses__())
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
-        prefix = str(cls.model_config.get("env_prefix", ""))
-        if prefix.startswith("CAMPUS_MCP_") and cls not in found:
-            found.append(cls)
-    # The host first, then the plugins by prefix.
-    return sorted(found, key=lambda c: (c is not Settings, str(c.model_config.get("env_prefix", ""))))
 
 
 # Secrets whose default is no secret: the demo students' password is the one the README tells
@@ -94,17 +77,13 @@ def cell(text: str) -> str:
 
 
 def rows() -> list[Row]:
-    models = plugin_models()  # first: it imports the plugins whose BaseSettings classes are found below
     table: list[Row] = []
-    for cls in settings_classes():
-        prefix = str(cls.model_config.get("env_prefix", ""))
-        host = cls is Settings
-        owner = "host" if host else cls.__module__.split(".")[0].removeprefix("campus_")
-        for name, field in cls.model_fields.items():
-            variable = f"{prefix}{name.upper()}"
-            default = default_text(field, published=variable in PUBLISHED_DEFAULTS)
-            table.append((variable, name if host else "", owner, default, cell(field.description or "")))
-    for plugin, model in models:
+    prefix = str(Settings.model_config.get("env_prefix", ""))
+    for name, field in Settings.model_fields.items():
+        variable = f"{prefix}{name.upper()}"
+        default = default_text(field, published=variable in PUBLISHED_DEFAULTS)
+        table.append((variable, name, "host", default, cell(field.description or "")))
+    for plugin, model in plugin_models():
         for name, field in model.model_fields.items():
             variable = env_variable(plugin, name)
             table.append((variable, toml_key(plugin, name), plugin, default_text(field), cell(field.description or "")))

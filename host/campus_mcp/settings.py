@@ -4,8 +4,9 @@ The TOML file is named by ``CAMPUS_MCP_CONFIG`` (default ``campus-mcp.toml`` in 
 directory, if present). Environment variables win over the file. Its ``[plugins.<name>]`` tables
 belong to the plugins (``campus_mcp.plugin_settings``), so in a file with such tables the allow
 list is set with ``CAMPUS_MCP_PLUGINS``. Campus texts (the institution's
-name, the advisor message, the override rules) are settings with the Wentworth texts of the
-seed specification as the example values.
+name, the advisor message) are settings with the Wentworth texts of the seed specification as the
+example values; the words only one plugin uses are that plugin's settings (the override office is
+the catalog's, ``CAMPUS_MCP_CATALOG_OVERRIDE_OFFICE``).
 """
 
 from __future__ import annotations
@@ -135,8 +136,6 @@ class Settings(BaseSettings):
     campus_short_name: str = "WIT"
     product_name: str = "Campus MCP"
     advisor_message: str = DEFAULT_ADVISOR_MESSAGE
-    override_office: str = "the dean's office of the school that offers the course"
-    student_system_name: str = "LeopardWeb"
 
     @field_validator(
         "plugins", "disable", "allowed_hosts", "allowed_origins", "step_up_clients", "metrics_addresses", mode="before"

@@ -1,4 +1,11 @@
-"""Settings of the catalog's upstream sources: environment variables prefixed ``CAMPUS_MCP_CATALOG_``.
+"""The catalog's settings: its upstream sources and its campus words.
+
+A :class:`campus_mcp.PluginSettings` model named in the catalog's ``PluginInfo(settings_model=...)``:
+the host fills it from the ``[plugins.catalog]`` table of ``campus-mcp.toml`` and from the
+environment variables ``CAMPUS_MCP_CATALOG_<KEY>`` (the environment wins), stops start-up naming
+the variable or TOML key of a bad value, and hands the one object to the catalog's hooks
+(``plugin_settings``), its tools and routes (``context.plugin_settings``) and its jobs. The
+catalog never reads the environment itself.
 
 Every source is optional. A source with neither a URL nor a file contributes no job and no tool
 (seed 001: a tool that can only fail is worse than a missing one), so an unconfigured campus runs
@@ -10,18 +17,26 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from campus_mcp import PluginError
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from campus_mcp import PluginSettings
+from pydantic import Field, ValidationInfo, field_validator
 
 # Banner failed after about 40 requests in one minute (seed 000, 2026-10-14); stay well under it.
 DEFAULT_BANNER_REQUESTS_PER_MINUTE = 30.0
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+URL_FIELDS = ("banner_url", "calendar_url", "programs_url", "electives_url")
 
 
-class CatalogSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CAMPUS_MCP_CATALOG_", extra="ignore")
-
+class CatalogSettings(PluginSettings):
+    # Campus words, in the catalog's answers and descriptions (they were host settings before).
+    override_office: str = Field(
+        default="the dean's office of the school that offers the course",
+        description="Who grants course overrides, in answers about restrictions.",
+    )
+    student_system_name: str = Field(default="LeopardWeb", description="The campus's student system, named in answers.")
+    # Test-only allowance: plain http to a loopback address (the fake Banner of the tests).
+    # Anything else must be https, because the job follows the URL unattended every night.
+    # Before the URLs: their https rule reads it (a field validator sees only the fields above it).
+    allow_loopback_http: bool = Field(default=False, description="Tests only: allow http://127.0.0.1 upstreams.")
     banner_url: str = Field(
         default="",
         description=(
@@ -52,34 +67,27 @@ class CatalogSettings(BaseSettings):
     electives_url: str = Field(default="", description="JSON feed of the schools' elective lists for the terms.")
     electives_file: Path | None = Field(default=None, description="A saved elective lists JSON file.")
     feed_timeout_seconds: float = Field(default=30.0, gt=0)
-    # Test-only allowance: plain http to a loopback address (the fake Banner of the tests).
-    # Anything else must be https, because the job follows the URL unattended every night.
-    allow_loopback_http: bool = Field(default=False, description="Tests only: allow http://127.0.0.1 upstreams.")
 
-    @field_validator("banner_url", "calendar_url", "programs_url", "electives_url")
+    @field_validator(*URL_FIELDS)
     @classmethod
-    def _strip(cls, value: str) -> str:
-        return value.strip().rstrip("/")
+    def _https(cls, value: str, info: ValidationInfo) -> str:
+        # A field validator, not a model one, so the host names the variable or TOML key it came from.
+        url = value.strip().rstrip("/")
+        if not url:
+            return url
+        parts = urlsplit(url)
+        loopback_http = (
+            parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS and bool(info.data.get("allow_loopback_http"))
+        )
+        if parts.scheme != "https" and not loopback_http:
+            raise ValueError("must be an https:// URL (it is read unattended on a schedule)")
+        return url
 
     @field_validator("banner_file", "calendar_file", "programs_file", "electives_file", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         # An empty variable means "not configured", not the current directory.
         return None if isinstance(value, str) and not value.strip() else value
-
-    @model_validator(mode="after")
-    def _check_urls(self) -> CatalogSettings:
-        for name in ("banner_url", "calendar_url", "programs_url", "electives_url"):
-            url = getattr(self, name)
-            if not url:
-                continue
-            parts = urlsplit(url)
-            loopback_http = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS and self.allow_loopback_http
-            if parts.scheme != "https" and not loopback_http:
-                raise ValueError(
-                    f"CAMPUS_MCP_CATALOG_{name.upper()} must be an https:// URL (it is read unattended on a schedule)."
-                )
-        return self
 
     @property
     def banner_configured(self) -> bool:
@@ -101,22 +109,3 @@ class CatalogSettings(BaseSettings):
     @property
     def electives_configured(self) -> bool:
         return bool(self.electives_url or self.electives_file)
-
-
-class CatalogSettingsError(PluginError):
-    """The CAMPUS_MCP_CATALOG_* variables do not make a valid configuration; says which and why.
-
-    A :class:`PluginError`, so that ``campus-mcp`` and ``serve`` stop with this one line rather
-    than a traceback."""
-
-
-def load_catalog_settings() -> CatalogSettings:
-    try:
-        return CatalogSettings()
-    except ValidationError as exc:
-        problems = "; ".join(
-            (f"CAMPUS_MCP_CATALOG_{str(error['loc'][0]).upper()}: " if error["loc"] else "")
-            + error["msg"].removeprefix("Value error, ")
-            for error in exc.errors()
-        )
-        raise CatalogSettingsError(f"the catalog's source settings are not valid: {problems}") from None

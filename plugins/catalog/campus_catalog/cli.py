@@ -15,27 +15,33 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-from campus_mcp import PluginError, Settings, open_deployment, utcnow
+from campus_mcp import Deployment, PluginError, Settings, open_deployment, utcnow
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.catalog_settings import load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
 
 T = TypeVar("T")
 console = Console(stderr=True)
 
 
-def _run(work: Callable[[async_sessionmaker[AsyncSession]], Awaitable[T]]) -> T:
+def _run(work: Callable[[Deployment], Awaitable[T]]) -> T:
     async def _go() -> T:
-        # Migrated first, as `campus-mcp serve` does.
+        # Migrated first, as `campus-mcp serve` does. A bad catalog setting stops here (PluginError).
         async with open_deployment(Settings()) as deployment:
-            return await work(deployment.sessions)
+            return await work(deployment)
 
     try:
         return asyncio.run(_go())
     except PluginError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _catalog(deployment: Deployment) -> CatalogSettings:
+    """The catalog's settings, as the host loaded them ([plugins.catalog], CAMPUS_MCP_CATALOG_*)."""
+    catalog: CatalogSettings = deployment.plugin_settings("catalog")
+    return catalog
 
 
 def _progress() -> Progress:
@@ -92,14 +98,16 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
-    catalog = load_catalog_settings()
-    source = path or catalog.banner_file
-    if live and not catalog.banner_url:
-        raise click.ClickException("--live needs CAMPUS_MCP_CATALOG_BANNER_URL (the Banner base URL ending in /ssb)")
-    if not live and source is None:
-        raise click.ClickException("give --file PATH, set CAMPUS_MCP_CATALOG_BANNER_FILE, or use --live")
-
-    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+        catalog = _catalog(deployment)
+        source = path or catalog.banner_file
+        if live and not catalog.banner_url:
+            raise click.ClickException(
+                "--live needs CAMPUS_MCP_CATALOG_BANNER_URL (the Banner base URL ending in /ssb)"
+            )
+        if not live and source is None:
+            raise click.ClickException("give --file PATH, set CAMPUS_MCP_CATALOG_BANNER_FILE, or use --live")
+        sessions = deployment.sessions
         started = utcnow()
         with _progress() as bar:
             task = bar.add_task("Banner sections", total=None)
@@ -108,7 +116,7 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
                 bar.update(task, description=f"Banner {what}", completed=done, total=total)
 
             if live:
-                today = campus_today(Settings().timezone)
+                today = campus_today(deployment.settings.timezone)
                 report, lost = await sync_sections(
                     sessions, catalog, today, only_terms=list(terms) or None, progress=progress
                 )
@@ -138,17 +146,21 @@ def import_calendar_command(path: Path | None) -> None:
     """Import the academic calendar from its iCalendar feed or a saved .ics file."""
     from campus_catalog.sources.calendar_ics import import_calendar
 
-    catalog = load_catalog_settings()
-    url = "" if path else catalog.calendar_url
-    path = path or (None if url else catalog.calendar_file)
-    if not url and path is None:
-        raise click.ClickException("give --file PATH, or set CAMPUS_MCP_CATALOG_CALENDAR_URL or _CALENDAR_FILE")
-
-    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+        catalog = _catalog(deployment)
+        url = "" if path else catalog.calendar_url
+        source = path or (None if url else catalog.calendar_file)
+        if not url and source is None:
+            raise click.ClickException("give --file PATH, or set CAMPUS_MCP_CATALOG_CALENDAR_URL or _CALENDAR_FILE")
+        sessions = deployment.sessions
         started = utcnow()
         with console.status("Reading the academic calendar"):
             report = await import_calendar(
-                sessions, Settings().timezone, url=url, path=path, timeout_seconds=catalog.calendar_timeout_seconds
+                sessions,
+                deployment.settings.timezone,
+                url=url,
+                path=source,
+                timeout_seconds=catalog.calendar_timeout_seconds,
             )
         await _record(sessions, "calendar", started, report.stored, report.lost(), report.summary())
         return report.stored, report.lost(), report.summary()
@@ -172,7 +184,8 @@ def import_finals_command(term: str, path: Path) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"{path.name} could not be read: {exc}") from None
 
-    async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+        sessions = deployment.sessions
         started = utcnow()
         async with sessions() as session:
             report = await import_finals(session, term, rows, problems, source_name=path.name)
@@ -192,7 +205,8 @@ def _feed_command(source: str, what: str) -> Callable[[Path], None]:
         from campus_catalog.sources.catalog_feeds import FeedReport, import_elective_lists, import_programs
         from campus_catalog.sources.errors import SourceError
 
-        async def work(sessions: async_sessionmaker[AsyncSession]) -> tuple[int, dict[str, str], str]:
+        async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+            sessions = deployment.sessions
             started = utcnow()
             report = FeedReport()
             data = await asyncio.to_thread(path.read_bytes)

@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, FinalsSchedule, Section, Term, TermElectiveList, UniversityEvent
 from campus_catalog.queries.clock import campus_today
 
@@ -135,10 +135,9 @@ def refresh_texts(settings: Settings, catalog: CatalogSettings) -> dict[str, str
     }
 
 
-def catalog_data_sources(settings: Settings, catalog: CatalogSettings | None = None) -> list[DataSource]:
-    catalog = catalog or load_catalog_settings()
+def catalog_data_sources(settings: Settings, catalog: CatalogSettings) -> list[DataSource]:
     refresh = refresh_texts(settings, catalog)
-    system = settings.student_system_name
+    system = catalog.student_system_name
     zone = settings.timezone
     return [
         DataSource(

@@ -45,6 +45,7 @@ from strawberry.types import Info
 from campus_catalog import graphql_limits as limits
 from campus_catalog import schemas as s
 from campus_catalog import semantic
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.graphql_io import GraphQLAnswer, GraphQLErrorOut, GraphQLRequest
 from campus_catalog.graphql_limits import MAX_COST as MAX_COST  # the tests and the docstring name it here
 from campus_catalog.graphql_limits import MAX_DEPTH
@@ -81,7 +82,7 @@ def _course_link() -> Any:
         context: _Context = info.context
         async with context.lock:
             answer = await courses.get_course(
-                context.session, s.CourseLookup(code=root["course_code"]), context.settings
+                context.session, s.CourseLookup(code=root["course_code"]), context.settings, context.catalog
             )
         return answer.model_dump(mode="json")
 
@@ -103,7 +104,7 @@ def _sections_link() -> Any:
             {"term": term, "limit": limit, "open_only": open_only, "subject": subject, "course_number": number},
         )
         async with context.lock:
-            answer = await sections.search_sections(context.session, query, context.settings)
+            answer = await sections.search_sections(context.session, query, context.settings, context.catalog)
         return answer.model_dump(mode="json")
 
     return strawberry.field(
@@ -201,6 +202,7 @@ def _argument_annotation(tp: Any) -> Any:
 class _Context:
     session: AsyncSession
     settings: Settings
+    catalog: CatalogSettings
     # The document ``graphql_limits.check_query`` parsed and checked: strawberry runs that one.
     document: DocumentNode | None = None
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
@@ -221,7 +223,7 @@ def _top_field(name: str, query: QueryFunction, arguments: type[BaseModel], answ
         context: _Context = info.context
         parsed = _arguments(arguments, given)
         async with context.lock:
-            result = await query(context.session, parsed, context.settings)
+            result = await query(context.session, parsed, context.settings, context.catalog)
         return result.model_dump(mode="json")
 
     parameters = [inspect.Parameter("info", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Info)]
@@ -332,7 +334,9 @@ SEMANTIC_LIMIT_REASON = (
 )
 
 
-async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: Settings) -> GraphQLAnswer:
+async def run_graphql(
+    session: AsyncSession, request: GraphQLRequest, settings: Settings, catalog: CatalogSettings
+) -> GraphQLAnswer:
     """Run one read-only query. Limit breaches raise ``InvalidInput`` before anything runs;
     an error inside a field comes back in ``errors`` beside the fields that did resolve."""
     variables = request.variables or {}
@@ -343,7 +347,7 @@ async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: 
         result = await SCHEMA.execute(
             request.query,
             variable_values=variables,
-            context_value=_Context(session=session, settings=settings, document=document),
+            context_value=_Context(session=session, settings=settings, catalog=catalog, document=document),
             operation_name=operation.name.value if operation.name else None,
         )
     errors = [

@@ -21,7 +21,7 @@ from pathlib import Path
 from campus_mcp import Cron, Interval, Job, JobContext, JobOutcome, Settings, utcnow
 from sqlalchemy import select
 
-from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Term
 from campus_catalog.queries.clock import campus_today
 
@@ -43,7 +43,7 @@ async def run_sections_sync(context: JobContext) -> JobOutcome:
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
 
-    catalog = load_catalog_settings()
+    catalog: CatalogSettings = context.plugin_settings
     if catalog.banner_live:
         report, lost = await sync_sections(context.sessions, catalog, campus_today(context.settings.timezone))
         lost = {**report.lost(), **lost}
@@ -60,7 +60,7 @@ async def run_seat_refresh(context: JobContext) -> JobOutcome:
 
     updated, lost = await refresh_seats(
         context.sessions,
-        load_catalog_settings(),
+        context.plugin_settings,
         campus_today(context.settings.timezone),
         until_after_start=SEATS_UNTIL_AFTER_START,
     )
@@ -72,7 +72,7 @@ async def run_course_details_sync(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.course_details import sync_course_details
 
     done, lost = await sync_course_details(
-        context.sessions, load_catalog_settings(), campus_today(context.settings.timezone)
+        context.sessions, context.plugin_settings, campus_today(context.settings.timezone)
     )
     # A changed description cleared its course's vector (sync_course_details): embed it again.
     vectors = await fill_vectors_after_import(context.sessions, "course details")
@@ -82,7 +82,7 @@ async def run_course_details_sync(context: JobContext) -> JobOutcome:
 async def run_calendar_import(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.calendar_ics import import_calendar
 
-    catalog = load_catalog_settings()
+    catalog: CatalogSettings = context.plugin_settings
     report = await import_calendar(
         context.sessions,
         context.settings.timezone,
@@ -107,7 +107,7 @@ async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.catalog_feeds import FeedReport, catalog_years_to_read, import_programs
     from campus_catalog.sources.errors import SourceError
 
-    catalog = load_catalog_settings()
+    catalog: CatalogSettings = context.plugin_settings
     report = FeedReport()
     lost: dict[str, str] = {}
     if catalog.programs_url:
@@ -135,7 +135,7 @@ async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
 async def run_term_electives_import(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.catalog_feeds import FeedReport, import_elective_lists
 
-    catalog = load_catalog_settings()
+    catalog: CatalogSettings = context.plugin_settings
     data = await _feed(catalog.electives_url, catalog.electives_file, catalog.feed_timeout_seconds, "elective lists")
     report = FeedReport()
     async with context.session() as session:
@@ -199,9 +199,8 @@ async def run_ensure_future_terms(context: JobContext) -> JobOutcome:
     return JobOutcome(items=len(made), summary=f"made terms {', '.join(sorted(made)) or 'none'}")
 
 
-def catalog_jobs(settings: Settings, catalog: CatalogSettings | None = None) -> list[Job]:
+def catalog_jobs(settings: Settings, catalog: CatalogSettings) -> list[Job]:
     """The jobs of the configured sources only."""
-    catalog = catalog or load_catalog_settings()
     jobs: list[Job] = []
     if catalog.banner_configured:
         jobs.append(

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import schemas as s
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.examples import SPARSE_CRN, demo, sparse
 from campus_catalog.graphql_io import LOOSE_OUTPUT_SCHEMA, GraphQLAnswer, GraphQLRequest
 from campus_catalog.queries import courses, events, instructors, programs, schedule_check, sections, subjects, terms
@@ -26,15 +27,18 @@ from campus_catalog.queries import courses, events, instructors, programs, sched
 SCOPE = "catalog"
 API = "/api/v1/catalog"
 
-QueryFunction = Callable[[AsyncSession, Any, Settings], Awaitable[BaseModel]]
+# (session, arguments, the host's settings, the catalog's own settings): the catalog's words such as
+# the override office are in the last (``CatalogSettings``, the plugin's settings object).
+QueryFunction = Callable[[AsyncSession, Any, Settings, CatalogSettings], Awaitable[BaseModel]]
 
 
 def one_call(query: QueryFunction) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
-    """``Operation.run`` of a catalog row: exactly one call to ``query``, with the caller's settings."""
+    """``Operation.run`` of a catalog row: exactly one call to ``query``, with the host's settings and
+    the catalog's (``context.plugin_settings``: a tool call and its REST twin get the same object)."""
 
     async def run(context: ToolContext, args: Any) -> BaseModel:
         async with context.session() as session:
-            return await query(session, args, context.settings)
+            return await query(session, args, context.settings, context.plugin_settings)
 
     run.__name__ = query.__name__
     return run
@@ -49,19 +53,21 @@ async def refresh_stale(context: ToolContext, answer: s.SectionDetail | s.Schedu
     await queue_stale_sections(context, [(section.term.uid, section.crn) for section in found])
 
 
-async def run_graphql(session: AsyncSession, request: GraphQLRequest, settings: Settings) -> GraphQLAnswer:
+async def run_graphql(
+    session: AsyncSession, request: GraphQLRequest, settings: Settings, catalog: CatalogSettings
+) -> GraphQLAnswer:
     """The query function of catalog_graphql. Imported when called: the GraphQL schema is made
     from this table, so ``graphql.py`` imports this module, not the other way round."""
     from campus_catalog import graphql
 
-    return await graphql.run_graphql(session, request, settings)
+    return await graphql.run_graphql(session, request, settings, catalog)
 
 
 def _description(name: str) -> Callable[[Settings, Any], str]:
-    def describe(settings: Settings, plugin_settings: Any) -> str:
+    def describe(settings: Settings, plugin_settings: CatalogSettings) -> str:
         from campus_catalog.texts import descriptions
 
-        return descriptions(settings)[name]
+        return descriptions(settings, plugin_settings)[name]
 
     return describe
 

@@ -23,6 +23,8 @@ from campus_mcp import (
     operation_tools,
 )
 
+from campus_catalog.catalog_settings import CatalogSettings
+
 __version__ = "0.1.0"
 
 
@@ -34,6 +36,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         title="Course catalog",
         description="Terms, subjects, sections, courses, instructors, reviews, programs, electives and the academic calendar: public catalog data.",
         depends_on=(),
+        settings_model=CatalogSettings,
     )
 
 
@@ -64,7 +67,7 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 
 @hookimpl
-def register_tools(settings: Settings, plugin_settings: Any) -> list[Tool]:
+def register_tools(settings: Settings, plugin_settings: CatalogSettings) -> list[Tool]:
     from campus_catalog.operations import catalog_operations
 
     return operation_tools(catalog_operations(), settings=settings, plugin_settings=plugin_settings)
@@ -78,24 +81,24 @@ def register_routes(settings: Settings) -> list[RouteGroup]:
 
 
 @hookimpl
-def register_instructions(settings: Settings) -> list[InstructionFragment]:
+def register_instructions(settings: Settings, plugin_settings: CatalogSettings) -> list[InstructionFragment]:
     from campus_catalog.texts import instruction_fragments
 
-    return instruction_fragments(settings)
+    return instruction_fragments(settings, plugin_settings)
 
 
 @hookimpl
-def register_jobs(settings: Settings) -> list[Job]:
+def register_jobs(settings: Settings, plugin_settings: CatalogSettings) -> list[Job]:
     from campus_catalog.jobs import catalog_jobs
 
-    return catalog_jobs(settings)
+    return catalog_jobs(settings, plugin_settings)
 
 
 @hookimpl
-def register_data_sources(settings: Settings) -> list[DataSource]:
+def register_data_sources(settings: Settings, plugin_settings: CatalogSettings) -> list[DataSource]:
     from campus_catalog.freshness import catalog_data_sources
 
-    return catalog_data_sources(settings)
+    return catalog_data_sources(settings, plugin_settings)
 
 
 @hookimpl

@@ -40,7 +40,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column, selectinload
 
-from campus_catalog.catalog_settings import CatalogSettings, load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Section, Term
 
 if TYPE_CHECKING:
@@ -280,7 +280,7 @@ async def queue_stale_sections(context: ToolContext, sections: Iterable[SectionR
     Does nothing when Banner is not read live (file mode or no Banner): there is nothing to
     refresh from. Returns at once; the refresh runs in the background.
     """
-    catalog = load_catalog_settings()
+    catalog: CatalogSettings = context.plugin_settings
     if not catalog.banner_live:
         return []
     refresher = refresher_for(context.sessions, catalog)

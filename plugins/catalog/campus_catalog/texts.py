@@ -4,7 +4,8 @@ Descriptions are prompts (seed 000, "When a client calls the tools"): a client's
 matches a student's words against them, so each starts with what the tool reads, names the
 campus, and has a "Use it for" sentence with questions in a student's words. A rule that
 concerns one tool lives in that tool's description, where the model reads it when it loads the
-tool. Every campus-specific word comes from the settings; the defaults are Wentworth's.
+tool. Every campus-specific word comes from the settings (the host's, and the catalog's own
+``CatalogSettings`` for the override office and the student system); the defaults are Wentworth's.
 Claude Code cuts a description after 2,048 characters, so the triggers come first and a test
 holds each description under the limit.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from campus_mcp import InstructionFragment, Settings
 
-from campus_catalog.catalog_settings import load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
 from campus_catalog.schemas import MAX_PAGE_SIZE
 
@@ -26,18 +27,18 @@ WAITLIST_RULE = (
 )
 
 
-def _names(settings: Settings) -> dict[str, str]:
+def _names(settings: Settings, catalog: CatalogSettings) -> dict[str, str]:
     return {
         "campus": settings.campus_name,
         "short": settings.campus_short_name,
-        "office": settings.override_office,
-        "system": settings.student_system_name,
+        "office": catalog.override_office,
+        "system": catalog.student_system_name,
         "tz": settings.timezone,
     }
 
 
-def _banner_hint(settings: Settings) -> str:
-    base = load_catalog_settings().banner_url
+def _banner_hint(catalog: CatalogSettings) -> str:
+    base = catalog.banner_url
     pages = (
         f"{base}/searchResults/getEnrollmentInfo?term=<term uid>&courseReferenceNumber=<crn> (seats and "
         f"waitlist, HTML) and {base}/searchResults/getFacultyMeetingTimes?term=<term uid>&courseReferenceNumber=<crn> "
@@ -48,13 +49,13 @@ def _banner_hint(settings: Settings) -> str:
     )
     return (
         f"Old data: for a current or future term, when the advisory says the sections data is more than 2 days old "
-        f"or has no refresh time, read {settings.student_system_name} yourself with a web fetch tool (no sign-in "
+        f"or has no refresh time, read {catalog.student_system_name} yourself with a web fetch tool (no sign-in "
         f"needed): {pages}. Banner fails under load: read at most 10 CRNs, one at a time."
     )
 
 
-def descriptions(settings: Settings) -> dict[str, str]:
-    n = _names(settings)
+def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]:
+    n = _names(settings, catalog)
     campus, short, office, tz = n["campus"], n["short"], n["office"], n["tz"]
     return {
         "list_terms": (
@@ -92,7 +93,7 @@ def descriptions(settings: Settings) -> dict[str, str]:
             "seats, waitlist, part of term, campus, cross-listed sections, the linked lecture or lab, and its "
             "final exam. Use it for: 'Is CRN 21345 full?', 'Where does CRN 21345 meet?', 'Does my lab section "
             "still have seats?', 'When is the final for CRN 21345?'.\n"
-            f"{WAITLIST_RULE}\n{_banner_hint(settings)}"
+            f"{WAITLIST_RULE}\n{_banner_hint(catalog)}"
         ),
         "search_courses": (
             f"Finds {short} catalog courses (not sections) by code ('COMP 2350', or a subject such as 'MATH'), "
@@ -205,8 +206,8 @@ def descriptions(settings: Settings) -> dict[str, str]:
     }
 
 
-def instruction_fragments(settings: Settings) -> list[InstructionFragment]:
-    n = _names(settings)
+def instruction_fragments(settings: Settings, catalog: CatalogSettings) -> list[InstructionFragment]:
+    n = _names(settings, catalog)
     return [
         InstructionFragment(
             priority=10,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_catalog.sources.prerequisites import UnreadablePrerequisites, parse_prerequisites
@@ -93,7 +92,7 @@ async def test_the_course_details_job_stores_descriptions_and_prerequisites(
             monkeypatch.setenv(f"CAMPUS_MCP_CATALOG_{name}", value)
         monkeypatch.delenv("CAMPUS_MCP_CATALOG_BANNER_FILE", raising=False)
         campus = await campus_factory(plugins=["catalog"])
-        jobs = {j.id: j for j in catalog_jobs(campus.settings)}
+        jobs = campus.registry.jobs
         await campus.run_job(jobs["catalog.sections_sync"])
         async with campus.sessions() as session:
             await session.execute(update(Term).values(end_date=date.today() + timedelta(days=30)))

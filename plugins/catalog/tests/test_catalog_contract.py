@@ -148,8 +148,8 @@ async def test_campus_texts_come_from_the_settings(campus_factory: CampusFactory
         plugins=["catalog"],
         campus_name="Example Polytechnic",
         campus_short_name="EXPO",
-        override_office="the registrar's override desk",
         timezone="America/Chicago",
+        plugin_settings={"catalog": {"override_office": "the registrar's override desk"}},
     )
     async with campus.mcp() as client:
         tools = {t.name: t.description or "" for t in (await client.list_tools()).tools}

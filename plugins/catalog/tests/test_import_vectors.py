@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from campus_catalog import semantic
-from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Section
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import func, select, update
@@ -28,7 +27,7 @@ def banner_file(monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def run_sections_sync(campus: CampusHarness) -> Any:
-    job = {j.id: j for j in catalog_jobs(campus.settings)}["catalog.sections_sync"]
+    job = campus.registry.jobs["catalog.sections_sync"]
     return await campus.run_job(job)
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_catalog.catalog_settings import load_catalog_settings
 from campus_catalog.models import Section, Term
 from campus_catalog.refresh_queue import SectionRefreshKey, refresher_for
 from campus_catalog.sources.banner_sync import import_banner_file
@@ -69,7 +68,7 @@ async def test_get_section_answers_first_and_refreshes_behind(
         assert result.structured_content["crn"] == "45405"
         assert await queued(campus) == ["45405"]
         assert await synced_at(campus, "45405") == STALE
-        await refresher_for(campus.sessions, load_catalog_settings()).drain()
+        await refresher_for(campus.sessions, campus.deployment.plugin_settings("catalog")).drain()
     refreshed = await synced_at(campus, "45405")
     assert refreshed is not None and refreshed > STALE + timedelta(hours=39)
 
@@ -85,7 +84,7 @@ async def test_check_schedule_queues_each_stale_section_and_still_answers_when_b
             result = await client.call_tool("check_schedule", {"crns": crns, "term": "202131"})
         assert not result.is_error, result.content
         assert await queued(campus) == sorted(crns)
-        await refresher_for(campus.sessions, load_catalog_settings()).drain()
+        await refresher_for(campus.sessions, campus.deployment.plugin_settings("catalog")).drain()
         # The failure is on record; the next call within 6 hours does not hammer Banner again.
         [run] = await campus.job_runs("catalog.section_refresh")
         assert run.outcome == "partial" and set(run.lost) == {f"CRN {c}" for c in crns}

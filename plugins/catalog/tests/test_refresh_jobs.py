@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import Course, Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_mcp import Job
@@ -39,7 +38,7 @@ def banner_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def job(campus: CampusHarness, job_id: str) -> Job:
-    found = {j.id: j for j in catalog_jobs(campus.settings)}
+    found = campus.registry.jobs
     return found[job_id]
 
 
@@ -221,7 +220,7 @@ async def test_the_calendar_job_reads_the_configured_file(
         pytest.skip(f"the calendar fixture is not at {CALENDAR_FIXTURE}")
     banner_env.setenv("CAMPUS_MCP_CATALOG_CALENDAR_FILE", str(CALENDAR_FIXTURE))
     campus = await campus_factory(plugins=["catalog"])
-    assert [j.id for j in catalog_jobs(campus.settings)] == ["catalog.calendar_import"]
+    assert campus.registry.contributions_of("catalog")["jobs"] == ["catalog.calendar_import"]
     run = await campus.run_job(job(campus, "catalog.calendar_import"))
     assert (run.outcome, run.items) == ("ok", 150)
     assert len(await campus.job_runs()) == 1

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import CatalogYear, Program, Term, TermElectiveList
 from campus_catalog.sources.catalog_feeds import catalog_years_to_read
 from campus_catalog.sources.fake_banner import serve_on_loopback
@@ -63,7 +62,7 @@ def feeds_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def job(campus: CampusHarness, job_id: str) -> Job:
-    return {j.id: j for j in catalog_jobs(campus.settings)}[job_id]
+    return campus.registry.jobs[job_id]
 
 
 async def programs(campus: CampusHarness) -> dict[str, list[str]]:

@@ -1,20 +1,32 @@
-"""The catalog's source settings: what counts as configured, and errors that say what to fix."""
+"""The catalog's source settings: what counts as configured, and errors that say what to fix.
+
+They are loaded as the host loads them at start-up (``CAMPUS_MCP_CATALOG_*``, ``[plugins.catalog]``),
+so a bad value is a ``PluginError`` naming the variable and the rule.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from campus_catalog.catalog_settings import CatalogSettingsError, load_catalog_settings
+from campus_catalog.catalog_settings import CatalogSettings
+from campus_mcp import PluginError, Settings
+from campus_mcp.testing import load_plugins
 
 VARIABLES = ("BANNER_URL", "BANNER_FILE", "CALENDAR_URL", "CALENDAR_FILE", "ALLOW_LOOPBACK_HTTP")
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
     for name in VARIABLES:
         monkeypatch.delenv(f"CAMPUS_MCP_CATALOG_{name}", raising=False)
+    monkeypatch.setenv("CAMPUS_MCP_CONFIG", str(tmp_path / "no-config.toml"))
     return monkeypatch
+
+
+def load_catalog_settings() -> CatalogSettings:
+    settings: CatalogSettings = load_plugins(Settings(plugins=["catalog"])).plugin_settings["catalog"]
+    return settings
 
 
 def test_nothing_set_means_no_source(env: pytest.MonkeyPatch) -> None:
@@ -34,15 +46,15 @@ def test_file_mode_and_live_mode(env: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_a_plain_http_upstream_is_refused_with_the_variable_named(env: pytest.MonkeyPatch) -> None:
     env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", "http://selfservice.example.edu/StudentRegistrationSsb/ssb")
-    with pytest.raises(CatalogSettingsError) as caught:
+    with pytest.raises(PluginError) as caught:
         load_catalog_settings()
-    assert str(caught.value) == (
-        "the catalog's source settings are not valid: CAMPUS_MCP_CATALOG_BANNER_URL must be an https:// URL "
+    assert str(caught.value).startswith(
+        "the settings of plugin 'catalog' are not valid: CAMPUS_MCP_CATALOG_BANNER_URL: must be an https:// URL "
         "(it is read unattended on a schedule)."
     )
     # Loopback http is for the tests' fake Banner, and only with the test allowance.
     env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", "http://127.0.0.1:8123/StudentRegistrationSsb/ssb")
-    with pytest.raises(CatalogSettingsError):
+    with pytest.raises(PluginError):
         load_catalog_settings()
     env.setenv("CAMPUS_MCP_CATALOG_ALLOW_LOOPBACK_HTTP", "true")
     assert load_catalog_settings().banner_live
@@ -51,6 +63,15 @@ def test_a_plain_http_upstream_is_refused_with_the_variable_named(env: pytest.Mo
 def test_a_bad_number_names_the_variable(env: pytest.MonkeyPatch) -> None:
     env.setenv("CAMPUS_MCP_CATALOG_BANNER_REQUESTS_PER_MINUTE", "0")
     with pytest.raises(
-        CatalogSettingsError, match="CAMPUS_MCP_CATALOG_BANNER_REQUESTS_PER_MINUTE: Input should be greater than 0"
+        PluginError, match="CAMPUS_MCP_CATALOG_BANNER_REQUESTS_PER_MINUTE: Input should be greater than 0"
     ):
         load_catalog_settings()
+
+
+def test_a_plain_http_url_in_the_toml_table_names_its_key(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = tmp_path / "campus-mcp.toml"
+    config.write_text('[plugins.catalog]\ncalendar_url = "http://calendar.example.edu/academic.ics"\n')
+    env.setenv("CAMPUS_MCP_CONFIG", str(config))
+    with pytest.raises(PluginError) as caught:
+        load_catalog_settings()
+    assert f"[plugins.catalog] calendar_url in {config}: must be an https:// URL" in str(caught.value)

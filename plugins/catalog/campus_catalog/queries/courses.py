@@ -13,6 +13,7 @@ from sqlalchemy import String, and_, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section, Subject
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
@@ -52,7 +53,9 @@ def course_brief(course: Course) -> CourseBrief:
     )
 
 
-async def search_courses(session: AsyncSession, query: CourseSearch, settings: Settings) -> CoursePage:
+async def search_courses(
+    session: AsyncSession, query: CourseSearch, settings: Settings, catalog: CatalogSettings
+) -> CoursePage:
     where: list[Any] = []
     if query.subject:
         where.append(Course.subject_code == await resolve_subject(session, query.subject))
@@ -177,7 +180,9 @@ async def unlocks(session: AsyncSession, code: str) -> list[CourseLink]:
     ]
 
 
-async def get_course(session: AsyncSession, query: CourseLookup, settings: Settings) -> CourseDetail:
+async def get_course(
+    session: AsyncSession, query: CourseLookup, settings: Settings, catalog: CatalogSettings
+) -> CourseDetail:
     course = await find_course(session, query.code)
     school = await session.scalar(select(Subject.school).where(Subject.code == course.subject_code))
     titles = await _titles(session, _codes_in(course.prerequisites))

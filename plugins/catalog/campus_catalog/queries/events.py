@@ -8,6 +8,7 @@ from campus_mcp import Settings
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import UniversityEvent
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.serialize import page_fields
@@ -16,7 +17,9 @@ from campus_catalog.schemas import EventOut, EventPage, EventsQuery
 DEFAULT_WINDOW_DAYS = 180
 
 
-async def university_events(session: AsyncSession, query: EventsQuery, settings: Settings) -> EventPage:
+async def university_events(
+    session: AsyncSession, query: EventsQuery, settings: Settings, catalog: CatalogSettings
+) -> EventPage:
     start = query.start_date or campus_today(settings.timezone)
     end = query.end_date or start + timedelta(days=DEFAULT_WINDOW_DAYS)
     # An event is in the window when any of its days is (finals week started before the window counts).

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from campus_catalog import semantic
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_out
@@ -56,7 +57,9 @@ async def find_instructor(session: AsyncSession, pub_id: str) -> Instructor:
     return instructor
 
 
-async def search_instructors(session: AsyncSession, query: InstructorSearch, settings: Settings) -> InstructorPage:
+async def search_instructors(
+    session: AsyncSession, query: InstructorSearch, settings: Settings, catalog: CatalogSettings
+) -> InstructorPage:
     where: list[ColumnElement[bool]] = []
     if query.subject:
         term = await resolve_term(session, query.term, settings)
@@ -95,7 +98,9 @@ async def search_instructors(session: AsyncSession, query: InstructorSearch, set
     return InstructorPage(instructors=[instructor_brief(i) for i in instructors], **page_fields(query, total))
 
 
-async def get_instructor(session: AsyncSession, query: InstructorLookup, settings: Settings) -> InstructorDetail:
+async def get_instructor(
+    session: AsyncSession, query: InstructorLookup, settings: Settings, catalog: CatalogSettings
+) -> InstructorDetail:
     instructor = await find_instructor(session, query.pub_id)
     term = await resolve_term(session, query.term, settings)
     section_ids = (
@@ -142,7 +147,7 @@ async def get_instructor(session: AsyncSession, query: InstructorLookup, setting
 
 
 async def similar_instructors(
-    session: AsyncSession, query: SimilarInstructorsQuery, settings: Settings
+    session: AsyncSession, query: SimilarInstructorsQuery, settings: Settings, catalog: CatalogSettings
 ) -> SimilarInstructors:
     """Instructors who teach something close: by meaning when the instructor has a vector, else
     by how many subjects they share."""
@@ -186,7 +191,9 @@ async def similar_instructors(
     )
 
 
-async def search_reviews(session: AsyncSession, query: ReviewSearch, settings: Settings) -> ReviewPage:
+async def search_reviews(
+    session: AsyncSession, query: ReviewSearch, settings: Settings, catalog: CatalogSettings
+) -> ReviewPage:
     where: list[ColumnElement[bool]] = []
     if query.instructor:
         where.append(Review.instructor_id == (await find_instructor(session, query.instructor)).id)

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, Program, TermElectiveList
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
@@ -46,7 +47,9 @@ async def resolve_catalog_year(session: AsyncSession, value: str | None) -> Cata
     )
 
 
-async def list_programs(session: AsyncSession, query: ProgramsQuery, settings: Settings) -> ProgramList:
+async def list_programs(
+    session: AsyncSession, query: ProgramsQuery, settings: Settings, catalog: CatalogSettings
+) -> ProgramList:
     year = await resolve_catalog_year(session, query.catalog_year)
     years = [y.label for y in await _years(session)]
     programs = (
@@ -83,7 +86,9 @@ def _electives(raw: list[dict[str, object]]) -> list[ElectiveList]:
     return lists
 
 
-async def degree_requirements(session: AsyncSession, query: ProgramLookup, settings: Settings) -> ProgramDetail:
+async def degree_requirements(
+    session: AsyncSession, query: ProgramLookup, settings: Settings, catalog: CatalogSettings
+) -> ProgramDetail:
     year = await resolve_catalog_year(session, query.catalog_year)
     if year is None:
         raise NotFound("No degree programs have been imported yet. Ask the student for their list of required courses.")
@@ -109,7 +114,9 @@ async def degree_requirements(session: AsyncSession, query: ProgramLookup, setti
     )
 
 
-async def list_term_electives(session: AsyncSession, query: TermElectivesQuery, settings: Settings) -> TermElectives:
+async def list_term_electives(
+    session: AsyncSession, query: TermElectivesQuery, settings: Settings, catalog: CatalogSettings
+) -> TermElectives:
     term = await resolve_term(session, query.term, settings)
     statement = select(TermElectiveList).where(TermElectiveList.term_id == term.id)
     if query.school:

@@ -10,6 +10,7 @@ from campus_mcp import Settings
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import MeetingTime, Section
 from campus_catalog.queries.clock import days_string, hhmm
 from campus_catalog.queries.serialize import load_sections, section_credits, section_out
@@ -196,7 +197,9 @@ def totals(sections: Sequence[Section]) -> ScheduleTotals:
     )
 
 
-async def check_schedule(session: AsyncSession, query: ScheduleCheckQuery, settings: Settings) -> ScheduleCheck:
+async def check_schedule(
+    session: AsyncSession, query: ScheduleCheckQuery, settings: Settings, catalog: CatalogSettings
+) -> ScheduleCheck:
     term = await resolve_term(session, query.term, settings)
     ids = (
         await session.scalars(select(Section.id).where(Section.term_id == term.id, Section.crn.in_(query.crns)))
@@ -226,7 +229,6 @@ async def check_schedule(session: AsyncSession, query: ScheduleCheckQuery, setti
         overrides_needed=needs + _seat_needs(active),
         totals=totals(active),
         ask_for_overrides=(
-            f"Overrides come from {settings.override_office}. An override is not certain: "
-            "prefer a plan that needs none."
+            f"Overrides come from {catalog.override_office}. An override is not certain: prefer a plan that needs none."
         ),
     )

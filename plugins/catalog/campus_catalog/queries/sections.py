@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, Select, and_, exists, func, literal, or_, 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import (
     Campus,
     Course,
@@ -137,7 +138,9 @@ def _count(where: list[ColumnElement[bool]], query: SectionSearch) -> Select[Any
     return select(func.count()).select_from(Section).where(*where)
 
 
-async def search_sections(session: AsyncSession, query: SectionSearch, settings: Settings) -> SectionPage:
+async def search_sections(
+    session: AsyncSession, query: SectionSearch, settings: Settings, catalog: CatalogSettings
+) -> SectionPage:
     term = await resolve_term(session, query.term, settings)
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
@@ -248,7 +251,9 @@ async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | 
     )
 
 
-async def get_section(session: AsyncSession, query: SectionLookup, settings: Settings) -> SectionDetail:
+async def get_section(
+    session: AsyncSession, query: SectionLookup, settings: Settings, catalog: CatalogSettings
+) -> SectionDetail:
     section = await find_section(session, query.crn, query.term, settings)
     base = section_out(section)
     cross = await _by_crns(session, section.term_id, [c for c in base.cross_listed_crns if c != section.crn])
@@ -261,7 +266,9 @@ async def get_section(session: AsyncSession, query: SectionLookup, settings: Set
     )
 
 
-async def similar_sections(session: AsyncSession, query: SimilarSectionsQuery, settings: Settings) -> SimilarSections:
+async def similar_sections(
+    session: AsyncSession, query: SimilarSectionsQuery, settings: Settings, catalog: CatalogSettings
+) -> SimilarSections:
     """Sections of other courses in the same term that teach something close: by meaning when the
     section has a vector, else by the words of its course title."""
     section = await find_section(session, query.crn, query.term, settings)

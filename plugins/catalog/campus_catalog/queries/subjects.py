@@ -9,6 +9,7 @@ from campus_mcp import InvalidInput, Settings
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section, Subject
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.terms import all_terms, current_and_future, resolve_term, term_ref
@@ -23,7 +24,9 @@ async def _term_ids(session: AsyncSession, term: str | None, settings: Settings)
     return [t.id for t in terms], SubjectList(term=None, subjects=[])
 
 
-async def list_subjects(session: AsyncSession, query: SubjectsQuery, settings: Settings) -> SubjectList:
+async def list_subjects(
+    session: AsyncSession, query: SubjectsQuery, settings: Settings, catalog: CatalogSettings
+) -> SubjectList:
     term_ids, answer = await _term_ids(session, query.term, settings)
     counts_query = (
         select(Course.subject_code, func.count(Section.id))

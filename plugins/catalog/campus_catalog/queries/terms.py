@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Section, Term
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.schemas import PartOfTermOut, TermList, TermOut, TermRef, TermsQuery
@@ -64,7 +65,9 @@ async def section_counts(session: AsyncSession) -> dict[int, int]:
     return {term_id: count for term_id, count in rows}
 
 
-async def list_terms(session: AsyncSession, query: TermsQuery, settings: Settings) -> TermList:
+async def list_terms(
+    session: AsyncSession, query: TermsQuery, settings: Settings, catalog: CatalogSettings
+) -> TermList:
     terms = list(
         (await session.scalars(select(Term).options(selectinload(Term.parts)).order_by(Term.start_date.desc()))).all()
     )
