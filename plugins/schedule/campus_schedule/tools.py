@@ -104,8 +104,11 @@ OPERATIONS = [
         description=_words(
             "The signed-in {campus} ({short}) student's own courses in one term: CRN, course code and "
             "title, each weekly meeting with its meeting_time_id, day, 24-hour and 12-hour times, room and "
-            "instructor, and time conflicts between them. Use it for: 'What are my classes?', 'When is my "
-            "lab?', 'Where is my Calculus class?', 'What's my schedule this semester?'. term: a uid or name "
+            "instructor, credits, and time conflicts between them. Use it for: 'What are my classes?', "
+            "'What time is my chem lab?', 'Do I have class on Friday?', 'What time does my first class "
+            "start on Monday?', 'Where is my Calculus class, what room and building?', 'Who teaches my "
+            "class?', 'How many credits am I taking?', 'What's the CRN of my section?', 'What's my "
+            "schedule this semester?', 'What am I signed up for next semester?'. term: a uid or name "
             "from list_terms; default the current term, else the next. A class setting applies to one "
             "meeting_time_id (one day of one course), so a whole course needs one per meeting. Needs the schedule:read "
             "permission; gives only the caller's own courses."
@@ -148,7 +151,8 @@ OPERATIONS = [
             "When the signed-in {campus} ({short}) student is busy between two dates: classes, final exams "
             "and meetings with friends, in the campus time zone (correct across daylight-saving changes); "
             "no class on holidays, breaks or in finals week. Use it for: 'When am I free on Thursday?', "
-            "'Am I busy Friday afternoon?', 'When can I meet my study group next week?'. start_date and "
+            "'Am I busy Friday afternoon?', 'Is my Thursday morning open?', 'What free time do I "
+            "have between classes tomorrow?', 'When can I meet my study group next week?'. start_date and "
             "end_date are YYYY-MM-DD, at most 120 days apart. Needs schedule:read."
         ),
         scope=SCOPE,
@@ -166,8 +170,9 @@ OPERATIONS = [
         description=_words(
             "The signed-in {campus} ({short}) student's own final exams in one term: date, 24-hour and "
             "12-hour times, room, for each course, and the courses with no exam in the finals schedule. "
-            "Use it for: 'When are my finals?', 'When is my Calculus final?', 'Do I have two exams on the "
-            "same day?'. term: a uid or name; default the current term, else the next. Needs schedule:read."
+            "Use it for: 'When are my finals?', 'When is my Calculus final?', 'What time does my "
+            "psych final start?', 'What day is my last exam?', 'Where is my final exam held?', 'Do I have "
+            "two exams on the same day?'. term: a uid or name; default the current term, else the next. Needs schedule:read."
         ),
         scope=SCOPE,
         input_model=TermArgument,
