@@ -210,3 +210,55 @@ def test_the_readme_names_every_command_and_the_demo_password() -> None:
     password = Settings().demo_password.get_secret_value()
     assert row.strip("|").split(" | ")[header.index("default")].strip() == f"`{password}`"
     assert f"with the password `{password}` (`CAMPUS_MCP_DEMO_PASSWORD`)" in readme
+
+
+# `campus-mcp serve` refusing to start ---------------------------------------------------------
+
+NOT_SET = "CAMPUS_MCP_SECRET_KEY is not set"
+
+
+@pytest.mark.parametrize(
+    ("case", "complaint"),
+    [
+        ("missing key outside demo mode", NOT_SET),
+        ("key file others can read", "chmod 600"),
+        ("damaged key file", "it is damaged"),
+        ("unknown plugin setting", "[plugins.dining] feeds"),
+        ("bad host setting", "CAMPUS_MCP_PORT"),
+    ],
+)
+def test_serve_stops_with_one_line_on_a_bad_start_up_setting(case: str, complaint: str, tmp_path: Path) -> None:
+    env = {
+        "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}",
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "campus-mcp.toml"),
+        "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+        "CAMPUS_MCP_SCHEDULER": "false",
+        "CAMPUS_MCP_PORT": "1",  # never reached: each case stops before the server listens
+    }
+    key = tmp_path / "var" / "secret.key"
+    if case == "missing key outside demo mode":
+        env["CAMPUS_MCP_DEMO"] = "false"
+    elif case == "key file others can read":
+        key.parent.mkdir()
+        key.write_bytes(b"k" * 32)
+        key.chmod(0o644)
+    elif case == "damaged key file":
+        key.parent.mkdir()
+        key.write_bytes(b"short")
+        key.chmod(0o600)
+    elif case == "unknown plugin setting":
+        (tmp_path / "campus-mcp.toml").write_text('[plugins.dining]\nfeeds = "hours.json"\n')
+    else:
+        env["CAMPUS_MCP_PORT"] = "eighty"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")} | env
+    result = subprocess.run(
+        [str(CLI), "serve"], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    [line] = result.stderr.strip().splitlines()
+    assert complaint in line
+    assert line.startswith("Error: ")
+    assert "Serving" not in result.stdout
+    # Checked before anything is written: no database half-migrated by a server that cannot start.
+    assert not (tmp_path / "campus.db").exists()

@@ -275,7 +275,7 @@ def test_a_bad_dining_setting_stops_serve_with_one_line(tmp_path: Path, monkeypa
     write_config(tmp_path, monkeypatch, '[plugins.dining]\nfeeds = "hours.json"\n')
     monkeypatch.setenv("CAMPUS_MCP_PLUGINS", "dining")
     result = CliRunner().invoke(main, ["serve", "--no-prepare"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a setting that keeps serve from starting
     assert "[plugins.dining] feeds" in result.output
     assert "Its settings are: feed." in result.output
     assert "Traceback" not in result.output

@@ -10,16 +10,60 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import ValidationError
 
 from campus_mcp.registry import PluginError, Registry, load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.settings import Settings, config_file
 
 
 def _registry() -> Registry:
     try:
         return load_registry(Settings())
+    except ValidationError as exc:
+        raise click.ClickException(_settings_problem(exc)) from None
     except PluginError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+class StartupError(click.ClickException):
+    """A setting that keeps ``serve`` from starting: one line saying what is wrong and what to do.
+
+    Exit status 2, a configuration error, unlike 1 for a command that failed at its work."""
+
+    exit_code = 2
+
+
+def _settings_problem(exc: ValidationError) -> str:
+    # Never the value: a bad CAMPUS_MCP_SECRET_KEY or database URL must not reach the terminal.
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else ""
+        where = f"CAMPUS_MCP_{field.upper()} ({field} in {config_file()})" if field else str(config_file())
+        problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
+    return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."
+
+
+def _startup(overrides: dict[str, Any]) -> Registry:
+    """The settings, the seal key and the plugins ``serve`` needs, checked before anything is
+    written (no database migrated by a server that then cannot start)."""
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        raise StartupError(_settings_problem(exc)) from None
+    try:
+        # Outside demo mode a missing key, in demo mode a key file that is damaged or readable by others.
+        settings.seal_key()
+    except RuntimeError as exc:
+        raise StartupError(str(exc)) from None
+    except OSError as exc:
+        raise StartupError(
+            f"cannot read or make the demo mode's secret key in {settings.var_dir} ({exc.strerror}). "
+            "Make the folder writable by this user (CAMPUS_MCP_VAR_DIR) or set CAMPUS_MCP_SECRET_KEY."
+        ) from None
+    try:
+        return load_registry(settings)
+    except PluginError as exc:
+        raise StartupError(str(exc)) from None
 
 
 @click.group()
@@ -67,11 +111,8 @@ def serve(host: str | None, port: int | None, no_prepare: bool) -> None:
         overrides["host"] = host
     if port:
         overrides["port"] = port
-    settings = Settings(**overrides)
-    try:
-        registry = load_registry(settings)
-    except PluginError as exc:
-        raise click.ClickException(str(exc)) from None
+    registry = _startup(overrides)
+    settings = registry.settings
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True)
     app = create_app(registry=registry)
@@ -304,8 +345,8 @@ def _plugin_commands() -> None:
     """Commands that plugins add (``campus-mcp import ...``)."""
     try:
         registry = load_registry(Settings())
-    except PluginError:
-        return  # the commands that need the registry report the error themselves
+    except (PluginError, ValidationError):
+        return  # the commands that need the settings or the registry report the error themselves
     for command in registry.commands:
         existing = main.commands.get(command.name or "")
         if existing is not None and existing is not command:
