@@ -190,6 +190,20 @@ async def test_hook_register_completions(campus_factory: CampusFactory) -> None:
         def register_completions(self) -> list[Completion]:
             return [Completion(argument="building", complete=buildings)]
 
+        @hookimpl
+        def register_prompts(self) -> list[Prompt]:
+            # A prompt names the completer of its argument; a completer no prompt names is unused.
+            building = PromptArgument(name="building", description="Which library building.", completer="building")
+            return [
+                Prompt(
+                    name="book_a_room",
+                    title="Book a study room",
+                    description="Finds a room for a study group.",
+                    arguments=(building,),
+                    render=lambda args: "Find a study room.",
+                )
+            ]
+
     campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithCompletion())])
     async with campus.mcp() as client:
         result = await client.complete(

@@ -132,20 +132,34 @@ class RouteGroup:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PromptArgument:
+    """One argument of a prompt. ``completer`` names the :class:`Completion` (its ``argument``)
+    that completes it, whichever plugin registers it; without one the argument gets no values.
+    A prompt naming a completer no enabled plugin registers stops start-up."""
+
     name: str
     description: str
     required: bool = False
+    completer: str = ""
+
+
+PromptRenderer = Callable[["ToolContext", Mapping[str, str]], Awaitable[str]]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Prompt:
-    """A prompt: ``render`` turns the (already cut and quoted) arguments into the user message."""
+    """A prompt: ``render`` turns the (already cut) arguments into the user message.
+
+    ``render_in_context`` is the form for a prompt that reads the database or a plugin's
+    settings (the default term of a planning prompt): it gets the same :class:`ToolContext` a
+    tool gets. Give exactly one of the two.
+    """
 
     name: str
     title: str
     description: str
     arguments: tuple[PromptArgument, ...] = ()
-    render: Callable[[Mapping[str, str]], Awaitable[str] | str]
+    render: Callable[[Mapping[str, str]], Awaitable[str] | str] | None = None
+    render_in_context: PromptRenderer | None = None
     plugin: str = ""
 
 

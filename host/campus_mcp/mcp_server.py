@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp import metrics
 from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
-from campus_mcp.contributions import PageLink, Tool
+from campus_mcp.contributions import Completion, PageLink, Tool
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.principal import Principal, current_principal
@@ -52,6 +52,7 @@ CACHEABLE = (
 # resource_link content arrived in 2025-06-18; older clients may refuse a result that has one.
 LINKS_SINCE = "2025-06-18"
 PROMPT_ARGUMENT_LIMIT = 500
+COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore when more match
 
 
 def input_schema(tool: Tool) -> dict[str, Any]:
@@ -327,9 +328,13 @@ class CampusServer:
                 f"Unknown argument(s) {', '.join(unknown)} for {prompt.name}; it takes: {', '.join(sorted(known)) or 'none'}.",
             )
         args = {k: v[:PROMPT_ARGUMENT_LIMIT] for k, v in raw.items() if v.strip()}
-        text = prompt.render(args)
-        if not isinstance(text, str):
-            text = await text
+        if prompt.render_in_context is not None:
+            context = self.tool_context(ctx, current_principal.get(), prompt.plugin)
+            text = await prompt.render_in_context(context, args)
+        else:
+            assert prompt.render is not None  # the registry holds exactly one of the two
+            rendered = prompt.render(args)
+            text = rendered if isinstance(rendered, str) else await rendered
         return types.GetPromptResult(
             description=prompt.description,
             messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
@@ -380,8 +385,7 @@ class CampusServer:
     async def complete(
         self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
-        argument = params.argument.name
-        completion = self.registry.completions.get(argument)
+        completion = self._completer_of(params)
         values: list[str] = []
         if completion is not None:
             context_args: dict[str, str] = {}
@@ -391,6 +395,24 @@ class CampusServer:
                 context_args = {str(k): str(v) for k, v in raw_args.items() if isinstance(v, str)}
             async with self.sessions() as session:
                 values = list(await completion.complete(session, params.argument.value, context_args))
+        # A completer reads at most 101 rows, so its count is only a total when nothing was cut.
+        more = len(values) > COMPLETION_LIMIT
         return types.CompleteResult(
-            completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
+            completion=types.Completion(
+                values=values[:COMPLETION_LIMIT], total=None if more else len(values), has_more=more
+            )
         )
+
+    def _completer_of(self, params: types.CompleteRequestParams) -> Completion | None:
+        """The completer the referenced prompt names for the argument: a completer whose prompt is
+        not enabled is registered but unused, so a deployment completes nothing it cannot use."""
+        ref = params.ref
+        if not isinstance(ref, types.PromptReference):
+            return None
+        prompt = self.registry.prompts.get(ref.name)
+        if prompt is None:
+            return None
+        for argument in prompt.arguments:
+            if argument.name == params.argument.name and argument.completer:
+                return self.registry.completions.get(argument.completer)
+        return None

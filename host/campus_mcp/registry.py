@@ -187,6 +187,26 @@ def _unique(items: Sequence[C], kind: str, key: str) -> dict[str, C]:
     return seen
 
 
+def _check_prompts(prompts: Mapping[str, Prompt], completions: Mapping[str, Completion]) -> None:
+    """Each prompt renders one way, and every completer it names is there: a prompt whose values
+    come from a disabled plugin would otherwise complete nothing in silence."""
+    for prompt in prompts.values():
+        if (prompt.render is None) == (prompt.render_in_context is None):
+            raise PluginError(
+                f"prompt {prompt.name!r} of plugin {prompt.plugin!r} must give exactly one of render and "
+                "render_in_context."
+            )
+        for argument in prompt.arguments:
+            if argument.completer and argument.completer not in completions:
+                offered = ", ".join(sorted(completions)) or "none"
+                raise PluginError(
+                    f"prompt {prompt.name!r} of plugin {prompt.plugin!r} completes its argument "
+                    f"{argument.name!r} with the completer {argument.completer!r}, which no enabled plugin "
+                    f"registers (registered: {offered}). Enable the plugin that registers it, or disable "
+                    f"{prompt.plugin!r}."
+                )
+
+
 @dataclasses.dataclass(frozen=True)
 class Registry:
     """Everything the enabled plugins contribute, checked and keyed by name."""
@@ -321,6 +341,9 @@ def load_registry(
         if tool.app_resource and tool.app_resource not in app_resources:
             # The app plugin is optional: without it, tools simply carry no UI metadata.
             tools[tool.name] = dataclasses.replace(tool, app_resource=None)
+    prompts = _unique(collect("register_prompts"), "prompt", "name")
+    completions = _unique(collect("register_completions"), "completion", "argument")
+    _check_prompts(prompts, completions)
     return Registry(
         settings=settings,
         pm=pm,
@@ -328,8 +351,8 @@ def load_registry(
         scopes=scopes,
         tools=tools,
         route_groups=collect("register_routes"),
-        prompts=_unique(collect("register_prompts"), "prompt", "name"),
-        completions=_unique(collect("register_completions"), "completion", "argument"),
+        prompts=prompts,
+        completions=completions,
         app_resources=app_resources,
         jobs=_unique(collect("register_jobs"), "job", "id"),
         data_sources=_unique(collect("register_data_sources"), "data source", "key"),

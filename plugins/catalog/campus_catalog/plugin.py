@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from campus_mcp import (
+    Completion,
     DataSource,
     DemoData,
     InstructionFragment,
@@ -113,3 +114,10 @@ def register_tool_examples(settings: Settings) -> list[ToolExample]:
     from campus_catalog.operations import catalog_operations
 
     return operation_examples(catalog_operations())
+
+
+@hookimpl
+def register_completions(settings: Settings) -> list[Completion]:
+    from campus_catalog.completions import catalog_completions
+
+    return catalog_completions(settings)

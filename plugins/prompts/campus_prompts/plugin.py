@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from campus_mcp import PluginInfo, Prompt, Settings, hookimpl
 
 __version__ = "0.1.0"
 
@@ -14,5 +14,13 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         version=__version__,
         title="Planning prompts",
         description="Prompts that plan a term, check a schedule, plan a degree and find a class for free time, with completions.",
-        depends_on=("catalog",),
+        # The prompts name the catalog's and the schedule's tools, and complete with the catalog's completers.
+        depends_on=("catalog", "schedule"),
     )
+
+
+@hookimpl
+def register_prompts(settings: Settings) -> list[Prompt]:
+    from campus_prompts.prompts import planning_prompts
+
+    return planning_prompts(settings)

@@ -1,0 +1,60 @@
+"""The words every planning prompt carries (seed 000, "Prompts", "Registration overrides",
+"Registration steps"). The campus words come from the settings: the advisor message from the
+host's, the override office and the student system from the catalog's ``CatalogSettings``.
+When the Registrar changes a rule, change it here and in the catalog's texts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from campus_mcp import Settings
+
+ASK_RULE = (
+    "Ask the student for any fact no tool gives (grades, class year, academic standing, plans, "
+    "preferences); do not guess it."
+)
+PERMISSION_RULE = (
+    "If a tool answers that it needs a permission, tell the student what its message says about adding the "
+    "permission, and go on with the tools you have."
+)
+
+
+def quoted(value: str) -> str:
+    """A student's argument, in double quotes with quotes and new lines escaped, so it reads as
+    data and cannot end the sentence it is in (the host has cut it at 500 characters)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def given(args: Mapping[str, str], name: str, label: str) -> str:
+    if name in args:
+        return f"{label}: {quoted(args[name])} (the student's words)."
+    return f"{label}: not given; ask the student if you need it."
+
+
+def override_rules(office: str) -> str:
+    return (
+        "Overrides: an override is not certain, so make plans that need none. Offer one option that needs an "
+        "override only when no plan without one works, or when the student is stuck or worried; for it, name "
+        f"the override and the course, and tell the student to ask {office}. For a time conflict, give the "
+        "minutes of overlap (check_schedule gives the times of each conflict)."
+    )
+
+
+def registration_rules(system: str) -> str:
+    return (
+        "Registration: each student registers at the time on their time ticket, which they find in "
+        f"{system}; the time comes from completed earned credits, with transfer and graduate credits, not "
+        "credits in progress. First-year students, sophomores and students on academic probation, continued "
+        "probation or academic dismissal need a Registration Alternate PIN (RAC) from their primary advisor; "
+        "no tool knows the class year or standing, so give the rule and do not guess. For a Technical or HSS "
+        "elective not in the schedule yet, the student asks the dean or associate dean of their school. For a "
+        "full section with a waitlist, the student joins the waitlist before asking for a capacity override. "
+        "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the "
+        "grade."
+    )
+
+
+def closing(settings: Settings) -> str:
+    return f"{ASK_RULE} {PERMISSION_RULE}\n\n{settings.advisor_text}"
