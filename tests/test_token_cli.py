@@ -117,7 +117,7 @@ async def test_outside_demo_mode_it_refuses_without_the_admin_flag(
     url = campus.settings.database_url
     refused = await run_token(tmp_path, "--student", "student1", database_url=url, demo="false", secret_key="k" * 32)
     assert refused.returncode != 0 and refused.stdout == ""
-    assert "not in demo mode" in refused.stderr and "--yes-i-am-an-admin" in refused.stderr
+    assert "not in demo mode" in refused.stderr and "--yes-i-am-an-admin" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
 
     from campus_mcp.oauth.models import OAuthToken
