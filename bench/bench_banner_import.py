@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp.app import create_app
-from campus_mcp.registry import load_registry
-from campus_mcp.testing import prepare_database, test_settings
+from campus_mcp import open_deployment
+from campus_mcp.testing import test_settings
 
 FIXTURE = (
     Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "banner9-searchResults-tamu-202131-csce.json"
@@ -46,20 +45,16 @@ def scaled(copies: int, folder: Path) -> Path:
 
 
 async def measure(path: Path, folder: Path) -> tuple[int, float, float]:
-    registry = load_registry(test_settings(f"sqlite+aiosqlite:///{folder / (path.stem + '.db')}", plugins=["catalog"]))
-    await prepare_database(registry, demo=False)
-    campus = create_app(registry=registry, run_scheduler=False).state.campus
-    try:
+    settings = test_settings(f"sqlite+aiosqlite:///{folder / (path.stem + '.db')}", plugins=["catalog"])
+    async with open_deployment(settings) as deployment:
         started = time.perf_counter()
-        first = await import_banner_file(campus.sessions, path)
+        first = await import_banner_file(deployment.sessions, path)
         created = time.perf_counter() - started
         started = time.perf_counter()
-        second = await import_banner_file(campus.sessions, path)
+        second = await import_banner_file(deployment.sessions, path)
         unchanged = time.perf_counter() - started
         assert second.unchanged == first.created == first.stored
         return first.stored, created, unchanged
-    finally:
-        await campus.engine.dispose()
 
 
 async def main() -> None:
