@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from campus_mcp import (
     Operation,
+    PlannedChange,
     PluginInfo,
     RouteGroup,
     Scope,
@@ -66,6 +67,11 @@ async def book_room(context: ToolContext, args: RoomBooking) -> RoomList:
     return RoomList(rooms=[f"{args.building} {args.room}"], asked_by="anonymous", desk="booked")
 
 
+async def plan_booking(_context: ToolContext, args: RoomBooking) -> PlannedChange:
+    # A write operation needs a plan (campus_mcp.confirmation); these calls are never asked.
+    return PlannedChange(message=f"Book {args.building} {args.room}.", version="none")
+
+
 async def remember(_context: ToolContext, answer: RoomList) -> None:
     seen.append(answer.rooms[0])
 
@@ -92,6 +98,7 @@ OPERATIONS = [
         input_model=RoomBooking,
         output_model=RoomList,
         run=book_room,
+        plan=plan_booking,
         method="POST",
         path="/api/v1/rooms/{building}/bookings",
         writes=True,

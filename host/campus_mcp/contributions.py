@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from campus_mcp.confirmation import Planner
+
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -114,6 +116,16 @@ class Tool:
     # Output schemas may be loosened by a tool whose shape follows its input (GraphQL).
     output_schema_override: Mapping[str, Any] | None = None
     plugin: str = ""
+    # A write tool's plan (campus_mcp.confirmation): what the change would do, so the host can ask
+    # the student before ``handler`` makes it. Every write tool has one.
+    plan: Planner | None = None
+
+    def __post_init__(self) -> None:
+        if self.writes and self.plan is None:
+            raise ValueError(
+                f"tool {self.name!r} writes, so it needs a plan: give plan=async (context, args) -> "
+                "PlannedChange | None, so the host asks the student before the change (campus_mcp.confirmation)"
+            )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

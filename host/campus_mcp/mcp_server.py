@@ -24,9 +24,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp import metrics
+from campus_mcp import idempotency, metrics
 from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
+from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import Completion, PageLink, Tool
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
@@ -35,6 +36,7 @@ from campus_mcp.registry import Registry
 from campus_mcp.route_errors import describe_problems, field_problems
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.version import __version__
+from campus_mcp.write_call import call_write_tool
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +58,11 @@ COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore wh
 
 
 def input_schema(tool: Tool) -> dict[str, Any]:
-    return tool.input_model.model_json_schema()
+    schema = tool.input_model.model_json_schema()
+    if tool.writes:
+        # Every write tool takes the host's optional idempotency key (campus_mcp.idempotency).
+        schema["properties"] = {**schema.get("properties", {}), idempotency.FIELD: idempotency.SCHEMA}
+    return schema
 
 
 def output_schema(tool: Tool) -> dict[str, Any]:
@@ -189,7 +195,8 @@ class CampusServer:
             server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
         server.middleware.append(
             RequestStateBoundary(
-                RequestStateSecurity(keys=[registry.settings.seal_key()]), default_audience=SERVER_NAME
+                RequestStateSecurity(keys=[registry.settings.seal_key()], ttl=REQUEST_STATE_TTL_SECONDS),
+                default_audience=SERVER_NAME,
             )
         )
         return server
@@ -237,12 +244,27 @@ class CampusServer:
             )
         context = self.tool_context(ctx, principal, tool.plugin)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
+        outcome = "ok"
         try:
-            result, links = await self.run_tool(tool, params.arguments or {}, context)
+            if tool.writes:
+                answer = await call_write_tool(tool, params, context, validate=self.validated, finish=self.finish)
+                if answer.question is not None:
+                    metrics.count("tool_calls_total", tool=tool.name, outcome="input_required")
+                    return answer.question
+                assert answer.result is not None
+                result, links = answer.result, answer.links
+                if answer.decision in ("declined", "cancelled"):
+                    outcome = answer.decision
+            else:
+                result, links = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
             metrics.count("scope_denials_total", tool=tool.name, scope=exc.scope)
             metrics.count("tool_calls_total", tool=tool.name, outcome="denied")
             return _text_result(exc.message, exc.links, with_links=with_links)
+        except MCPError:
+            # A protocol error (a bad requestState: -32602) is the client's; the SDK answers it.
+            metrics.count("tool_calls_total", tool=tool.name, outcome="error")
+            raise
         except CampusError as exc:
             metrics.count("tool_calls_total", tool=tool.name, outcome="error")
             # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.
@@ -255,7 +277,7 @@ class CampusServer:
                 "or answer without this tool.",
                 with_links=False,
             )
-        metrics.count("tool_calls_total", tool=tool.name, outcome="ok")
+        metrics.count("tool_calls_total", tool=tool.name, outcome=outcome)
         content: list[Any] = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
         if with_links:
             content.extend(_link_items(links))
@@ -264,16 +286,24 @@ class CampusServer:
     async def run_tool(
         self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
     ) -> tuple[dict[str, Any], Sequence[PageLink]]:
-        """Validate, authorize, run: the whole of one ``tools/call`` after the tool is found."""
+        """Validate, authorize, run: the whole of one ``tools/call`` of a read tool after the tool
+        is found (a write tool's goes through campus_mcp.write_call)."""
+        args = self.validated(tool, arguments)
+        check_call(self.registry, context.principal, tool)
+        raw = await tool.handler(context, args)
+        return await self.finish(tool, context, raw)
+
+    def validated(self, tool: Tool, arguments: Mapping[str, Any]) -> BaseModel:
         try:
-            args = tool.input_model.model_validate(dict(arguments))
+            return tool.input_model.model_validate(dict(arguments))
         except ValidationError as exc:
             raise CampusError(
                 f"Invalid arguments for {tool.name}: {_field_errors(exc)}. "
                 "Fix these arguments and call the tool again; its inputSchema lists every field."
             ) from None
-        check_call(self.registry, context.principal, tool)
-        raw = await tool.handler(context, args)
+
+    async def finish(self, tool: Tool, context: ToolContext, raw: Any) -> tuple[dict[str, Any], Sequence[PageLink]]:
+        """The answer of a run: the JSON object, its advisory and its page links."""
         result = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else dict(raw)
         if tool.data_sources:
             async with context.session() as session:

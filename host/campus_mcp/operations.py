@@ -29,6 +29,7 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from pydantic import BaseModel
 
+from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
 from campus_mcp.errors import InvalidInput
 from campus_mcp.settings import Settings
@@ -74,9 +75,16 @@ class Operation:
     app_resource: str | None = None
     page_links: PageLinker | None = None
     output_schema_override: Mapping[str, Any] | None = None
+    # A write operation's plan (campus_mcp.confirmation): the MCP tool asks the student first.
+    plan: Planner | None = None
 
     def __post_init__(self) -> None:
         # Checked when the plugin is imported, so a slip is a start-up error naming the operation.
+        if self.writes and self.plan is None:
+            raise ValueError(
+                f"operation {self.name!r} writes, so it needs a plan: give plan=async (context, args) -> "
+                "PlannedChange | None, so the host asks the student before the change (campus_mcp.confirmation)"
+            )
         if self.path is None:
             if not self.no_route_reason.strip():
                 raise ValueError(
@@ -137,6 +145,7 @@ class Operation:
             app_resource=self.app_resource,
             page_links=self.page_links,
             output_schema_override=self.output_schema_override,
+            plan=self.plan,
         )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from campus_mcp.confirmation import Decision
 from campus_mcp.principal import Principal
 from campus_mcp.settings import Settings
 
@@ -29,6 +30,9 @@ class ToolContext:
     # start-up), or None for a plugin without one. Typed Any so that a plugin reads its own fields
     # (``context.plugin_settings.feed``) without a cast.
     plugin_settings: Any = None
+    # A write tool's run: what the student answered the host's question (campus_mcp.confirmation).
+    # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
+    confirmation: Decision = "not_asked"
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:

@@ -1,0 +1,117 @@
+"""One ``tools/call`` of a write tool: idempotency key, confirmation, then the change.
+
+In order (seed 000 "Confirmation", seed 003):
+
+1. The ``idempotency_key`` is taken out of the arguments; the rest is validated against the
+   tool's input model and the scope is checked, on every round (a retry runs it all again).
+2. A key already used with the same arguments answers the kept answer: nothing runs, nobody is
+   asked. With other arguments it is refused.
+3. The plugin's ``plan`` says what would change. Nothing: the run is told ``nothing_to_change``.
+4. A client on the 2026-07-28 wire that declares form elicitation in the request ``_meta`` is
+   asked: the first round answers ``input_required``; the retry brings the answer and the sealed
+   state. A state for an old question (the record or the message changed) is asked again; a state
+   answered before is refused (-32602). Any other client is not asked (``not_asked``): it cannot be
+   on a stateless wire, and seed 000 lets it change (the consent page's unticked write scopes are
+   its guard). stdio's back channel (issue 14) would be a third branch here.
+5. The run gets the decision in ``context.confirmation``; only a change that ran keeps its key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_types as types
+from pydantic import BaseModel
+
+from campus_mcp import confirmation_state, idempotency
+from campus_mcp.access import check_call
+from campus_mcp.confirmation import Decision
+from campus_mcp.contributions import Tool
+from campus_mcp.tool_context import ToolContext
+
+# Multi round-trip results (input_required) exist from this protocol version on.
+ASKS_SINCE = "2026-07-28"
+
+Validate = Callable[[Tool, Mapping[str, Any]], BaseModel]
+Finish = Callable[[Tool, ToolContext, Any], Awaitable[tuple[dict[str, Any], Any]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteAnswer:
+    """What a write call came to: a question to send, or an answer and the decision it ran with."""
+
+    question: types.InputRequiredResult | None = None
+    result: dict[str, Any] | None = None
+    links: Any = ()
+    decision: Decision | None = None
+    replayed: bool = False
+
+
+def client_can_be_asked(context: ToolContext) -> bool:
+    """The request came on the 2026-07-28 wire and its ``_meta`` declares form elicitation."""
+    if not context.protocol_version or context.protocol_version < ASKS_SINCE:
+        return False
+    capabilities = context.request_meta.get(types.CLIENT_CAPABILITIES_META_KEY)
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    if not isinstance(elicitation, dict):
+        return False
+    # An empty elicitation capability means form mode (the spec's backward-compatible reading).
+    return "form" in elicitation or "url" not in elicitation
+
+
+async def call_write_tool(
+    tool: Tool,
+    params: types.CallToolRequestParams,
+    context: ToolContext,
+    *,
+    validate: Validate,
+    finish: Finish,
+) -> WriteAnswer:
+    assert tool.plan is not None  # Tool refuses a write tool without a plan
+    key, arguments = idempotency.split_key(params.arguments or {})
+    args = validate(tool, arguments)
+    check_call(context.registry, context.principal, tool)
+    owner = idempotency.owner_of(context.principal)
+    digest = idempotency.arguments_digest(arguments)
+    if key is not None:
+        kept = await idempotency.kept_answer(context.sessions, owner, tool.name, key, digest)
+        if kept is not None:
+            return WriteAnswer(result=kept, replayed=True)
+
+    state = None
+    if params.request_state is not None:
+        state = confirmation_state.read_state(params.request_state, tool.name, owner)
+    if state is not None:
+        # Used up now, whatever comes next: a replay is refused even when the change it made
+        # moved the record on (which would ask again) or left nothing to change.
+        await confirmation_state.mark_answered(context.sessions, state["nonce"])
+
+    decision: Decision
+    plan = await tool.plan(context, args)
+    if plan is None:
+        decision = "nothing_to_change"
+    elif not client_can_be_asked(context):
+        decision = "not_asked"
+    else:
+        if state is None or not confirmation_state.still_current(state, plan):
+            return WriteAnswer(question=confirmation_state.question(tool.name, owner, plan))
+        decision = confirmation_state.decision_of(params.input_responses)
+
+    changes = decision in ("accepted", "not_asked", "nothing_to_change")
+    if key is not None and changes:
+        kept = await idempotency.reserve(context.sessions, owner, tool.name, key, digest)
+        if kept is not None:
+            return WriteAnswer(result=kept, replayed=True)
+    context = dataclasses.replace(context, confirmation=decision)
+    try:
+        raw = await tool.handler(context, args)
+        result, links = await finish(tool, context, raw)
+    except Exception:
+        if key is not None and changes:
+            await idempotency.release(context.sessions, owner, tool.name, key)
+        raise
+    if key is not None and changes:
+        await idempotency.keep(context.sessions, owner, tool.name, key, result)
+    return WriteAnswer(result=result, links=links, decision=decision)
