@@ -29,9 +29,10 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from pydantic import BaseModel
 
+from campus_mcp.access import check_call, may_call
 from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
-from campus_mcp.errors import InvalidInput
+from campus_mcp.errors import InvalidInput, PermissionMissing
 from campus_mcp.settings import Settings
 from campus_mcp.tool_context import ToolContext
 
@@ -196,8 +197,30 @@ def _litestar_path(path: str) -> str:
     return _PATH_PARAMETER.sub(lambda match: "{" + match.group(1) + ":str}", path)
 
 
+def _check_scope(registry: Any, principal: Any, tool: Tool) -> None:
+    """The tool's scope rule on its REST twin. A signed-in caller without the scope gets the
+    tool's own permission text; an anonymous one is told to sign in (it has no app to fix)."""
+    if principal.is_anonymous and not may_call(registry, principal, tool):
+        raise PermissionMissing(
+            f"{tool.name} needs the permission {tool.scope!r}, which only a signed-in student holds. "
+            f"Sign in on the dashboard ({registry.settings.base_url}/login) and ask again, or use an app "
+            "connected with a campus account.",
+            scope=tool.scope,
+        )
+    check_call(registry, principal, tool)
+
+
 def operation_route(operation: Operation) -> HTTPRouteHandler:
-    """The REST twin of one operation (see :func:`operation_routes`)."""
+    """The REST twin of one operation (see :func:`operation_routes`).
+
+    It refuses what its tool refuses: the caller's scopes are checked first, with the tool's own
+    rule and permission text (``campus_mcp.access.check_call``, a 403; an anonymous caller is
+    told to sign in instead). Today a REST request carries one of two principals: anonymous
+    (only the always-on public scopes, like an MCP caller with no token), or the student signed
+    in to the dashboard, who holds every scope of every family: it is the student themselves on
+    the first-party site, not an app acting for them, so there is nothing to consent to. A
+    principal with granted scopes (a bearer token, a personal access token) is held to those.
+    """
     if operation.path is None:
         raise ValueError(f"operation {operation.name!r} has no path, so it has no REST twin")
 
@@ -209,6 +232,10 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
         deployment: NamedDependency[Any],
         plugin_settings: NamedDependency[Any],
     ) -> Any:
+        registry = deployment.registry
+        # The registered tool (a plugin may register the route without the tool: then its own).
+        tool = registry.tools.get(operation.name) or operation.tool(deployment.settings, plugin_settings)
+        _check_scope(registry, principal, tool)
         if operation.method in _QUERY_METHODS:
             raw = _query_arguments(request)
         else:
