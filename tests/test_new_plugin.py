@@ -118,6 +118,9 @@ async def test_serve_lists_and_answers_its_tool(plugin: Path, campus_databases: 
         CAMPUS_MCP_CONFIG=str(tmp_path / "absent.toml"),
         CAMPUS_MCP_VAR_DIR=str(tmp_path / "var"),  # demo mode's generated key: the test's folder, not the checkout's
         CAMPUS_MCP_PLUGINS=NAME,  # the new plugin alone: a quick start, and nothing else answers
+        # Sign-in is the default; the template's scope is always on, so the opt-in anonymous
+        # toolset is the plain client's way in.
+        CAMPUS_MCP_ANONYMOUS_ACCESS="true",
     )
     try:
         with campus_serve(env, free_port(), tmp_path / "serve.log") as url:
