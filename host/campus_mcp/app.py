@@ -17,6 +17,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.handlers import asgi
+from litestar.logging.config import LoggingConfig
 from litestar.types import Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -204,5 +205,9 @@ def create_app(
         # "oauth": the authorization server, for the host's sign-in and dashboard controllers.
         state=State({"deployment": deployment, "oauth": oauth}),
         openapi_config=None,
+        # Litestar's default would replace the root logger's handlers: an operator's own logging
+        # set-up would be lost, and pytest's caplog would see nothing. `campus-mcp serve` sets up
+        # the root logger itself (cli.py); Litestar keeps its own "litestar" logger.
+        logging_config=LoggingConfig(configure_root_logger=False),
         debug=False,
     )

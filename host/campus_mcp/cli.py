@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,12 @@ def _settings_problem(exc: ValidationError) -> str:
         where = f"CAMPUS_MCP_{field.upper()} ({field} in {config_file()})" if field else str(config_file())
         problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
     return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."
+
+
+def _log_to_stderr() -> None:
+    """INFO and up of every logger (the host's, the plugins', the scheduler's) on stderr, for the
+    long-running commands. basicConfig leaves a root logger the operator set up alone."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(asctime)s - %(name)s - %(message)s")
 
 
 def _startup(overrides: dict[str, Any]) -> Registry:
@@ -115,6 +122,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool) -> None:
     settings = registry.settings
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True)
+    _log_to_stderr()  # after the migrations: Alembic's INFO lines are not the server's
     app = create_app(registry=registry)
     click.echo(f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False)
@@ -127,6 +135,7 @@ def worker() -> None:
     from campus_mcp.jobs import build_scheduler
 
     registry = _registry()
+    _log_to_stderr()
 
     async def _run() -> None:
         engine = make_engine(registry.settings.database_url)
