@@ -563,6 +563,8 @@ async def test_no_token_reaches_the_log(live: Live, caplog: pytest.LogCaptureFix
         client_id, token = await live.tokens()
         refreshed = (await live.refresh(client_id, token["refresh_token"])).json()
     logged = "\n".join(record.getMessage() for record in caplog.records)
+    # The capture saw the token requests themselves, so the absence below means something.
+    assert "HTTP Request: POST" in logged, "the capture saw none of the token requests"
     for secret in (
         token["access_token"],
         token["refresh_token"],

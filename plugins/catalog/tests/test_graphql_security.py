@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -272,6 +273,9 @@ async def test_a_newline_in_the_operation_name_cannot_forge_a_log_line(
     message = _text(result)
     assert "\nERROR" not in message and "Courses\\nERROR" in message
     assert "\nERROR campus_mcp" not in caplog.text
+    # The capture is live (a line logged now is seen), so the absence above means something.
+    logging.getLogger("campus_mcp.probe").warning("capture check")
+    assert "capture check" in caplog.text
 
 
 async def test_the_rest_log_holds_no_forged_line(served: Served) -> None:
