@@ -1,0 +1,247 @@
+"""Which settings an event gets (seed 000 "Class settings", ``Preferences::Resolver``).
+
+Each field is found on its own: for a class meeting the first level that sets it wins, in the
+order of the seed's table:
+
+1. the class meeting (``individual``),
+2. the kind of class (``event_type:<type>``, e.g. ``event_type:laboratory``),
+3. all classes (``global``),
+4. the defaults (``system_default``).
+
+Final exams and university events are levels of their own: an exam takes ``final_exam``, then the
+defaults; a university event takes its category (``university_events:<category>``), then
+``university_events``, then the defaults. A class setting never reaches the final exam.
+
+An empty template counts as not set; an empty reminders list counts as set (no reminders).
+
+For the calendar feed (many events, one student): ``load_student_settings`` once, then
+``StudentSettings.resolve(event)`` per event. ``resolve_event_settings`` does both for one event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from campus_catalog.models import FinalExam, MeetingTime, Section, UniversityEvent
+from campus_catalog.queries.clock import hhmm
+from campus_schedule.schemas import twelve_hour
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_settings.colors import google_color_id
+from campus_settings.models import FIELDS, ClassSetting, LevelSetting
+from campus_settings.templates import TEMPLATE_FIELDS, render
+
+EventKind = Literal["class", "final_exam", "university"]
+ALL_CLASSES = "all_classes"
+FINAL_EXAM = "final_exam"
+UNIVERSITY = "university_events"
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# The defaults (level 4). The lab color differs from the lecture color, as in the extension.
+CLASS_DEFAULTS: dict[str, Any] = {
+    "title_template": "{{course_code}} {{type}}",
+    "description_template": "{{title}}\n{{instructor}}\nCRN {{crn}}, section {{section}}",
+    "location_template": "{{building}} {{room}}",
+    "color": "peacock",
+    "visibility": "default",
+    "reminders": [15],
+}
+LAB_COLOR = "sage"
+FINAL_DEFAULTS: dict[str, Any] = {
+    "title_template": "Final exam: {{course_code}}",
+    "description_template": "{{title}}\nCRN {{crn}}",
+    "location_template": "{{building}} {{room}}",
+    "color": "tomato",
+    "visibility": "default",
+    "reminders": [1440, 60],
+}
+UNIVERSITY_DEFAULTS: dict[str, Any] = {
+    "title_template": "{{title}}",
+    "description_template": "{{category}}",
+    "location_template": "",
+    "color": "graphite",
+    "visibility": "default",
+    "reminders": [],
+}
+
+
+def kind_of(schedule_type: str | None) -> str:
+    """A schedule type as a level name: "Laboratory" -> "laboratory"; none -> "lecture"."""
+    slug = re.sub(r"[^a-z0-9]+", "_", (schedule_type or "lecture").lower()).strip("_")
+    return slug or "lecture"
+
+
+@dataclasses.dataclass(frozen=True)
+class CalendarEvent:
+    """One event of the student's calendar, as the resolver needs it: its kind, the keys of its
+    levels, and the values its templates may use (``templates.VARIABLES``)."""
+
+    kind: EventKind
+    variables: Mapping[str, str | None]
+    meeting_time_id: int | None = None
+    class_kind: str | None = None
+    category: str | None = None
+
+
+def _section_variables(section: Section) -> dict[str, str | None]:
+    """Needs the section with its course, term and instructors loaded (catalog ``load_sections``)."""
+    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
+    credits = section.credits_max if section.credits_max is not None else section.credits_min
+    return {
+        "course_code": section.course.code,
+        "title": section.title or section.course.title,
+        "type": section.schedule_type,
+        "subject": section.course.subject_code,
+        "course_number": section.course.course_number,
+        "section": section.section_number,
+        "crn": section.crn,
+        "instructor": ", ".join(link.instructor.name for link in links),
+        "term": section.term.name,
+        "credits": None if credits is None else f"{credits:g}",
+    }
+
+
+def class_meeting_event(section: Section, meeting: MeetingTime) -> CalendarEvent:
+    values = _section_variables(section) | {
+        "building": meeting.building,
+        "building_name": meeting.building_name,
+        "room": meeting.room,
+        "day": None if meeting.weekday is None else DAY_NAMES[meeting.weekday],
+        "start_time": twelve_hour(hhmm(meeting.start_minute)),
+        "end_time": twelve_hour(hhmm(meeting.end_minute)),
+    }
+    return CalendarEvent(
+        kind="class", variables=values, meeting_time_id=meeting.id, class_kind=kind_of(section.schedule_type)
+    )
+
+
+def final_exam_event(section: Section, exam: FinalExam) -> CalendarEvent:
+    values = _section_variables(section) | {
+        "type": "Final exam",
+        "building": exam.building,
+        "room": exam.room,
+        "day": DAY_NAMES[exam.exam_date.weekday()],
+        "start_time": twelve_hour(hhmm(exam.start_minute)),
+        "end_time": twelve_hour(hhmm(exam.end_minute)),
+    }
+    return CalendarEvent(kind="final_exam", variables=values)
+
+
+def university_event(event: UniversityEvent) -> CalendarEvent:
+    category = kind_of(event.category) if event.category else None
+    values = {"title": event.title, "category": event.category, "type": "University event", "room": event.location}
+    return CalendarEvent(kind="university", variables=values, category=category)
+
+
+def is_set(field: str, value: Any) -> bool:
+    if field in TEMPLATE_FIELDS:
+        return bool(value)
+    return value is not None
+
+
+def row_fields(row: ClassSetting | LevelSetting | None) -> dict[str, Any]:
+    return {field: (getattr(row, field) if row is not None else None) for field in FIELDS}
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedSettings:
+    """The value of each field for one event and the level it came from (``sources``), with the
+    title, description and location its templates give."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str]
+    title: str
+    description: str
+    location: str
+
+    @property
+    def color(self) -> str:
+        return str(self.values["color"])
+
+    @property
+    def color_id(self) -> int | None:
+        return google_color_id(self.color)
+
+    @property
+    def visibility(self) -> str:
+        return str(self.values["visibility"])
+
+    @property
+    def reminders(self) -> list[int]:
+        return list(self.values["reminders"])
+
+
+@dataclasses.dataclass
+class StudentSettings:
+    """Every settings row of one student: class settings by meeting, level settings by level."""
+
+    classes: dict[int, dict[str, Any]]
+    levels: dict[str, dict[str, Any]]
+
+    def chain(self, event: CalendarEvent) -> list[tuple[str, Mapping[str, Any]]]:
+        empty: dict[str, Any] = {}
+        if event.kind == "class":
+            kind = event.class_kind or "lecture"
+            return [
+                ("individual", self.classes.get(event.meeting_time_id or 0, empty)),
+                (f"event_type:{kind}", self.levels.get(kind, empty)),
+                ("global", self.levels.get(ALL_CLASSES, empty)),
+            ]
+        if event.kind == "final_exam":
+            return [(FINAL_EXAM, self.levels.get(FINAL_EXAM, empty))]
+        chain: list[tuple[str, Mapping[str, Any]]] = []
+        if event.category:
+            level = f"{UNIVERSITY}:{event.category}"
+            chain.append((level, self.levels.get(level, empty)))
+        chain.append((UNIVERSITY, self.levels.get(UNIVERSITY, empty)))
+        return chain
+
+    def defaults(self, event: CalendarEvent) -> dict[str, Any]:
+        if event.kind == "final_exam":
+            return FINAL_DEFAULTS
+        if event.kind == "university":
+            return UNIVERSITY_DEFAULTS
+        if event.class_kind == "laboratory":
+            return CLASS_DEFAULTS | {"color": LAB_COLOR}
+        return CLASS_DEFAULTS
+
+    def resolve(self, event: CalendarEvent, templates: Mapping[str, str] | None = None) -> ResolvedSettings:
+        """The settings of ``event``. ``templates`` (a preview) stand in for the resolved ones."""
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        chain = self.chain(event)
+        for field in FIELDS:
+            for source, row in chain:
+                if is_set(field, row.get(field)):
+                    values[field], sources[field] = row[field], source
+                    break
+            else:
+                values[field], sources[field] = self.defaults(event)[field], "system_default"
+        shown = {**values, **(templates or {})}
+        return ResolvedSettings(
+            values=values,
+            sources=sources,
+            title=render("title_template", shown["title_template"], event.variables),
+            description=render("description_template", shown["description_template"], event.variables),
+            location=render("location_template", shown["location_template"], event.variables),
+        )
+
+
+async def load_student_settings(session: AsyncSession, student_id: int) -> StudentSettings:
+    classes = (await session.scalars(select(ClassSetting).where(ClassSetting.student_id == student_id))).all()
+    levels = (await session.scalars(select(LevelSetting).where(LevelSetting.student_id == student_id))).all()
+    return StudentSettings(
+        classes={row.meeting_time_id: row_fields(row) for row in classes},
+        levels={row.level: row_fields(row) for row in levels},
+    )
+
+
+async def resolve_event_settings(session: AsyncSession, student_id: int, event: CalendarEvent) -> ResolvedSettings:
+    """The settings of one event of the student's calendar: a class meeting
+    (:func:`class_meeting_event`), a final exam (:func:`final_exam_event`) or a university event
+    (:func:`university_event`). For many events, load once with :func:`load_student_settings`."""
+    return (await load_student_settings(session, student_id)).resolve(event)
