@@ -243,3 +243,51 @@ async def test_a_student_with_no_courses_gets_no_links(campus_factory: CampusFac
     result = await campus.call("list_friends", {}, principal=student4)
     assert not result.is_error
     assert [item.type for item in result.content] == ["text"]
+
+
+async def test_a_friends_week_page_is_the_same_404_for_anyone_who_is_not_a_friend(
+    campus_factory: CampusFactory,
+) -> None:
+    campus = await campus_factory(demo=True)
+    async with campus.rest() as client:
+        (one,) = await browsers(client, "student1")
+        week = f"?week_start={WEEK['start_date']}"
+        mine = await one.get(f"{FRIENDS}/2{week}")
+        assert mine.status_code == 200 and "Demo Student 2: busy times" in mine.text
+        assert "18:00–19:30" in mine.text and "Study group" not in mine.text
+        # 4 asked student1 (pending), 5 was asked by student1, 1 is the student, 999999 nobody.
+        others = [await one.get(f"{FRIENDS}/{friend_id}{week}") for friend_id in (4, 5, 1, 999_999)]
+        assert {page.status_code for page in others} == {404}
+        assert len({page.content for page in others}) == 1
+        assert "Demo Student 4" not in others[0].text
+        bad_day = await one.get(f"{FRIENDS}/2?week_start=next-tuesday")
+        assert bad_day.status_code == 400 and "YYYY-MM-DD" in bad_day.text
+
+
+async def test_a_meeting_is_checked_and_only_its_owner_deletes_it(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(demo=True)
+    day = (date.fromisoformat(WEEK["start_date"]) + timedelta(days=12)).isoformat()
+    async with campus.rest() as client:
+        one, two = await browsers(client, "student1", "student2")
+        backwards = await post_form(
+            one, f"{FRIENDS}/meetings", {"title": "Gym", "day": day, "start": "10:00", "end": "09:00", "invite": "2"}
+        )
+        assert backwards.status_code == 400 and "ends before it starts" in backwards.text
+        no_time = await post_form(one, f"{FRIENDS}/meetings", {"title": "Gym", "day": day, "start": "", "invite": "2"})
+        assert no_time.status_code == 400 and "HH:MM" in no_time.text
+        made = await post_form(
+            one, f"{FRIENDS}/meetings", {"title": "Gym", "day": day, "start": "09:00", "end": "10:00", "invite": "2"}
+        )
+        assert made.status_code == 200 and "Meeting added" in made.text
+        owned = [f.action for f in parse_forms(made.text) if f.action.startswith(f"{FRIENDS}/meetings/")]
+        assert owned
+        # student2 is invited: sees it, with no Delete button, and a forged delete is refused.
+        page = await two.get(FRIENDS)
+        assert "Gym" in page.text and "A friend invited you." in page.text
+        assert not [f.action for f in parse_forms(page.text) if f.action in owned]
+        for action in owned:
+            forged = await two.post(action, data=hidden_fields(page.text, f"{FRIENDS}/requests"))
+            assert forged.status_code == 400 and "not one of yours" in forged.text
+        gym = next(a for a in owned if f'action="{a}"' in made.text.split("Gym", 1)[1][:400])
+        deleted = await post_form(one, gym)
+        assert deleted.status_code == 200 and "Meeting deleted" in deleted.text and "Gym" not in deleted.text
