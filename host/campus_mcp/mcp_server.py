@@ -249,7 +249,7 @@ class CampusServer:
             if tool.writes:
                 answer = await call_write_tool(tool, params, context, validate=self.validated, finish=self.finish)
                 if answer.question is not None:
-                    metrics.count("tool_calls_total", tool=tool.name, outcome="input_required")
+                    metrics.count_tool_call(tool.name, "input_required")
                     return answer.question
                 assert answer.result is not None
                 result, links = answer.result, answer.links
@@ -259,25 +259,25 @@ class CampusServer:
                 result, links = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
             metrics.count("scope_denials_total", tool=tool.name, scope=exc.scope)
-            metrics.count("tool_calls_total", tool=tool.name, outcome="denied")
+            metrics.count_tool_call(tool.name, "denied")
             return _text_result(exc.message, exc.links, with_links=with_links)
         except MCPError:
             # A protocol error (a bad requestState: -32602) is the client's; the SDK answers it.
-            metrics.count("tool_calls_total", tool=tool.name, outcome="error")
+            metrics.count_tool_call(tool.name, "error")
             raise
         except CampusError as exc:
-            metrics.count("tool_calls_total", tool=tool.name, outcome="error")
+            metrics.count_tool_call(tool.name, "error")
             # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.
             return _text_result(without_echoes(exc.message, params.arguments or {}), with_links=False)
         except Exception:
             log.exception("tool %s failed", tool.name)
-            metrics.count("tool_calls_total", tool=tool.name, outcome="failed")
+            metrics.count_tool_call(tool.name, "failed")
             return _text_result(
                 f"{tool.name} failed on the server. The error was logged; try again later, "
                 "or answer without this tool.",
                 with_links=False,
             )
-        metrics.count("tool_calls_total", tool=tool.name, outcome=outcome)
+        metrics.count_tool_call(tool.name, outcome)
         content: list[Any] = [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
         if with_links:
             content.extend(_link_items(links))

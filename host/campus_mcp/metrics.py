@@ -27,6 +27,20 @@ _counts: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
 PREFIX = "campus_mcp_"
 
 
+# The outcomes of campus_mcp_tool_calls_total{tool,outcome} (seed 000 "Confirmation"): a question
+# sent is input_required, a change the student did not confirm is declined or cancelled; denied is a
+# missing scope, error a refused call (bad arguments or requestState), failed a server fault.
+# rate_limited is reserved for issue 15.
+TOOL_CALL_OUTCOMES = ("ok", "error", "failed", "denied", "input_required", "declined", "cancelled", "rate_limited")
+
+
+def count_tool_call(tool: str, outcome: str) -> None:
+    """Count one ``tools/call`` by its outcome (one of :data:`TOOL_CALL_OUTCOMES`)."""
+    if outcome not in TOOL_CALL_OUTCOMES:
+        raise ValueError(f"unknown tool call outcome {outcome!r}; use one of {', '.join(TOOL_CALL_OUTCOMES)}")
+    count("tool_calls_total", tool=tool, outcome=outcome)
+
+
 def count(name: str, **labels: str) -> None:
     key = (name, tuple(sorted(labels.items())))
     with _lock:
