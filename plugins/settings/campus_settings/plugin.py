@@ -1,12 +1,28 @@
 """Hook implementations of the settings family. Wiring only: the logic lives beside this module.
 
-No scopes yet: a scope comes with the first tool that needs it (seed 000 "Permissions"), so
-that the consent page never offers a permission for tools that do not exist.
+The student's calendar event settings (seed 000 "Class settings"): five tools with their REST
+twins under ``/api/v1/me``, the Calendar settings and Notifications pages, demo settings.
 """
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from pathlib import Path
+
+from campus_mcp import (
+    DemoData,
+    InstructionFragment,
+    Migrations,
+    PluginInfo,
+    RouteGroup,
+    Scope,
+    Settings,
+    Tool,
+    ToolExample,
+    hookimpl,
+    operation_examples,
+)
+
+from campus_settings import models as _models  # noqa: F401  (the tables join the metadata)
 
 __version__ = "0.1.0"
 
@@ -20,3 +36,81 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's calendar event settings and reminders, changed only with the student's confirmation.",
         depends_on=("schedule",),
     )
+
+
+@hookimpl
+def register_scopes() -> list[Scope]:
+    from campus_settings.tools import NOTIFICATIONS, READ, WRITE
+
+    return [
+        Scope(
+            name=READ,
+            title="See your calendar settings",
+            description="Read your calendar event settings and preview a template.",
+            starts_checked=True,
+        ),
+        Scope(
+            name=WRITE,
+            title="Change your calendar settings",
+            description="Change the titles, colors, visibility and reminders of your calendar events, after you confirm.",
+            writes=True,
+            starts_checked=False,
+        ),
+        Scope(
+            name=NOTIFICATIONS,
+            title="Pause or resume your reminders",
+            description="Pause your reminders or turn them on again, after you confirm.",
+            writes=True,
+            starts_checked=False,
+        ),
+    ]
+
+
+@hookimpl
+def register_tools(settings: Settings) -> list[Tool]:
+    from campus_settings.tools import settings_tools
+
+    return settings_tools(settings)
+
+
+@hookimpl
+def register_routes() -> list[RouteGroup]:
+    from campus_settings.pages import PAGES
+    from campus_settings.routes import ROUTES
+
+    return [RouteGroup(handlers=[*ROUTES, *PAGES])]
+
+
+@hookimpl
+def register_instructions(settings: Settings) -> list[InstructionFragment]:
+    return [
+        InstructionFragment(
+            priority=40,
+            text=(
+                f"When a {settings.campus_short_name} student wants to change how their classes show in their "
+                "calendar ('make my lab events green', 'change my reminders', 'put the room in my class titles', "
+                "'pause my notifications'), call my_calendar_settings, then update_calendar_settings, "
+                "update_class_settings or set_notifications; the student confirms each change."
+            ),
+        )
+    ]
+
+
+@hookimpl
+def register_tool_examples() -> list[ToolExample]:
+    from campus_settings.tools import OPERATIONS
+
+    return operation_examples(OPERATIONS)
+
+
+@hookimpl
+def register_migrations() -> list[Migrations]:
+    return [Migrations(path=Path(__file__).parent / "migrations")]
+
+
+@hookimpl
+def register_demo_data() -> list[DemoData]:
+    from campus_settings.demo import load_demo_settings
+
+    # After the schedules (order 20): the class setting points at a demo meeting.
+    return [DemoData(load=load_demo_settings, order=30)]

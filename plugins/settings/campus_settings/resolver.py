@@ -209,7 +209,7 @@ class StudentSettings:
             return CLASS_DEFAULTS | {"color": LAB_COLOR}
         return CLASS_DEFAULTS
 
-    def resolve(self, event: CalendarEvent, templates: Mapping[str, str] | None = None) -> ResolvedSettings:
+    def resolve(self, event: CalendarEvent, templates: Mapping[Any, str] | None = None) -> ResolvedSettings:
         """The settings of ``event``. ``templates`` (a preview) stand in for the resolved ones."""
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}

@@ -14,9 +14,7 @@ from campus_catalog.schemas import Answer, Arguments
 from campus_mcp import NotChanged
 from pydantic import Field, model_validator
 
-SettingName = Literal[
-    "title_template", "description_template", "location_template", "color", "visibility", "reminders"
-]
+SettingName = Literal["title_template", "description_template", "location_template", "color", "visibility", "reminders"]
 Visibility = Literal["default", "public", "private"]
 # Google Calendar's limits: at most 5 reminders, at most 4 weeks before the event.
 MAX_REMINDERS = 5
@@ -58,9 +56,7 @@ class SettingFields(Arguments):
     description_template: str | None = Field(
         default=None, max_length=1000, description=f"Event description. {TEMPLATE_HELP}"
     )
-    location_template: str | None = Field(
-        default=None, max_length=200, description=f"Event location. {TEMPLATE_HELP}"
-    )
+    location_template: str | None = Field(default=None, max_length=200, description=f"Event location. {TEMPLATE_HELP}")
     color: str | int | None = Field(
         default=None, description="A color name (sage, basil, ...), a Google color id 1-11, or '#rrggbb'."
     )

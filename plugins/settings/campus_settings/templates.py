@@ -80,8 +80,7 @@ def check_template(field: TemplateField, template: str) -> str:
     limit = MAX_TEMPLATE[field]
     if len(template) > limit:
         raise InvalidInput(
-            f"The {LABELS[field]} template has {len(template):,} characters; at most {limit} are allowed. "
-            "Shorten it.",
+            f"The {LABELS[field]} template has {len(template):,} characters; at most {limit} are allowed. Shorten it.",
             field=field,
         )
     text = clean_text(template, keep_newlines=field == "description_template").strip()

@@ -34,9 +34,7 @@ def _setting_columns() -> list[sa.Column[object]]:
 
 
 def _student() -> sa.Column[int]:
-    return sa.Column(
-        "student_id", sa.Integer(), sa.ForeignKey("students.id", ondelete="CASCADE"), nullable=False
-    )
+    return sa.Column("student_id", sa.Integer(), sa.ForeignKey("students.id", ondelete="CASCADE"), nullable=False)
 
 
 def upgrade() -> None:

@@ -1,0 +1,348 @@
+"""What each settings tool does: one function per tool (and its plan), the one call its REST twin
+makes too. Every function reads and writes the signed-in student's own rows only."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import Any
+
+from campus_catalog.models import MeetingTime, Section
+from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed, plural, utcnow
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_settings import store
+from campus_settings.changes import SettingChange, parse_change
+from campus_settings.colors import COLORS
+from campus_settings.levels import check_level, class_kinds, level_label, levels_allowed
+from campus_settings.meetings import first_meeting, meeting_ref, meeting_words, meetings_by_id, my_meeting
+from campus_settings.messages import field_lines, question
+from campus_settings.models import ClassSetting, LevelSetting
+from campus_settings.resolver import (
+    ALL_CLASSES,
+    FINAL_EXAM,
+    UNIVERSITY,
+    StudentSettings,
+    class_meeting_event,
+    load_student_settings,
+    row_fields,
+)
+from campus_settings.schemas import (
+    ClassSettingsAnswer,
+    ClassSettingsChange,
+    ClassSettingsPath,
+    ColorEntry,
+    LevelEntry,
+    LevelPath,
+    LevelSettingsAnswer,
+    LevelSettingsChange,
+    MyCalendarSettings,
+    Notifications,
+    NotificationsAnswer,
+    NotificationsChange,
+    Preview,
+    PreviewAnswer,
+    PreviewRequest,
+    Resolved,
+    Sources,
+    StoredSettings,
+    TemplateVariable,
+)
+from campus_settings.templates import TEMPLATE_FIELDS, VARIABLES, check_template
+
+UNCHANGED = ("declined", "cancelled")
+RESET_ALL = ["title_template", "description_template", "location_template", "color", "visibility", "reminders"]
+
+
+def stored(row: ClassSetting | LevelSetting | None) -> StoredSettings | None:
+    if row is None:
+        return None
+    return StoredSettings(**row_fields(row), version=row.version, updated_at=row.updated_at)
+
+
+def class_answer(
+    section: Section,
+    meeting: MeetingTime,
+    bundle: StudentSettings,
+    row: ClassSetting | None,
+    **extra: Any,
+) -> ClassSettingsAnswer:
+    resolved = bundle.resolve(class_meeting_event(section, meeting))
+    return ClassSettingsAnswer(
+        meeting=meeting_ref(section, meeting),
+        class_settings=stored(row),
+        resolved=Resolved(**resolved.values),
+        sources=Sources(**resolved.sources),
+        preview=Preview(title=resolved.title, description=resolved.description, location=resolved.location),
+        **extra,
+    )
+
+
+# --- my_calendar_settings -------------------------------------------------------------------
+
+
+async def my_calendar_settings(session: AsyncSession, student_id: int) -> MyCalendarSettings:
+    bundle = await load_student_settings(session, student_id)
+    kinds = await class_kinds(session, student_id)
+    level_rows = {
+        row.level: row
+        for row in [await store.level_row(session, student_id, level) for level in bundle.levels]
+        if row is not None
+    }
+    order = [ALL_CLASSES, *kinds, FINAL_EXAM, UNIVERSITY]
+    order += sorted(level for level in level_rows if level not in order)
+    levels = [LevelEntry(level=lv, label=level_label(lv), settings=stored(level_rows.get(lv))) for lv in order]
+    meetings = await meetings_by_id(session, student_id, sorted(bundle.classes))
+    classes = []
+    for meeting_id, (section, meeting) in meetings.items():
+        row = await store.class_row(session, student_id, meeting_id)
+        classes.append(class_answer(section, meeting, bundle, row))
+    classes.sort(key=lambda c: (c.meeting.term, c.meeting.course_code, c.meeting.meeting_time_id))
+    notifications = await store.notification_row(session, student_id)
+    return MyCalendarSettings(
+        levels=levels,
+        classes=classes,
+        notifications=Notifications(
+            paused=bool(notifications and notifications.paused),
+            paused_until=notifications.paused_until if notifications else None,
+        ),
+        colors=[ColorEntry(name=name, id=color_id, hex=hexa) for name, (color_id, hexa) in COLORS.items()],
+        template_variables=[TemplateVariable(name=name, description=text) for name, text in VARIABLES.items()],
+        levels_allowed=levels_allowed(kinds),
+    )
+
+
+async def run_my_calendar_settings(context: ToolContext, args: Any) -> MyCalendarSettings:
+    async with context.session() as session:
+        return await my_calendar_settings(session, context.user_id)
+
+
+# --- preview_template -----------------------------------------------------------------------
+
+
+async def run_preview_template(context: ToolContext, args: PreviewRequest) -> PreviewAnswer:
+    templates = {
+        field: check_template(field, getattr(args, field))
+        for field in TEMPLATE_FIELDS
+        if getattr(args, field) is not None
+    }
+    async with context.session() as session:
+        if args.meeting_time_id is not None:
+            found: tuple[Section, MeetingTime] | None = await my_meeting(session, context.user_id, args.meeting_time_id)
+        else:
+            found = await first_meeting(session, context.user_id, context.settings)
+        if found is None:
+            return PreviewAnswer(
+                meeting=None,
+                preview=None,
+                note="You have no class meetings on record, so there is nothing to preview. my_courses lists them.",
+            )
+        bundle = await load_student_settings(session, context.user_id)
+    section, meeting = found
+    # An empty template given here is "not set": the preview shows what the level below gives.
+    chosen = {field: text for field, text in templates.items() if text}
+    resolved = bundle.resolve(class_meeting_event(section, meeting), templates=chosen)
+    return PreviewAnswer(
+        meeting=meeting_ref(section, meeting),
+        preview=Preview(title=resolved.title, description=resolved.description, location=resolved.location),
+    )
+
+
+# --- update_class_settings ------------------------------------------------------------------
+
+
+async def _class_state(
+    context: ToolContext, meeting_time_id: int
+) -> tuple[Section, MeetingTime, StudentSettings, ClassSetting | None]:
+    async with context.session() as session:
+        section, meeting = await my_meeting(session, context.user_id, meeting_time_id)
+        bundle = await load_student_settings(session, context.user_id)
+        row = await store.class_row(session, context.user_id, meeting_time_id)
+    return section, meeting, bundle, row
+
+
+def _class_change(args: ClassSettingsChange | ClassSettingsPath) -> SettingChange:
+    if isinstance(args, ClassSettingsChange):
+        return parse_change(args)
+    return SettingChange(values={}, reset=frozenset(RESET_ALL))
+
+
+async def plan_class_settings(
+    context: ToolContext, args: ClassSettingsChange | ClassSettingsPath
+) -> PlannedChange | None:
+    change = _class_change(args)
+    section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+    old = row_fields(row)
+    new = change.apply(old)
+    if new == old:
+        return None
+    event = class_meeting_event(section, meeting)
+    before = bundle.resolve(event)
+    after_bundle = StudentSettings(classes={**bundle.classes, meeting.id: new}, levels=bundle.levels)
+    after = after_bundle.resolve(event)
+    lines = field_lines(before.values, after.values, old_sources=before.sources, new_sources=after.sources)
+    head = f"Change the calendar settings of one class meeting: {meeting_words(section, meeting)}."
+    keeps = [
+        "Only this meeting changes: the course's other days and its final exam keep their settings. "
+        "Fields not listed keep their current value."
+    ]
+    if store.empty(new):
+        keeps.append("This removes the class's own settings, so it uses your calendar settings again.")
+    return PlannedChange(message=question(head, lines, keeps), version=str(row.version) if row else "none")
+
+
+async def run_update_class_settings(
+    context: ToolContext, args: ClassSettingsChange | ClassSettingsPath
+) -> ClassSettingsAnswer:
+    change = _class_change(args)
+    if context.confirmation in UNCHANGED:
+        section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+        return class_answer(
+            section, meeting, bundle, row, result="unchanged", not_changed=not_changed(context.confirmation)
+        )
+    async with context.session() as session:
+        await my_meeting(session, context.user_id, args.meeting_time_id)
+    result, _row = await store.save_class_setting(context.sessions, context.user_id, args.meeting_time_id, change)
+    section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+    return class_answer(section, meeting, bundle, row, result=result)
+
+
+# --- update_calendar_settings ---------------------------------------------------------------
+
+
+def _level_change(args: LevelSettingsChange | LevelPath) -> SettingChange:
+    if isinstance(args, LevelSettingsChange):
+        return parse_change(args)
+    return SettingChange(values={}, reset=frozenset(RESET_ALL))
+
+
+async def _level_state(context: ToolContext, level: str) -> tuple[str, LevelSetting | None, StudentSettings, int, int]:
+    async with context.session() as session:
+        name = await check_level(session, context.user_id, level)
+        row = await store.level_row(session, context.user_id, name)
+        bundle = await load_student_settings(session, context.user_id)
+        colors = len(await store.category_colors(session, context.user_id)) if name == UNIVERSITY else 0
+    return name, row, bundle, len(bundle.classes), colors
+
+
+def _affects(level: str) -> str:
+    if level == ALL_CLASSES:
+        return "all your classes"
+    if level == FINAL_EXAM:
+        return "your final exams"
+    if level == UNIVERSITY:
+        return "the university events on your calendar"
+    if level.startswith(f"{UNIVERSITY}:"):
+        return f"the university events of the category {level.split(':', 1)[1]}"
+    return f"your {level.replace('_', ' ')} classes"
+
+
+async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange | LevelPath) -> PlannedChange | None:
+    change = _level_change(args)
+    level, row, bundle, own, colors = await _level_state(context, args.level)
+    old = row_fields(row)
+    new = change.apply(old)
+    clears = level == UNIVERSITY and "color" in change.values and colors > 0
+    if new == old and not clears:
+        return None
+    keeps: list[str] = []
+    if level == ALL_CLASSES or (level not in (FINAL_EXAM, UNIVERSITY) and not level.startswith(UNIVERSITY)):
+        kinds = [lv for lv in bundle.levels if lv not in (ALL_CLASSES, FINAL_EXAM) and not lv.startswith(UNIVERSITY)]
+        if level == ALL_CLASSES and kinds:
+            keeps.append(f"A kind of class with settings of its own keeps them: {', '.join(sorted(kinds))}.")
+        if own:
+            keeps.append(
+                f"{plural(own, 'class meeting')} with settings of {'its' if own == 1 else 'their'} own keep{'s' if own == 1 else ''} them."
+            )
+    if level == UNIVERSITY:
+        if clears:
+            keeps.append(
+                f"This removes the colors of {plural(colors, 'university event category', 'university event categories')}."
+            )
+        else:
+            keeps.append("Each university event category keeps its own settings.")
+    keeps.append("Fields not listed keep their current value.")
+    head = f"Change the calendar settings of {_affects(level)} ({level})."
+    return PlannedChange(
+        message=question(head, field_lines(old, new), keeps), version=str(row.version) if row else "none"
+    )
+
+
+async def run_update_calendar_settings(
+    context: ToolContext, args: LevelSettingsChange | LevelPath
+) -> LevelSettingsAnswer:
+    change = _level_change(args)
+    level, row, _bundle, own, colors = await _level_state(context, args.level)
+    if context.confirmation in UNCHANGED:
+        return LevelSettingsAnswer(
+            result="unchanged",
+            level=level,
+            settings=stored(row),
+            classes_with_own_settings=own,
+            not_changed=not_changed(context.confirmation),
+        )
+    removed = colors if level == UNIVERSITY and "color" in change.values else 0
+    result, row = await store.save_level_setting(context.sessions, context.user_id, level, change)
+    if result == "unchanged" and removed:
+        result = "updated"
+    return LevelSettingsAnswer(
+        result=result, level=level, settings=stored(row), classes_with_own_settings=own, category_colors_removed=removed
+    )
+
+
+# --- set_notifications ----------------------------------------------------------------------
+
+
+def _pause(args: NotificationsChange) -> tuple[bool, Any, int | None]:
+    if not args.paused:
+        return False, None, None
+    length = args.minutes if args.minutes is not None else (args.hours * 60 if args.hours is not None else None)
+    if length is None:
+        return True, None, None
+    minutes = math.floor(length)
+    if minutes < 1:
+        raise InvalidInput(
+            "A pause is at least one minute. Give minutes of 1 or more, or leave the length out.", field="minutes"
+        )
+    return True, (utcnow() + timedelta(minutes=minutes)).replace(second=0, microsecond=0), minutes
+
+
+def _state_words(paused: bool, until: Any) -> str:
+    if not paused:
+        return "your reminders are on"
+    return "your reminders are paused" + (f" until {until:%Y-%m-%d %H:%M} UTC" if until else " until you turn them on")
+
+
+async def _notification_state(context: ToolContext) -> tuple[bool, Any, str]:
+    async with context.session() as session:
+        row = await store.notification_row(session, context.user_id)
+    if row is None:
+        return False, None, "none"
+    return row.paused, row.paused_until, str(row.version)
+
+
+async def plan_notifications(context: ToolContext, args: NotificationsChange) -> PlannedChange | None:
+    paused, _until, minutes = _pause(args)
+    now_paused, now_until, version = await _notification_state(context)
+    if not paused and not now_paused:
+        return None
+    if paused and minutes is None and now_paused and now_until is None:
+        return None
+    if paused:
+        length = f" for {plural(minutes, 'minute')}" if minutes else " until you turn them on again"
+        change = f"Pause the reminders of every event in your calendar sync{length}, also those of class settings."
+    else:
+        change = "Turn your reminders on again: every event gets the reminders of its settings."
+    return PlannedChange(message=f"{change}\nNow {_state_words(now_paused, now_until)}.", version=version)
+
+
+async def run_set_notifications(context: ToolContext, args: NotificationsChange) -> NotificationsAnswer:
+    paused, until, _minutes = _pause(args)
+    if context.confirmation in UNCHANGED:
+        now_paused, now_until, _version = await _notification_state(context)
+        return NotificationsAnswer(
+            result="unchanged", paused=now_paused, paused_until=now_until, not_changed=not_changed(context.confirmation)
+        )
+    result = await store.save_notifications(context.sessions, context.user_id, paused, until)
+    now_paused, now_until, _version = await _notification_state(context)
+    return NotificationsAnswer(result=result, paused=now_paused, paused_until=now_until)
