@@ -145,3 +145,16 @@ async def test_a_bad_scope_or_student_is_named(campus_factory: CampusFactory, tm
     assert too_long.returncode != 0 and "--minutes" in too_long.stderr
     for result in (bad_scope, nobody, too_long):
         assert "Traceback" not in result.stderr
+
+
+async def test_a_plugin_or_setting_that_cannot_load_is_named(tmp_path: Path) -> None:
+    # The command is the host's own: a plugin that cannot load is reported, not "No such command".
+    url = f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
+    unknown = await run_token(tmp_path, "--student", "student1", database_url=url, plugins="catalog,nosuchfamily")
+    assert unknown.returncode != 0 and unknown.stdout == ""
+    assert "nosuchfamily" in unknown.stderr and "No such command" not in unknown.stderr, unknown.stderr
+    bad_port = await run_token(tmp_path, "--student", "student1", database_url=url, port="eighty")
+    assert bad_port.returncode != 0 and bad_port.stdout == ""
+    assert "CAMPUS_MCP_PORT" in bad_port.stderr and "eighty" not in bad_port.stderr, bad_port.stderr
+    for result in (unknown, bad_port):
+        assert "Traceback" not in result.stderr

@@ -13,6 +13,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from campus_mcp.oauth.token_cli import token
 from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.settings import Settings, config_file
 
@@ -369,4 +370,6 @@ def _plugin_commands() -> None:
         main.add_command(command)
 
 
+# Registered here, not through the core plugin's hook: it reports a plugin that cannot load itself.
+main.add_command(token)
 _plugin_commands()

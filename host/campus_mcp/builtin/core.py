@@ -42,9 +42,8 @@ def register_jobs(settings: Settings) -> list[Job]:
 @hookimpl
 def register_commands(settings: Settings) -> list[Any]:
     from campus_mcp.oauth.students_cli import students
-    from campus_mcp.oauth.token_cli import token
 
-    return [students, token]
+    return [students]
 
 
 @hookimpl

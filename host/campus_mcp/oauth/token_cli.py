@@ -16,6 +16,7 @@ import uuid
 from datetime import timedelta
 
 import click
+from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from campus_mcp.access import granted_scope
@@ -110,7 +111,12 @@ async def issue(deployment: Deployment, username: str, names: list[str], minutes
 @click.option(ADMIN_FLAG, "admin", is_flag=True, help="Required outside demo mode: you administer this server.")
 def token(username: str, scopes: str | None, minutes: int, admin: bool) -> None:
     """Print a short-lived access token for a student (only the token, on stdout)."""
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        from campus_mcp.cli import _settings_problem
+
+        raise click.ClickException(_settings_problem(exc)) from None
     if not settings.demo and not admin:
         # Checked before the database is opened: nothing is written on a refusal.
         raise TokenRefused(
