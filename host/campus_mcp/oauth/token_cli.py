@@ -80,9 +80,9 @@ async def issue(deployment: Deployment, username: str, names: list[str], minutes
         ClientRecord(client_id=CLI_CLIENT_ID, kind="cli", client_name=CLI_CLIENT_NAME, redirect_uris=())
     )
     # The same shape as the authorization server's access tokens.
-    token = f"cmcp_at_{secrets.token_urlsafe(32)}"
+    access_token = f"cmcp_at_{secrets.token_urlsafe(32)}"
     await store.save_tokens(
-        access_token=token,
+        access_token=access_token,
         refresh_token=None,
         client_id=CLI_CLIENT_ID,
         user_id=student.id,
@@ -91,7 +91,7 @@ async def issue(deployment: Deployment, username: str, names: list[str], minutes
         family_id=uuid.uuid4().hex,
         access_seconds=minutes * 60,
     )
-    return token, scope
+    return access_token, scope
 
 
 @click.command("token")
