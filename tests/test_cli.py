@@ -55,8 +55,10 @@ def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dic
     assert dining["jobs"] == ["dining.refresh_hours"]
     assert "GET /api/v1/dining/halls" in dining["routes"]
     assert {"campus_plugin_info", "register_tools", "register_routes", "register_jobs"} <= set(dining["hooks"])
-    # A shell family (no tools yet) offers no scopes: the consent page has no box for it.
-    assert report["friends"]["scopes"] == []
+    # A family offers a scope only with a tool that needs it: friends has its tools and their scope,
+    # prompts (prompts only, no tool) offers none, so the consent page has no box for it.
+    assert report["friends"]["scopes"] == ["friends:read"]
+    assert report["prompts"]["tools"] == [] and report["prompts"]["scopes"] == []
 
 
 def test_a_disabled_family_is_gone_from_the_plugin_list(workdir: tuple[Path, dict[str, str]]) -> None:
