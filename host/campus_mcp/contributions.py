@@ -189,13 +189,19 @@ class Completion:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class AppResource:
-    """An MCP Apps (``ui://``) HTML template."""
+    """An MCP Apps (``ui://``) HTML template.
+
+    ``tools`` names the tools the view draws, whichever plugin owns them: the registry links each
+    enabled one to this view, so an apps plugin adds views without editing the families' tools,
+    and disabling it takes the links away with the views.
+    """
 
     uri: str
     name: str
     title: str
     description: str
     html: Callable[[], str]
+    tools: tuple[str, ...] = ()
     plugin: str = ""
 
 

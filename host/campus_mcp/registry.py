@@ -294,6 +294,32 @@ def load_plugin_settings_of(
     return loaded
 
 
+def _link_app_resources(tools: dict[str, Tool], app_resources: Mapping[str, AppResource]) -> None:
+    """Stamp each tool with the view that draws it: its own ``app_resource`` or a view naming it."""
+    claimed: dict[str, AppResource] = {}
+    for app in app_resources.values():
+        for name in app.tools:
+            if name in claimed:
+                raise PluginError(
+                    f"tool {name!r} is drawn by two app resources, {claimed[name].uri!r} of plugin "
+                    f"{claimed[name].plugin!r} and {app.uri!r} of plugin {app.plugin!r}. Name it in one of them."
+                )
+            claimed[name] = app
+    for tool in list(tools.values()):
+        view = claimed.get(tool.name)
+        if view is not None:
+            if tool.app_resource and tool.app_resource != view.uri:
+                raise PluginError(
+                    f"tool {tool.name!r} of plugin {tool.plugin!r} names the app resource {tool.app_resource!r}, "
+                    f"but {view.uri!r} of plugin {view.plugin!r} claims it. Keep one of the two."
+                )
+            tools[tool.name] = dataclasses.replace(tool, app_resource=view.uri)
+        elif tool.app_resource and tool.app_resource not in app_resources:
+            # The app plugin is optional: without it, tools simply carry no UI metadata.
+            tools[tool.name] = dataclasses.replace(tool, app_resource=None)
+    # A view may name a tool of a disabled family (friends off): that link is simply not made.
+
+
 def load_registry(
     settings: Settings,
     extra: Iterable[tuple[str, object]] = (),
@@ -337,10 +363,7 @@ def load_registry(
                 "which no enabled plugin contributes."
             )
     app_resources = _unique(collect("register_app_resources"), "app resource", "uri")
-    for tool in tools.values():
-        if tool.app_resource and tool.app_resource not in app_resources:
-            # The app plugin is optional: without it, tools simply carry no UI metadata.
-            tools[tool.name] = dataclasses.replace(tool, app_resource=None)
+    _link_app_resources(tools, app_resources)
     prompts = _unique(collect("register_prompts"), "prompt", "name")
     completions = _unique(collect("register_completions"), "completion", "argument")
     _check_prompts(prompts, completions)

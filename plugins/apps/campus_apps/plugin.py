@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from campus_mcp import PluginInfo, Settings, hookimpl
+from campus_mcp import AppResource, PluginInfo, Settings, hookimpl
+
+from campus_apps.views import app_resources
 
 __version__ = "0.1.0"
 
@@ -16,3 +18,9 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="MCP Apps pages that draw tool results: week grid, busy times, catalog and finals.",
         depends_on=("catalog",),
     )
+
+
+@hookimpl
+def register_app_resources() -> list[AppResource]:
+    # Each view names the tools it draws; the registry links the enabled ones (docs/hooks.md).
+    return app_resources()
