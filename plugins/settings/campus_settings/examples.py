@@ -8,6 +8,8 @@ sparse ones run on the schedule family's sparse campus (a meeting with no day, t
 
 from __future__ import annotations
 
+from typing import Any
+
 from campus_catalog.models import MeetingTime, Section
 from campus_mcp import ToolExample, utcnow
 from campus_schedule.examples import add_sparse_schedule
@@ -50,28 +52,30 @@ async def add_sparse_settings(session: AsyncSession) -> None:
 
 
 def _examples() -> dict[str, tuple[ToolExample, ...]]:
-    sparse = {"data": "sparse", "prepare": add_sparse_settings}
-    demo_meeting = {"prepare": add_demo_meeting}
+    sparse: dict[str, Any] = {"data": "sparse", "prepare": add_sparse_settings}
+    demo_meeting: dict[str, Any] = {"prepare": add_demo_meeting}
     return {
         "my_calendar_settings": (
             ToolExample(tool="", arguments={}),
-            ToolExample(tool="", arguments={}, **sparse),  # type: ignore[arg-type]
+            ToolExample(tool="", arguments={}, **sparse),
         ),
         "preview_template": (
             ToolExample(tool="", arguments={"title_template": "{{course_code}} in {{room}}"}),
-            ToolExample(tool="", arguments={"meeting_time_id": SPARSE_MEETING, "location_template": "{{room}}"}, **sparse),  # type: ignore[arg-type]
+            ToolExample(
+                tool="", arguments={"meeting_time_id": SPARSE_MEETING, "location_template": "{{room}}"}, **sparse
+            ),
         ),
         "update_class_settings": (
-            ToolExample(tool="", arguments={"meeting_time_id": DEMO_MEETING, "color": "basil"}, **demo_meeting),  # type: ignore[arg-type]
-            ToolExample(tool="", arguments={"meeting_time_id": SPARSE_MEETING, "reset": ["reminders"]}, **sparse),  # type: ignore[arg-type]
+            ToolExample(tool="", arguments={"meeting_time_id": DEMO_MEETING, "color": "basil"}, **demo_meeting),
+            ToolExample(tool="", arguments={"meeting_time_id": SPARSE_MEETING, "reset": ["reminders"]}, **sparse),
         ),
         "update_calendar_settings": (
             ToolExample(tool="", arguments={"level": "laboratory", "color": "sage"}),
-            ToolExample(tool="", arguments={"level": "final_exam", "reminders": [{"hours": 1}]}, **sparse),  # type: ignore[arg-type]
+            ToolExample(tool="", arguments={"level": "final_exam", "reminders": [{"hours": 1}]}, **sparse),
         ),
         "set_notifications": (
             ToolExample(tool="", arguments={"paused": True, "hours": 2}),
-            ToolExample(tool="", arguments={"paused": False}, **sparse),  # type: ignore[arg-type]
+            ToolExample(tool="", arguments={"paused": False}, **sparse),
         ),
     }
 

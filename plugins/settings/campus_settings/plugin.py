@@ -23,6 +23,7 @@ from campus_mcp import (
 )
 
 from campus_settings import models as _models  # noqa: F401  (the tables join the metadata)
+from campus_settings.feed import tokens as _feed_tokens  # noqa: F401  (the calendar feed's table)
 
 __version__ = "0.1.0"
 
@@ -75,10 +76,11 @@ def register_tools(settings: Settings) -> list[Tool]:
 
 @hookimpl
 def register_routes() -> list[RouteGroup]:
+    from campus_settings.feed.routes import FEED_ROUTES
     from campus_settings.pages import PAGES
     from campus_settings.routes import ROUTES
 
-    return [RouteGroup(handlers=[*ROUTES, *PAGES])]
+    return [RouteGroup(handlers=[*ROUTES, *PAGES, *FEED_ROUTES])]
 
 
 @hookimpl

@@ -167,7 +167,8 @@ async def save_notifications(
     for _attempt in range(ATTEMPTS):
         async with sessions() as session:
             row = await notification_row(session, student_id)
-            if row is not None and (row.paused, row.paused_until) == (paused, paused_until):
+            current = (row.paused, row.paused_until) if row is not None else (False, None)
+            if current == (paused, paused_until):
                 return "unchanged"
             try:
                 if row is None:

@@ -1,0 +1,157 @@
+"""The feed's door and the student's feed card.
+
+``GET /calendar/<token>.ics`` is a calendar app's door, not a student's API: it has no tool twin
+(``exclude_from_parity``), takes no session or bearer token (the secret in the URL is the
+credential, as with every subscribable calendar), and answers the same 404 for a wrong, an old
+and a malformed token. ``ETag`` is a digest of the body, so ``If-None-Match`` answers 304 and a
+calendar app re-reads cheaply; ``Last-Modified`` is the newest change the feed shows.
+
+``/dashboard/calendar-feed`` shows whether the feed is on and turns it on, regenerates it (the new
+URL is shown once, in the answer to the post: only its hash is kept) or turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from email.utils import format_datetime
+from html import escape
+from typing import Any
+
+from campus_mcp import CSRF_FIELD, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
+from litestar import Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.response import Redirect
+
+from campus_settings.feed import tokens
+from campus_settings.feed.ics import build_feed
+
+FEED_PREFIX = "/calendar"
+FEED_PAGE = "/dashboard/calendar-feed"
+NO_PARITY = {"exclude_from_parity": True}
+NOT_FOUND = (
+    "No calendar feed at this address. It was turned off or regenerated; copy the current address "
+    "from Calendar feed in your dashboard."
+)
+# The token is the credential: no cache or referrer may keep it, and no page embeds the feed.
+FEED_HEADERS = {"Cache-Control": "private, no-cache", "Referrer-Policy": "no-referrer"}
+
+
+def feed_url(base_url: str, token: str) -> str:
+    return f"{base_url}{FEED_PREFIX}/{token}.ics"
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    # Weak comparison (RFC 9110 13.1.2): W/"x" matches "x".
+    return etag in {part.strip().removeprefix("W/") for part in header.split(",")}
+
+
+@get(f"{FEED_PREFIX}/{{name:str}}", opt=NO_PARITY, include_in_schema=False)
+async def calendar_feed(request: Request[Any, Any, Any], name: str, deployment: NamedDependency[Any]) -> Response[Any]:
+    token = name.removesuffix(".ics") if name.endswith(".ics") else ""
+    async with deployment.session() as session:
+        feed = await tokens.student_of(session, token)
+        if feed is None:
+            return Response(NOT_FOUND, status_code=404, media_type="text/plain; charset=utf-8", headers=FEED_HEADERS)
+        built = await build_feed(session, feed.student_id, deployment.settings, feed.created_at)
+    etag = _etag(built.body)
+    headers = FEED_HEADERS | {"ETag": etag, "Last-Modified": format_datetime(built.last_modified, usegmt=True)}
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(b"", status_code=304, headers=headers)
+    return Response(built.body, media_type="text/calendar; charset=utf-8", headers=headers)
+
+
+def _card(csrf: str, on_since: str | None, new_url: str | None) -> str:
+    if new_url is not None:
+        state = (
+            "<p role=status>Your calendar feed is on. Subscribe to this address in your calendar app "
+            "(Google Calendar: Other calendars, From URL; Apple Calendar: File, New Calendar Subscription; "
+            "Outlook: Add calendar, Subscribe from web). It is shown only now: keep it secret, like a password.</p>"
+            f'<p><code class="url" id="feed-url">{escape(new_url)}</code></p>'
+        )
+    elif on_since is not None:
+        state = (
+            f"<p>Your calendar feed is on since {escape(on_since)}. Its address was shown when you made it; "
+            "Regenerate gives a new one and the old one stops at once.</p>"
+        )
+    else:
+        state = (
+            "<p>Your calendar feed is off. Turn it on to see your classes, finals and meetings in any calendar app.</p>"
+        )
+    on = on_since is not None or new_url is not None
+    buttons = (
+        f'<form method="post" action="{FEED_PAGE}/regenerate">{hidden(CSRF_FIELD, csrf)}'
+        f'<button type="submit" class="primary">{"Regenerate" if on else "Turn on"}</button></form>'
+    )
+    if on:
+        buttons += (
+            f'<form method="post" action="{FEED_PAGE}/off">{hidden(CSRF_FIELD, csrf)}'
+            '<button type="submit">Turn off</button></form>'
+        )
+    return (
+        '<section class="card" aria-labelledby="feed-title"><h2 id="feed-title">Calendar feed</h2>'
+        f'{state}<div class="actions">{buttons}</div></section>'
+    )
+
+
+async def _page(request: Request[Any, Any, Any], deployment: Any, new_url: str | None = None) -> Response[Any]:
+    user = session_user(request)
+    assert user is not None
+    async with deployment.session() as session:
+        feed = await tokens.feed_of(session, user[0])
+    since = f"{feed.created_at:%Y-%m-%d}" if feed is not None else None
+    body = "<h1>Calendar feed</h1>" + _card(csrf_token(request), since, new_url)
+    response = dashboard_page(deployment, request, "Calendar feed", body)
+    response.headers["Cache-Control"] = "no-store"  # the page may hold the secret address
+    return response
+
+
+@get(FEED_PAGE, opt={**NO_PARITY, "dashboard_nav": "Calendar feed"}, include_in_schema=False)
+async def feed_page(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
+    if session_user(request) is None:
+        return to_login(FEED_PAGE)
+    return await _page(request, deployment)
+
+
+def _expired(request: Request[Any, Any, Any], deployment: Any) -> Response[Any]:
+    response = dashboard_page(
+        deployment, request, "Calendar feed", '<p role="alert">The form expired. Reload the page and try again.</p>'
+    )
+    response.status_code = 403
+    return response
+
+
+@post(f"{FEED_PAGE}/regenerate", opt=NO_PARITY, include_in_schema=False, status_code=200)
+async def regenerate_feed(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
+    user = session_user(request)
+    if user is None:
+        return to_login(FEED_PAGE)
+    if not csrf_ok(request, (await request.form()).get(CSRF_FIELD)):
+        return _expired(request, deployment)
+    async with deployment.session() as session:
+        token = await tokens.issue(session, user[0])
+        await session.commit()
+    return await _page(request, deployment, new_url=feed_url(deployment.settings.base_url, token))
+
+
+@post(f"{FEED_PAGE}/off", opt=NO_PARITY, include_in_schema=False, status_code=303)
+async def turn_off_feed(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
+    user = session_user(request)
+    if user is None:
+        return to_login(FEED_PAGE)
+    if not csrf_ok(request, (await request.form()).get(CSRF_FIELD)):
+        return _expired(request, deployment)
+    async with deployment.session() as session:
+        await tokens.turn_off(session, user[0])
+        await session.commit()
+    return Redirect(FEED_PAGE, status_code=303)
+
+
+FEED_ROUTES = [calendar_feed, feed_page, regenerate_feed, turn_off_feed]
