@@ -29,13 +29,30 @@ async def test_the_demo_campus_has_the_promised_size(demo_campus: CampusHarness)
     async with demo_campus.sessions() as session:
         assert await _count(session, m.Subject) == 30
         assert await _count(session, m.Course) >= 150
-        assert 1500 <= await _count(session, m.Section) <= 1510
+        # 1,500 in the past, current and next terms, about 150 in each of the two older past terms.
+        assert 1800 <= await _count(session, m.Section) <= 1815
         assert await _count(session, m.Instructor) == 300
         assert await _count(session, m.Review) == 5000
         assert await _count(session, m.Program) == 20  # ten programs in each of two catalog years
         assert await _count(session, m.CatalogYear) == 2
         terms_with_sections = (await session.execute(select(func.count(func.distinct(m.Section.term_id))))).scalar_one()
-        assert terms_with_sections == 3
+        assert terms_with_sections == 5
+        past_with_sections = (
+            await session.execute(
+                select(func.count(func.distinct(m.Section.term_id)))
+                .join(m.Term, m.Term.id == m.Section.term_id)
+                .where(m.Term.end_date < datetime.now(UTC).date())
+            )
+        ).scalar_one()
+        assert past_with_sections == 3  # a demo student's course history has three past terms
+        past_without_finals = await _count(
+            session,
+            m.Term,
+            m.Term.end_date < datetime.now(UTC).date(),
+            m.Term.id.in_(select(m.Section.term_id)),
+            m.Term.id.not_in(select(m.FinalsSchedule.term_id)),
+        )
+        assert past_without_finals == 0
         assert await _count(session, m.TermElectiveList) == 6
         assert await _count(session, m.FinalExam) > 300
         assert await _count(session, m.UniversityEvent, m.UniversityEvent.category == "holiday") >= 5

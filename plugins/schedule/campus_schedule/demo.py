@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from campus_catalog.models import Section, Term
 from campus_catalog.queries.schedule_check import find_conflicts
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -61,8 +61,19 @@ async def load_demo_schedules(session: AsyncSession, scale: int = 1) -> None:
         (int(i), str(name))
         for i, name in (await session.execute(text("SELECT id, username FROM students WHERE is_demo ORDER BY id")))
     ]
-    with_sections = select(Section.term_id).where(Section.cancelled.is_(False)).distinct()
-    terms = (await session.scalars(select(Term).where(Term.id.in_(with_sections)).order_by(Term.start_date))).all()
+    # Terms in the order the catalog made their sections (the demo catalog makes its older past terms
+    # last, from a seed of their own): a term added that way leaves every other term's picks as they were.
+    first_section = (
+        select(Section.term_id, func.min(Section.id).label("first"))
+        .where(Section.cancelled.is_(False))
+        .group_by(Section.term_id)
+        .subquery()
+    )
+    terms = (
+        await session.scalars(
+            select(Term).join(first_section, first_section.c.term_id == Term.id).order_by(first_section.c.first)
+        )
+    ).all()
     for term in terms:
         sections = (
             await session.scalars(

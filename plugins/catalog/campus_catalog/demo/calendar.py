@@ -73,6 +73,13 @@ def terms_around(today: date) -> list[DemoTerm]:
     return terms[current - 2 : current + 3]
 
 
+def terms_before(term: DemoTerm, count: int) -> list[DemoTerm]:
+    """The ``count`` terms just before ``term``, newest first (the older part of a student's history)."""
+    season = {"Spring": 0, "Summer": 1, "Fall": 2}[term.season]
+    order = term.start.year * 3 + season
+    return [_term(("Spring", "Summer", "Fall")[(order - n) % 3], (order - n) // 3) for n in range(1, count + 1)]
+
+
 def _nth_weekday(year: int, month: int, weekday: int, n: int) -> date:
     first = date(year, month, 1)
     day = first + timedelta(days=(weekday - first.weekday()) % 7)
@@ -167,7 +174,7 @@ def calendar_events(terms: list[DemoTerm]) -> list[DemoEvent]:
                 "deadline",
             ),
         ]
-    first, last = terms[0].start, terms[-1].end
+    first, last = min(t.start for t in terms), max(t.end for t in terms)
     for year in range(first.year, last.year + 1):
         for title, start, end in holidays(year):
             if first <= start <= last:

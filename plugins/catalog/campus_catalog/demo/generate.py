@@ -1,9 +1,10 @@
 """The demo campus generator: a believable catalog from a fixed seed.
 
-At scale 1: 5 terms (three with sections), 30 subjects, 163 courses, 1,500 sections with real
-meeting patterns, 300 instructors, 5,000 reviews, 10 programs in two catalog years, term
-elective lists, finals and the academic calendar. ``scale`` multiplies the sections, instructors
-and reviews (``campus-mcp demo --scale 200`` gives 300,000 sections and 1,000,000 reviews).
+At scale 1: 6 terms (five with sections, three of them past, so a student has a history),
+30 subjects, 163 courses, 1,800 sections with real meeting patterns, 300 instructors, 5,000
+reviews, 10 programs in two catalog years, term elective lists, finals and the academic calendar.
+``scale`` multiplies the sections, instructors and reviews (``campus-mcp demo --scale 200`` gives
+360,000 sections and 1,000,000 reviews).
 
 This module orders the steps and makes terms, courses and instructors; ``sections.py``,
 ``reviews.py`` and ``records.py`` make the rest, ``loader.py`` holds what they share.
@@ -34,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_catalog import models as m
 from campus_catalog import semantic
 from campus_catalog.demo import people
-from campus_catalog.demo.calendar import DemoTerm, terms_around
+from campus_catalog.demo.calendar import DemoTerm, terms_around, terms_before
 from campus_catalog.demo.courses import COURSES, SCHOOLS, SUBJECTS, CourseKind
 from campus_catalog.demo.loader import DemoCourse, DemoLoader, table
 from campus_catalog.demo.records import load_calendar, load_finals, load_programs, load_term_electives
@@ -47,6 +48,10 @@ SECTIONS = 1500
 INSTRUCTORS = 300
 # Share of the sections in each of the three terms with sections: past, current, next.
 TERM_SHARES = (0.30, 0.37, 0.33)
+# The older past terms (issue 11: a demo student has three past terms): smaller terms, made last
+# from a seed of their own, so every row above (the CRNs tests name) is what it was without them.
+HISTORY_SEED = 20251201
+HISTORY_SECTIONS = 150
 
 
 async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
@@ -56,7 +61,9 @@ async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
     now = datetime.now(UTC).replace(microsecond=0)
     loader = DemoLoader(session=session, rng=random.Random(SEED), scale=scale, today=now.date(), now=now)
     terms = terms_around(loader.today)
-    term_ids = await _load_terms(loader, terms)
+    # terms_around's oldest term had no sections; it and one new term before it are the history.
+    history = [terms[0], *terms_before(terms[0], 1)]
+    term_ids = await _load_terms(loader, terms, history[1:])
     await _load_subjects_and_courses(loader)
     await _load_instructors(loader)
     # terms_around gives [older, past, current, next, later]: the middle three have sections.
@@ -69,18 +76,31 @@ async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
     await load_term_electives(loader, terms[2:4], term_ids)
     await load_finals(loader, with_sections, term_ids)
     await load_calendar(loader, terms)
+    await _load_history(loader, history, term_ids)
     await _move_sequences(session)
+
+
+async def _load_history(loader: DemoLoader, history: list[DemoTerm], term_ids: dict[str, int]) -> None:
+    """Sections, finals and calendar of the older past terms, with their own random stream."""
+    loader.rng = random.Random(HISTORY_SEED)
+    for term in history:
+        target = round(HISTORY_SECTIONS * loader.scale)
+        await load_sections(loader, term, term_ids[term.uid], target, every_course_first=False)
+    await load_finals(loader, history, term_ids)
+    # history[0] is terms_around's oldest term, whose calendar is loaded with the others.
+    await load_calendar(loader, history[1:])
 
 
 # ----------------------------------------------------------------------------- terms
 
 
-async def _load_terms(loader: DemoLoader, terms: list[DemoTerm]) -> dict[str, int]:
+async def _load_terms(loader: DemoLoader, terms: list[DemoTerm], earlier: list[DemoTerm]) -> dict[str, int]:
+    """``terms`` (terms_around's five) get ids 1-5 as they always had, ``earlier`` the next ids."""
     rows = []
     parts = []
     synced = loader.now - timedelta(hours=5)
-    for i, term in enumerate(terms, start=1):
-        has_sections = 2 <= i <= 4
+    for i, term in enumerate([*terms, *earlier], start=1):
+        has_sections = i <= 4 or i > len(terms)  # all but the last of terms_around's
         past = term.end < loader.today
         rows.append(
             {
@@ -132,7 +152,7 @@ async def _load_terms(loader: DemoLoader, terms: list[DemoTerm]) -> dict[str, in
         table(m.Campus),
         [{"id": 1, "code": "BOS", "name": "Boston Main Campus"}, {"id": 2, "code": "ONL", "name": "Online"}],
     )
-    return {t.uid: i for i, t in enumerate(terms, start=1)}
+    return {t.uid: i for i, t in enumerate([*terms, *earlier], start=1)}
 
 
 # ----------------------------------------------------------------------------- courses

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, func, select
 
 from campus_catalog import models as m
 from campus_catalog.demo.calendar import DemoTerm, calendar_events
@@ -115,6 +115,11 @@ async def load_term_electives(loader: DemoLoader, terms: Sequence[DemoTerm], ter
     await loader.insert(table(m.TermElectiveList), rows)
 
 
+async def _next_id(loader: DemoLoader, rows: Table) -> int:
+    """The id after the highest one in ``rows``: a later step (the older past terms) adds to a table."""
+    return int(await loader.session.scalar(select(func.max(rows.c.id))) or 0) + 1
+
+
 FINAL_SLOTS = ((480, 600), (660, 780), (870, 990), (1080, 1200))
 
 
@@ -122,6 +127,7 @@ async def load_finals(loader: DemoLoader, terms: Sequence[DemoTerm], term_ids: d
     rng = loader.rng
     schedules = []
     exams: list[dict[str, Any]] = []
+    first_exam = await _next_id(loader, table(m.FinalExam))
     for term in terms:
         if term.start > loader.today:
             continue  # the Registrar publishes finals once a term is under way
@@ -151,7 +157,7 @@ async def load_finals(loader: DemoLoader, terms: Sequence[DemoTerm], term_ids: d
             start, end = rng.choice(FINAL_SLOTS)
             exams.append(
                 {
-                    "id": len(exams) + 1,
+                    "id": first_exam + len(exams),
                     "schedule_id": term_id,
                     "term_id": term_id,
                     "crn": crn,
@@ -169,6 +175,7 @@ async def load_finals(loader: DemoLoader, terms: Sequence[DemoTerm], term_ids: d
 
 async def load_calendar(loader: DemoLoader, terms: Sequence[DemoTerm]) -> None:
     fetched = loader.now - timedelta(days=(loader.today.weekday() - 5) % 7, hours=3)
+    first = await _next_id(loader, table(m.UniversityEvent))
     rows = [
         {
             "id": i,
@@ -184,6 +191,6 @@ async def load_calendar(loader: DemoLoader, terms: Sequence[DemoTerm]) -> None:
             "location": None,
             "last_fetched_at": fetched,
         }
-        for i, e in enumerate(calendar_events(list(terms)), start=1)
+        for i, e in enumerate(calendar_events(list(terms)), start=first)
     ]
     await loader.insert(table(m.UniversityEvent), rows)

@@ -83,7 +83,11 @@ def _seats(rng: random.Random, capacity: int, past: bool) -> dict[str, Any]:
     }
 
 
-async def load_sections(loader: DemoLoader, term: DemoTerm, term_id: int, target: int) -> None:
+async def load_sections(
+    loader: DemoLoader, term: DemoTerm, term_id: int, target: int, *, every_course_first: bool = True
+) -> None:
+    """``target`` sections of ``term``; with ``every_course_first`` each course once before any repeats
+    (a small term without it offers what students take most, by weight, not the first subjects' courses)."""
     rng = loader.rng
     past = term.end < loader.today
     cumulative = list(itertools.accumulate(c.weight for c in loader.courses))
@@ -186,7 +190,7 @@ async def load_sections(loader: DemoLoader, term: DemoTerm, term_id: int, target
         return row
 
     # Every course is offered once each term, then the popular (lower-level) ones again and again.
-    first_round = list(loader.courses)
+    first_round = list(loader.courses) if every_course_first else []
     while made < target:
         course = first_round.pop(0) if first_round else rng.choices(loader.courses, cum_weights=cumulative)[0]
         pool = loader.instructors_by_subject[course.subject]
