@@ -183,3 +183,18 @@ async def test_the_friends_tools_need_a_signed_in_student_with_friends_read(camp
     assert lists.status_code == busy.status_code == 403, (lists.text, busy.text)
     assert "signed-in student" in lists.json()["message"]
     assert "student2" not in lists.text and "Demo Student" not in busy.text
+
+
+async def test_the_rest_twin_names_a_bad_argument(campus_factory: CampusFactory) -> None:
+    campus = await _campus(campus_factory)
+    async with campus.rest() as rest:
+        await sign_in(rest, "student1")
+        not_a_number = await rest.get(f"{API}/sam/busy_times", params=WEEK)
+        no_end = await rest.get(f"{API}/2/busy_times", params={"start_date": WEEK["start_date"]})
+        reversed_days = await rest.get(
+            f"{API}/2/busy_times", params={"start_date": WEEK["end_date"], "end_date": WEEK["start_date"]}
+        )
+    assert not_a_number.status_code == 400 and "friend_id" in not_a_number.text
+    assert no_end.status_code == 400 and "end_date" in no_end.text
+    assert reversed_days.status_code == 400 and "before start_date" in reversed_days.text
+    assert "Traceback" not in not_a_number.text + no_end.text + reversed_days.text
