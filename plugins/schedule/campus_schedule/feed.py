@@ -5,7 +5,9 @@ counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of
 cancelled section, malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
 taken away only for a term the feed calls complete, because a partial file must not wipe
 schedules. A term is complete when the caller says so (``--complete-term``), or when the file
-has a row ``*,<term>,COMPLETE``. The student's own additions (source "student") are never removed.
+has a row ``*,<term>,COMPLETE``. A term called complete with no row of the file placing a section
+in it is refused (``complete_term_without_rows``) and loses nothing: a broken export that kept only
+its mark row must not empty the term. The student's own additions (source "student") are never removed.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ KINDS = (
     "crn_in_another_term",
     "cancelled_section",
     "malformed_row",
+    "complete_term_without_rows",
 )
 # How many refused rows a run lists by line; the counts cover all of them.
 LISTED_PER_KIND = 20
@@ -92,10 +95,13 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
         if email:
             students.setdefault(str(email).lower(), int(student_id))
     terms = {t.uid: t for t in (await session.scalars(select(Term))).all()}
+    # Each term called complete -> where it was called so (its mark row's line, or the option).
+    called_complete: dict[str, int | str] = {}
     for term_uid in complete_terms:
         # A mistyped term would otherwise be "complete" and nothing would say it matched no term.
         if term_uid in terms:
             result.complete_terms.add(term_uid)
+            called_complete.setdefault(term_uid, f"--complete-term {term_uid}")
         else:
             result.refuse("unknown_term", f"--complete-term {term_uid}", "no such term")
     # (student, term) -> CRN -> the first line that lists it, so a refused CRN is named by its line.
@@ -110,6 +116,7 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
             result.rows -= 1
             if term_uid in terms:
                 result.complete_terms.add(term_uid)
+                called_complete.setdefault(term_uid, line)
             else:
                 result.refuse("unknown_term", line, f"term {term_uid} marked complete")
             continue
@@ -182,6 +189,7 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
     if to_add:
         await session.execute(Enrollment.__table__.insert(), to_add)  # type: ignore[attr-defined]
         result.added = len(to_add)
+    _refuse_complete_without_rows(result, called_complete, keep)
     await _remove_vanished(session, result, keep)
     await session.commit()
     return result
@@ -201,6 +209,23 @@ async def _terms_of_crns(session: AsyncSession, crns: set[str]) -> dict[str, lis
         for crn, term_uid in rows:
             found[crn].append(term_uid)
     return found
+
+
+def _refuse_complete_without_rows(
+    result: FeedResult, called_complete: dict[str, int | str], keep: dict[tuple[int, str], set[int]]
+) -> None:
+    """A complete term needs at least one placed row: without one, "complete" would remove it all."""
+    placed = {term_uid for (_student, term_uid), section_ids in keep.items() if section_ids}
+    for term_uid, where in sorted(called_complete.items()):
+        if term_uid in placed:
+            continue
+        result.complete_terms.discard(term_uid)
+        result.refuse(
+            "complete_term_without_rows",
+            where,
+            f"term {term_uid} is called complete but no row of the file places a section in it, so nothing "
+            "of it was removed; check that the export is whole, then run it again",
+        )
 
 
 async def _remove_vanished(session: AsyncSession, result: FeedResult, keep: dict[tuple[int, str], set[int]]) -> None:

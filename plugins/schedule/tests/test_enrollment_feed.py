@@ -217,3 +217,36 @@ async def test_the_feed_job_is_idempotent_and_lists_refused_rows(feed_campus: tu
     shrunk = await campus.run_job(FEED_JOB)
     assert shrunk.outcome == "ok", shrunk
     assert await _dump(campus) == after_first
+
+
+async def test_a_complete_mark_without_a_valid_row_of_its_term_removes_nothing(
+    feed_campus: tuple[CampusHarness, Path],
+) -> None:
+    """A broken export that kept only the mark row would otherwise empty the whole term."""
+    campus, path = feed_campus
+    path.write_text(FEED, encoding="utf-8")
+    await campus.run_job(FEED_JOB)
+    before = await _dump(campus)
+    path.write_text("student,term,crn\n*,202710,COMPLETE\n", encoding="utf-8")
+    run = await campus.run_job(FEED_JOB)
+    assert run.outcome == "partial", run
+    assert list(run.lost) == ["complete_term_without_rows"], run.lost
+    assert run.lost["complete_term_without_rows"].startswith("1 row(s): line 2: term 202710"), run.lost
+    assert "nothing of it was removed" in run.lost["complete_term_without_rows"]
+    assert "0 removed (complete terms: none)" in run.summary
+    assert await _dump(campus) == before
+
+
+async def test_complete_term_option_with_only_refused_rows_of_that_term_removes_nothing(
+    schedule_campus: CampusHarness, tmp_path: Path
+) -> None:
+    assert (await _import(schedule_campus, _write(tmp_path, "full.csv", FEED))).exit_code == 0
+    before = await _dump(schedule_campus)
+    # Every Fall 2026 row is one the campus cannot place; a Summer row is fine.
+    broken = _write(tmp_path, "broken.csv", "student1,202710,99999\nstudent2,202630,31001\n")
+    result = await _import(schedule_campus, broken, "--complete-term", "202710")
+    assert result.exit_code == 0, result.output
+    assert "refused complete_term_without_rows: 1 row(s): --complete-term 202710: term 202710" in result.output
+    assert "refused unknown_crn: 1 row(s): line 1" in result.output
+    assert "0 removed (complete terms: none)" in result.output
+    assert await _dump(schedule_campus) == before
