@@ -12,67 +12,21 @@ server's database: student1's own sections, friends and meeting.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import httpx2
-import pytest
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
-from campus_mcp.testing import TestDatabases
+from campus_mcp.testing import TestDatabases, serve
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
-START_TIMEOUT_S = 120
 STUDENT1 = 1  # demo students' ids are their numbers
 SIX_TOOLS = ("my_courses", "my_course_history", "my_busy_times", "my_finals", "list_friends", "friend_busy_times")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def campus_serve(env: dict[str, str], port: int, log_path: Path) -> Iterator[str]:
-    """Run ``campus-mcp serve`` until the block ends; yields the base URL once /healthz answers."""
-    command = [str(Path(sys.executable).parent / "campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"campus-mcp serve exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    pytest.fail(
-                        f"campus-mcp serve did not answer in {START_TIMEOUT_S}s:\n{log_path.read_text()[-3000:]}"
-                    )
-                time.sleep(0.2)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 async def student1_facts(database_url: str) -> dict[str, Any]:
@@ -156,19 +110,16 @@ async def test_sign_in_as_student1_then_the_six_tools_in_both_eras(
     campus_databases: TestDatabases, tmp_path: Path
 ) -> None:
     database_url = await campus_databases.empty()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("CAMPUS_MCP_")}
-    env.update(
-        {
-            "CAMPUS_MCP_DATABASE_URL": database_url,
-            # No CAMPUS_MCP_ANONYMOUS_ACCESS: what `make serve` does. The jobs would fetch from the
-            # campus's servers; this test stays on loopback.
-            "CAMPUS_MCP_SCHEDULER": "false",
-            "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
-            "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
-        }
-    )
-    with campus_serve(env, free_port(), tmp_path / "serve.log") as base:
-        mcp_url = f"{base}/api/mcp"
+    env = {
+        "CAMPUS_MCP_DATABASE_URL": database_url,
+        # No CAMPUS_MCP_ANONYMOUS_ACCESS: what `make serve` does. The jobs would fetch from the
+        # campus's servers; this test stays on loopback.
+        "CAMPUS_MCP_SCHEDULER": "false",
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+        "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+    }
+    with serve(env, log_path=tmp_path / "serve.log") as served:
+        base, mcp_url = served.base, served.mcp_url
         # Anonymous: the 401 and the challenge that starts the sign-in.
         initialize = {
             "jsonrpc": "2.0",

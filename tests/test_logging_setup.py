@@ -9,13 +9,10 @@ passed whatever the code logged.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import pytest
-from campus_mcp.testing import CampusFactory, TestDatabases
-
-from tests.test_e2e_serve import campus_serve, free_port
+from campus_mcp.testing import CampusFactory, TestDatabases, serve
 
 
 async def test_caplog_sees_a_line_logged_after_an_app_is_built(
@@ -32,15 +29,14 @@ async def test_caplog_sees_a_line_logged_after_an_app_is_built(
 
 
 async def test_serve_still_prints_its_log_lines(campus_databases: TestDatabases, tmp_path: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("CAMPUS_MCP_")}
-    env |= {
+    env = {
         "CAMPUS_MCP_DATABASE_URL": await campus_databases.empty(),
         "CAMPUS_MCP_PLUGINS": "dining",  # a quick start; its job reads the packaged demo feed
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
     }
     log = tmp_path / "serve.log"
-    with campus_serve(env, free_port(), log):
+    with serve(env, log_path=log):
         pass
     text = log.read_text()
     # An INFO line of a library logger, which reaches the terminal only through the root logger.

@@ -21,10 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from campus_mcp.testing import TestDatabases
+from campus_mcp.testing import TestDatabases, serve
 from mcp import Client
-
-from tests.test_e2e_serve import campus_serve, free_port
 
 pytestmark = pytest.mark.new_plugin
 
@@ -123,8 +121,8 @@ async def test_serve_lists_and_answers_its_tool(plugin: Path, campus_databases: 
         CAMPUS_MCP_ANONYMOUS_ACCESS="true",
     )
     try:
-        with campus_serve(env, free_port(), tmp_path / "serve.log") as url:
-            async with Client(url, mode="legacy") as client:
+        with serve(env, log_path=tmp_path / "serve.log") as served:
+            async with Client(served.mcp_url, mode="legacy") as client:
                 listed = {tool.name for tool in (await client.list_tools()).tools}
                 assert TOOL in listed
                 result = await client.call_tool(TOOL, {"q": "quiet"})

@@ -10,7 +10,8 @@ Fixtures:
 
 A :class:`CampusHarness` gives an MCP client bound to the campus with a chosen principal
 (``harness.mcp(scopes=..., user_id=...)``), a REST client (``harness.rest()``) and
-``harness.call(tool, arguments, ...)`` for one tool call.
+``harness.call(tool, arguments, ...)`` for one tool call. ``serve(env, log_path=...)`` runs a real
+``campus-mcp serve`` subprocess on loopback for an end-to-end test (see :mod:`campus_mcp.testing_serve`).
 
 Each harness has a database of its own: SQLite in a temporary folder, or, when
 ``CAMPUS_MCP_TEST_DATABASE_URL`` names a PostgreSQL database, a new database created on that
@@ -59,6 +60,7 @@ from campus_mcp.parity import ParityReport, check_parity
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
+from campus_mcp.testing_serve import ServedCampus, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
 
@@ -67,12 +69,14 @@ __all__ = [
     "CampusFactory",
     "CampusHarness",
     "JobRunRecord",
+    "ServedCampus",
     "TestDatabases",
     "cli_main",
     "harness_app",
     "load_plugins",
     "plugin_contract",
     "prepare_database",
+    "serve",
     "test_settings",
 ]
 

@@ -10,30 +10,22 @@ be killed) through both doors, ``POST /api/v1/graphql`` and the ``catalog_graphq
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import httpx
 import pytest
 from campus_catalog.graphql import MAX_COST, query_cost
 from campus_catalog.graphql_limits import MAX_SELECTIONS, MAX_TOKENS
 from campus_mcp import escaped
-from campus_mcp.testing import CampusHarness
+from campus_mcp.testing import CampusHarness, ServedCampus, serve
 from graphql import parse
 from mcp import Client
 
 HEALTHZ_BUDGET_S = 0.1
 REFUSAL_DEADLINE_S = 5.0
-START_TIMEOUT_S = 120
 
 
 def fan_out(levels: int, width: int = 10) -> str:
@@ -48,60 +40,21 @@ def fan_out(levels: int, width: int = 10) -> str:
 # ----------------------------------------------------------------------------- a real server
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Served(NamedTuple):
-    base: str
-    log: Path
-
-
 @pytest.fixture(scope="module")
-def served(catalog_campus: CampusHarness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def served(catalog_campus: CampusHarness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedCampus]:
     """``campus-mcp serve`` on the small catalog's database, anonymous access on."""
     folder = tmp_path_factory.mktemp("graphql-serve")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("CAMPUS_MCP_")}
-    env.update(
-        {
-            "CAMPUS_MCP_DATABASE_URL": catalog_campus.settings.database_url,
-            "CAMPUS_MCP_PLUGINS": "catalog",
-            "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
-            "CAMPUS_MCP_SCHEDULER": "false",
-            "CAMPUS_MCP_SECRET_KEY": "test-only-secret-key",
-            "CAMPUS_MCP_CONFIG": str(folder / "absent.toml"),
-        }
-    )
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    command = [str(Path(sys.executable).parent / "campus-mcp"), "serve", "--no-prepare", "--port", str(port)]
-    command += ["--host", "127.0.0.1"]
-    log_path = folder / "serve.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"campus-mcp serve exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    pytest.fail(f"campus-mcp serve did not answer in {START_TIMEOUT_S}s")
-                time.sleep(0.2)
-            yield Served(base, log_path)
-        finally:
-            # A server frozen by a query does not stop on SIGINT: it is killed.
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    env = {
+        "CAMPUS_MCP_DATABASE_URL": catalog_campus.settings.database_url,
+        "CAMPUS_MCP_PLUGINS": "catalog",
+        "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
+        "CAMPUS_MCP_SCHEDULER": "false",
+        "CAMPUS_MCP_SECRET_KEY": "test-only-secret-key",
+        "CAMPUS_MCP_CONFIG": str(folder / "absent.toml"),
+    }
+    # A server frozen by a query does not stop on SIGINT: it is killed after 10 s.
+    with serve(env, log_path=folder / "serve.log", args=["--no-prepare"], stop_timeout_s=10) as campus:
+        yield campus
 
 
 async def _healthz_while(base: str, task: asyncio.Task[Any]) -> list[float]:
@@ -123,7 +76,7 @@ async def _healthz_while(base: str, task: asyncio.Task[Any]) -> list[float]:
 
 
 @pytest.mark.parametrize("levels", [8, 10, 14])
-async def test_a_fragment_fan_out_is_refused_at_once_over_rest(served: Served, levels: int) -> None:
+async def test_a_fragment_fan_out_is_refused_at_once_over_rest(served: ServedCampus, levels: int) -> None:
     async def send() -> httpx.Response:
         async with httpx.AsyncClient(base_url=served.base, timeout=REFUSAL_DEADLINE_S) as client:
             return await client.post("/api/v1/graphql", json={"query": fan_out(levels)})
@@ -139,7 +92,7 @@ async def test_a_fragment_fan_out_is_refused_at_once_over_rest(served: Served, l
     assert "size limit" in message and f"{MAX_SELECTIONS:,}" in message and "fragment" in message
 
 
-async def test_a_fragment_fan_out_is_refused_at_once_through_the_tool(served: Served) -> None:
+async def test_a_fragment_fan_out_is_refused_at_once_through_the_tool(served: ServedCampus) -> None:
     async with Client(f"{served.base}/api/mcp") as client:
         started = time.perf_counter()
         task = asyncio.create_task(client.call_tool("catalog_graphql", {"query": fan_out(10)}))
@@ -151,7 +104,7 @@ async def test_a_fragment_fan_out_is_refused_at_once_through_the_tool(served: Se
     assert "size limit" in result.content[0].text  # type: ignore[union-attr]
 
 
-async def test_too_many_tokens_are_refused_before_parsing(served: Served) -> None:
+async def test_too_many_tokens_are_refused_before_parsing(served: ServedCampus) -> None:
     # Well under the character limit, but every character a token of its own.
     query = "{ terms { terms { " + "uid " * (MAX_TOKENS + 10) + "} } }"
     async with httpx.AsyncClient(base_url=served.base, timeout=REFUSAL_DEADLINE_S) as client:
@@ -244,7 +197,7 @@ async def test_several_operations_need_an_operation_name(catalog_campus: CampusH
         assert "operationName" in _text(result)
 
 
-async def test_operation_names_over_rest_answer_400_never_500(served: Served) -> None:
+async def test_operation_names_over_rest_answer_400_never_500(served: ServedCampus) -> None:
     bodies: list[dict[str, Any]] = [
         {"query": TWO_NAMED, "operationName": "Courses"},
         {"query": TWO_NAMED},
@@ -278,7 +231,7 @@ async def test_a_newline_in_the_operation_name_cannot_forge_a_log_line(
     assert "capture check" in caplog.text
 
 
-async def test_the_rest_log_holds_no_forged_line(served: Served) -> None:
+async def test_the_rest_log_holds_no_forged_line(served: ServedCampus) -> None:
     forged = "Courses\nERROR campus_mcp.app: the admin password is hunter2"
     async with httpx.AsyncClient(base_url=served.base, timeout=REFUSAL_DEADLINE_S) as client:
         response = await client.post("/api/v1/graphql", json={"query": TWO_NAMED, "operationName": forged})
