@@ -231,6 +231,10 @@ const App = (() => {
     const suffix = hours < 12 ? "AM" : "PM";
     return `${hours % 12 || 12}:${String(mins).padStart(2, "0")} ${suffix}`;
   }
+  // A server sentence may carry 24-hour times ("meets on MW (13:00-13:50)"): say them the same way.
+  function clock12(text) {
+    return String(text || "").replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b/g, (match) => time12(match));
+  }
   function range12(start, end) {
     return `${time12(start)} – ${time12(end)}`;
   }
@@ -300,7 +304,7 @@ const App = (() => {
   }
 
   return {
-    start, h, message, need, time12, range12, hourLabel, minutes, days, date, moment,
+    start, h, message, need, time12, clock12, range12, hourLabel, minutes, days, date, moment,
     courseKey, courseClass, advisory, freshness, DAYS, DAY_NAMES,
     unreadable: (what) => new Unreadable(what),
     get context() { return state.context; },
