@@ -101,11 +101,11 @@ def _card(csrf: str, on_since: str | None, new_url: str | None) -> str:
     )
 
 
-async def _page(request: Request[Any, Any, Any], deployment: Any, new_url: str | None = None) -> Response[Any]:
-    user = session_user(request)
-    assert user is not None
+async def _page(
+    request: Request[Any, Any, Any], deployment: Any, student: int, new_url: str | None = None
+) -> Response[Any]:
     async with deployment.session() as session:
-        feed = await tokens.feed_of(session, user[0])
+        feed = await tokens.feed_of(session, student)
     since = f"{feed.created_at:%Y-%m-%d}" if feed is not None else None
     body = "<h1>Calendar feed</h1>" + _card(csrf_token(request), since, new_url)
     response = dashboard_page(deployment, request, "Calendar feed", body)
@@ -115,9 +115,10 @@ async def _page(request: Request[Any, Any, Any], deployment: Any, new_url: str |
 
 @get(FEED_PAGE, opt={**NO_PARITY, "dashboard_nav": "Calendar feed"}, include_in_schema=False)
 async def feed_page(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
-    if session_user(request) is None:
+    user = session_user(request)
+    if user is None:
         return to_login(FEED_PAGE)
-    return await _page(request, deployment)
+    return await _page(request, deployment, user[0])
 
 
 def _expired(request: Request[Any, Any, Any], deployment: Any) -> Response[Any]:
@@ -138,7 +139,7 @@ async def regenerate_feed(request: Request[Any, Any, Any], deployment: NamedDepe
     async with deployment.session() as session:
         token = await tokens.issue(session, user[0])
         await session.commit()
-    return await _page(request, deployment, new_url=feed_url(deployment.settings.base_url, token))
+    return await _page(request, deployment, user[0], new_url=feed_url(deployment.settings.base_url, token))
 
 
 @post(f"{FEED_PAGE}/off", opt=NO_PARITY, include_in_schema=False, status_code=303)
