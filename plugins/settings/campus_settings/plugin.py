@@ -76,10 +76,13 @@ def register_tools(settings: Settings) -> list[Tool]:
 
 @hookimpl
 def register_routes() -> list[RouteGroup]:
+    from campus_settings.feed.redact import install_access_log_filter
     from campus_settings.feed.routes import FEED_ROUTES
     from campus_settings.pages import PAGES
     from campus_settings.routes import ROUTES
 
+    # The feed's URL is its secret: uvicorn's access log must not print it (feed/redact.py).
+    install_access_log_filter()
     return [RouteGroup(handlers=[*ROUTES, *PAGES, *FEED_ROUTES])]
 
 
