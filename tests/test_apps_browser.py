@@ -236,7 +236,7 @@ async def test_finals_are_listed_in_date_order(demo_campus: CampusHarness, brows
     await screenshots(browser, "finals", html, result)
 
 
-CANNOT_DRAW = {
+CANNOT_DRAW: dict[str, tuple[dict[str, Any], str]] = {
     "error": ({"content": [{"type": "text", "text": "Unknown subject 'ZZZZ'."}], "isError": True}, "Unknown subject"),
     "older version": (
         {"content": [{"type": "text", "text": "{}"}], "structuredContent": {"items": []}},
