@@ -11,17 +11,23 @@ itself is never repeated: a plugin's settings may hold a password or a token.
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from campus_mcp.settings import config_file
 
 ENV_PREFIX = "CAMPUS_MCP_"
+
+log = logging.getLogger(__name__)
+# Moved-setting warnings already given in this process: the command line loads the registry twice
+# per command, and an operator needs to read each one once.
+_warned: set[str] = set()
 
 
 class PluginSettings(BaseModel):
@@ -32,6 +38,11 @@ class PluginSettings(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    #: Keys that were host settings before this plugin had them (``CAMPUS_MCP_<KEY>``, or ``<key>``
+    #: at the top of the config file). The host ignores those names now; start-up warns that one is
+    #: still set and names the new one, so a deployment does not lose its value in silence.
+    moved_from_host: ClassVar[tuple[str, ...]] = ()
 
 
 class PluginSettingsError(RuntimeError):
@@ -73,6 +84,34 @@ def _where(plugin: str, key: str, from_env: set[str], config: Path) -> str:
     return f"{toml_key(plugin, key)} in {config}"
 
 
+def _host_keys(config: Path) -> set[str]:
+    """The top-level keys of the config file (the host's settings), but not its ``[plugins]``."""
+    if not config.is_file():
+        return set()
+    with config.open("rb") as handle:
+        return {key for key in tomllib.load(handle) if key != "plugins"}
+
+
+def warn_moved_from_host(plugin: str, model: type[PluginSettings], environ: Mapping[str, str], config: Path) -> None:
+    """One warning per old host name still set, naming the new one (never the value: it may be secret)."""
+    if not model.moved_from_host:
+        return
+    in_file = _host_keys(config)
+    for key in model.moved_from_host:
+        old_names = [ENV_PREFIX + key.upper()] if ENV_PREFIX + key.upper() in environ else []
+        if key in in_file:
+            old_names.append(f"{key} in {config}")
+        for old in old_names:
+            message = (
+                f"{old} is no longer read: the setting moved to plugin {plugin!r}. Set "
+                f"{env_variable(plugin, key)} or {toml_key(plugin, key)} in {config} instead; until then "
+                "its default is used."
+            )
+            if message not in _warned:
+                _warned.add(message)
+                log.warning("%s", message)
+
+
 def load_plugin_settings(
     plugin: str,
     model: type[PluginSettings],
@@ -83,6 +122,7 @@ def load_plugin_settings(
     overrides: Mapping[str, Any] | None = None,
 ) -> PluginSettings:
     """One plugin's settings object: ``overrides`` (tests), then the environment, then the TOML table."""
+    warn_moved_from_host(plugin, model, environ, config)
     fields = model.model_fields
     allowed = ", ".join(fields) or "none"
     unknown = [key for key in table if key not in fields]

@@ -27,6 +27,8 @@ URL_FIELDS = ("banner_url", "calendar_url", "programs_url", "electives_url")
 
 
 class CatalogSettings(PluginSettings):
+    # CAMPUS_MCP_OVERRIDE_OFFICE and CAMPUS_MCP_STUDENT_SYSTEM_NAME still set: start-up warns.
+    moved_from_host = ("override_office", "student_system_name")
     # Campus words, in the catalog's answers and descriptions (they were host settings before).
     override_office: str = Field(
         default="the dean's office of the school that offers the course",
