@@ -22,6 +22,7 @@ from campus_schedule.enrollment import has_courses
 from campus_schedule.models import Enrollment
 from mcp_types import ResourceLink
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 FRIENDS = "/dashboard/friends"
 MONDAY = date.today() - timedelta(days=date.today().weekday())
@@ -82,14 +83,14 @@ async def onboard(campus: CampusHarness, student_id: int) -> None:
     async with campus.deployment.session() as session, session.begin():
         if await has_courses(session, student_id):
             return
-        section = (await session.scalars(select(Section).where(Section.cancelled.is_(False)).limit(1))).one()
+        section = (
+            await session.scalars(
+                select(Section).options(selectinload(Section.term)).where(Section.cancelled.is_(False)).limit(1)
+            )
+        ).one()
         session.add(
             Enrollment(
-                student_id=student_id,
-                term_uid=section.term.uid if section.term else "",
-                section_id=section.id,
-                crn=section.crn,
-                source="demo",
+                student_id=student_id, term_uid=section.term.uid, section_id=section.id, crn=section.crn, source="demo"
             )
         )
 
