@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from html import escape
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from campus_mcp import CSRF_FIELD, CampusError, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
 from litestar import Request, Response, get, post
@@ -20,10 +21,12 @@ from pydantic import ValidationError
 
 from campus_settings import service, store
 from campus_settings.changes import parse_change
+from campus_settings.class_pages import CLASSES_PAGE, classes_card, save_class
 from campus_settings.colors import COLORS
+from campus_settings.feed.connection import feed_card
+from campus_settings.feed.tokens import feed_of
 from campus_settings.levels import check_level
 from campus_settings.meetings import first_meeting
-from campus_settings.messages import reminders_text
 from campus_settings.resolver import class_meeting_event, load_student_settings
 from campus_settings.schemas import LevelSettingsChange
 from campus_settings.templates import TEMPLATE_FIELDS, VARIABLES, check_template
@@ -81,6 +84,7 @@ async def _render(
 ) -> Response[Any]:
     async with deployment.session() as session:
         answer = await service.my_calendar_settings(session, student)
+        feed = await feed_of(session, student)
     csrf = csrf_token(request)
     parts = ["<h1>Calendar settings</h1>", notice, preview]
     parts.append(
@@ -88,30 +92,22 @@ async def _render(
         "classes, then the defaults. Leave a field empty to use the level below.</p>"
     )
     parts.extend(_level_form(csrf, entry, form) for entry in answer.levels)
-    if answer.classes:
-        rows = "".join(
-            f'<tr><td data-label="Class">{escape(c.meeting.course_code)} {escape(c.meeting.day or "")}</td>'
-            f'<td data-label="Title">{escape(c.preview.title)}</td>'
-            f'<td data-label="Color">{escape(c.resolved.color)} ({escape(c.sources.color)})</td>'
-            f'<td data-label="Reminders">{escape(reminders_text(c.resolved.reminders))}</td></tr>'
-            for c in answer.classes
-        )
-        parts.append(
-            '<section class="card"><h2>Classes with settings of their own</h2><table><thead><tr><th>Class</th>'
-            f"<th>Title</th><th>Color</th><th>Reminders</th></tr></thead><tbody>{rows}</tbody></table></section>"
-        )
+    async with deployment.session() as session:
+        parts.append(await classes_card(session, student, deployment.settings, csrf, form))
     names = ", ".join(f"{{{{{name}}}}}" for name in VARIABLES)
     parts.append(
         f'<section class="card"><h2>Template names and colors</h2><p>{escape(names)}</p>'
         f"<p>{escape(', '.join(COLORS))}</p></section>"
     )
+    parts.append(feed_card(feed))
     response = dashboard_page(deployment, request, "Calendar settings", "".join(parts))
     response.status_code = status
     return response
 
 
-def _change_from(form: dict[str, str]) -> LevelSettingsChange:
-    raw: dict[str, Any] = {"level": form.get("level", "")}
+def _fields_from(form: dict[str, str]) -> dict[str, Any]:
+    """A form's fields as the tools' arguments: an empty field is reset (the level below applies)."""
+    raw: dict[str, Any] = {}
     reset: list[str] = []
     for field in (*TEMPLATE_FIELDS, "color"):
         text = form.get(field, "").strip()
@@ -132,7 +128,11 @@ def _change_from(form: dict[str, str]) -> LevelSettingsChange:
     else:
         reset.append("reminders")
     raw["reset"] = reset
-    return LevelSettingsChange.model_validate(raw)
+    return raw
+
+
+def _change_from(form: dict[str, str]) -> LevelSettingsChange:
+    return LevelSettingsChange.model_validate({"level": form.get("level", ""), **_fields_from(form)})
 
 
 @get(SETTINGS_PAGE, opt={**PAGE_OPT, "dashboard_nav": "Calendar settings"}, include_in_schema=False)
@@ -198,7 +198,11 @@ async def _notifications(
     paused = bool(row and row.paused)
     state = "Your reminders are paused" if paused else "Your reminders are on"
     if paused and row is not None and row.paused_until is not None:
-        state += f" until {row.paused_until:%Y-%m-%d %H:%M} UTC"
+        # The student's clock is the campus's, not the database's UTC.
+        zone = deployment.settings.timezone
+        until = row.paused_until.astimezone(ZoneInfo(zone))
+        hour = until.strftime("%I").lstrip("0")
+        state += f" until {until:%A, %B} {until.day}, {hour}:{until:%M %p} ({zone} time)"
     csrf = csrf_token(request)
     body = (
         f"<h1>Notification settings</h1>{notice}<p>{escape(state)}.</p>"
@@ -253,4 +257,29 @@ async def save_notifications(request: Request[Any, Any, Any], deployment: NamedD
     return Redirect(f"{NOTIFICATIONS_PAGE}?notice=notifications", status_code=303)
 
 
-PAGES = [calendar_settings_page, save_calendar_settings, notifications_page, save_notifications]
+@post(CLASSES_PAGE, opt=PAGE_OPT, include_in_schema=False, status_code=303)
+async def save_class_settings(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
+    user = session_user(request)
+    if user is None:
+        return to_login(SETTINGS_PAGE)
+    raw = await request.form()
+    form = {
+        key: str(raw.get(key) or "") for key in ("meeting_time_id", *TEMPLATE_FIELDS, "color", "reminders", "action")
+    }
+    if not csrf_ok(request, raw.get(CSRF_FIELD)):
+        return await _render(
+            request, deployment, user[0], _alert("The form expired. Reload the page and try again."), status=403
+        )
+    try:
+        fields = {} if form["action"] == "reset" else _fields_from(form)
+        await save_class(deployment.sessions, user[0], form, fields)
+    except CampusError as exc:
+        return await _render(request, deployment, user[0], _alert(exc.message), form=form, status=exc.status)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        return await _render(request, deployment, user[0], _alert(f"{where}: {problem['msg']}"), form=form, status=400)
+    return Redirect(f"{SETTINGS_PAGE}?notice=saved", status_code=303)
+
+
+PAGES = [calendar_settings_page, save_calendar_settings, save_class_settings, notifications_page, save_notifications]
