@@ -83,11 +83,10 @@ async def _check_crns(session: AsyncSession, term: Term, crns: Sequence[str]) ->
     return [found[crn] for crn in crns if crn in found], problems
 
 
-async def set_term_sections(
-    session: AsyncSession, student_id: int, term: Term, crns: Sequence[str], *, source: str = "student"
-) -> None:
-    """Make the student's schedule of ``term`` exactly ``crns``. All or nothing: a bad entry raises
-    :class:`InvalidInput` naming every bad CRN, and nothing is written. Commits."""
+async def checked_sections(session: AsyncSession, term: Term, crns: Sequence[str]) -> list[Section]:
+    """The sections of a new list of ``term``, each with everything an answer shows, in the order
+    given. All or nothing: a bad entry raises :class:`InvalidInput` naming every bad CRN and why.
+    The tool's plan and the save both call this, so the question never shows a list the save refuses."""
     wanted = list(dict.fromkeys(crns))
     if len(wanted) > MAX_TERM_SECTIONS:
         raise InvalidInput(
@@ -99,6 +98,15 @@ async def set_term_sections(
         raise InvalidInput(
             "Nothing was changed. " + " ".join(problems) + " Send the whole list again without them.", field="crns"
         )
+    return await load_sections(session, [s.id for s in sections])
+
+
+async def set_term_sections(
+    session: AsyncSession, student_id: int, term: Term, crns: Sequence[str], *, source: str = "student"
+) -> None:
+    """Make the student's schedule of ``term`` exactly ``crns``. All or nothing: a bad entry raises
+    :class:`InvalidInput` naming every bad CRN, and nothing is written. Commits."""
+    sections = await checked_sections(session, term, crns)
     keep = {s.id for s in sections}
     current = {
         row.section_id: row

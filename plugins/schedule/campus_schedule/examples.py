@@ -1,7 +1,8 @@
 """Example calls of the schedule tools; the host's contract runs them through a real MCP client.
 
-The demo examples run on the demo campus as ``student1`` (who has a schedule there). The sparse
-ones run on an empty campus that ``add_sparse_schedule`` fills with the awkward case: a course
+The demo examples run on the demo campus as ``student1`` (who has a schedule there); the write
+tool's run on a campus of their own, so ``add_example_term`` may add a term whose CRNs it knows
+(the demo's own CRNs follow its seed). The sparse ones run on an empty campus that ``add_sparse_schedule`` fills with the awkward case: a course
 with no instructor and no meeting times, a meeting with no time or room, a cancelled section,
 and a final exam with no time.
 """
@@ -19,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_schedule.models import Enrollment
 
 SPARSE_TERM = "209910"
+EXAMPLE_TERM = "209920"
 
 
 def _today() -> date:
@@ -55,6 +57,31 @@ async def add_sparse_schedule(session: AsyncSession) -> None:
     await session.commit()
 
 
+async def add_example_term(session: AsyncSession) -> None:
+    """A term with two sections that overlap on Monday, student1 taking the first of them."""
+    today = _today()
+    student = (await session.execute(text("SELECT id FROM students WHERE username = 'student1'"))).scalar_one()
+    session.add(Subject(code="EXMP", name="Example"))
+    await session.flush()
+    course = Course(subject_code="EXMP", course_number="1000", title="Example course")
+    term = Term(
+        uid=EXAMPLE_TERM,
+        name="Example Term",
+        start_date=today + timedelta(days=200),
+        end_date=today + timedelta(days=300),
+    )
+    session.add_all([course, term])
+    await session.flush()
+    first = Section(term_id=term.id, course_id=course.id, crn="99101", section_number="01", schedule_type="Lecture")
+    first.meeting_times.append(MeetingTime(weekday=0, start_minute=600, end_minute=650, room="101"))
+    second = Section(term_id=term.id, course_id=course.id, crn="99102", section_number="02", schedule_type="Lecture")
+    second.meeting_times.append(MeetingTime(weekday=0, start_minute=620, end_minute=700))
+    session.add_all([first, second])
+    await session.flush()
+    session.add(Enrollment(student_id=student, term_uid=term.uid, section_id=first.id, crn=first.crn, source="demo"))
+    await session.commit()
+
+
 def _examples() -> dict[str, tuple[ToolExample, ...]]:
     today = _today()
     week = {"start_date": today.isoformat(), "end_date": (today + timedelta(days=6)).isoformat()}
@@ -76,6 +103,13 @@ def _examples() -> dict[str, tuple[ToolExample, ...]]:
         "my_finals": (
             ToolExample(tool="", arguments={}),
             ToolExample(tool="", arguments={"term": SPARSE_TERM}, **sparse),  # type: ignore[arg-type]
+        ),
+        "set_my_sections": (
+            ToolExample(
+                tool="", arguments={"term": EXAMPLE_TERM, "crns": ["99101", "99102"]}, prepare=add_example_term
+            ),
+            # Drops the cancelled section and keeps the one with no meeting and the one with no time.
+            ToolExample(tool="", arguments={"term": SPARSE_TERM, "crns": ["99001", "99002"]}, **sparse),  # type: ignore[arg-type]
         ),
     }
 

@@ -44,7 +44,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
 
 @hookimpl
 def register_scopes() -> list[Scope]:
-    from campus_schedule.tools import SCOPE
+    from campus_schedule.tools import SCOPE, WRITE_SCOPE
 
     return [
         Scope(
@@ -52,7 +52,14 @@ def register_scopes() -> list[Scope]:
             title="See your courses, finals and busy times",
             description="Read your own courses, course history, final exams and busy times.",
             starts_checked=True,
-        )
+        ),
+        Scope(
+            name=WRITE_SCOPE,
+            title="Change the sections of your schedule",
+            description="Add and remove sections of your schedule of a term, after you confirm.",
+            writes=True,
+            starts_checked=False,
+        ),
     ]
 
 
@@ -66,9 +73,9 @@ def register_tools(settings: Settings) -> list[Tool]:
 @hookimpl
 def register_routes() -> list[RouteGroup]:
     from campus_schedule.pages import PAGES
-    from campus_schedule.routes import PENDING, ROUTES
+    from campus_schedule.routes import ROUTES
 
-    return [RouteGroup(handlers=[*ROUTES, *PAGES], pending=PENDING)]
+    return [RouteGroup(handlers=[*ROUTES, *PAGES])]
 
 
 @hookimpl

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from campus_catalog.schemas import Answer, Arguments, Conflict, TermRef, normalize_crn
+from campus_mcp import NotChanged
 from pydantic import Field, field_validator
 
 
@@ -62,6 +63,11 @@ class TermSectionsUpdate(Arguments):
         return list(dict.fromkeys(normalize_crn(crn) for crn in value))
 
 
+class SetMySections(TermSectionsUpdate, TermSectionsPath):
+    """set_my_sections and ``PUT /api/v1/me/terms/{term}/sections``: the term (the path's, first in
+    the schema) and its whole new list of CRNs."""
+
+
 # --- answers --------------------------------------------------------------------------------
 
 
@@ -98,6 +104,17 @@ class MyCourses(Answer):
     courses: list[MyCourse]
     conflicts: list[Conflict] = Field(description="Time conflicts between the courses (shown, never refused).")
     note: str | None = Field(description="What to do when the term has no courses.")
+
+
+class MySectionsChange(MyCourses):
+    """The term's courses after set_my_sections (what my_courses of that term gives), and what changed."""
+
+    result: Literal["changed", "unchanged"] = Field(
+        description="changed: the list was saved; unchanged: it was already so, or the student did not confirm."
+    )
+    added: list[str] = Field(description="CRNs this call added to the term.")
+    removed: list[str] = Field(description="CRNs this call removed from the term.")
+    not_changed: NotChanged | None = None
 
 
 class HistoryCourse(Answer):

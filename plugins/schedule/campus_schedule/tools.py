@@ -23,11 +23,15 @@ from campus_schedule.schemas import (
     MyCourseHistory,
     MyCourses,
     MyFinals,
+    MySectionsChange,
+    SetMySections,
     TermArgument,
     TermSectionsPath,
 )
+from campus_schedule.sections_change import plan_my_sections, run_set_my_sections
 
 SCOPE = "schedule:read"
+WRITE_SCOPE = "schedule:write"
 API = "/api/v1/me"
 TERM_SECTIONS = f"{API}/terms/{{term}}/sections"
 SCHEDULE_PAGE = "/dashboard/schedule"
@@ -182,6 +186,33 @@ OPERATIONS = [
         path=f"{API}/finals",
         data_sources=("finals",),
         examples=examples_of("my_finals"),
+    ),
+    Operation(
+        name="set_my_sections",
+        title="Set my sections of a term",
+        description=_words(
+            "Sets the whole list of sections the signed-in {campus} ({short}) student takes in one term, by "
+            "CRN: sections left out are removed, new ones added. Call my_courses for that term first and send "
+            "every CRN the student keeps plus the new ones. Use it for: 'Add CRN 21345 to my schedule', 'Drop "
+            "my Friday lab', 'Switch me to section 02 of Calculus'. term: a uid or name from list_terms; crns: "
+            "the whole list (at most 20). Every CRN is checked first: when one is unknown, cancelled or in "
+            "another term nothing changes and the error names it. A time conflict is not refused: the answer "
+            "lists it in conflicts. The student is asked to confirm the change in the client before it is "
+            "saved; the same list again changes nothing and asks nothing. This records the courses for the "
+            "schedule tools; it does not register the student in the registration system. Needs schedule:write."
+        ),
+        scope=WRITE_SCOPE,
+        input_model=SetMySections,
+        output_model=MySectionsChange,
+        run=run_set_my_sections,
+        plan=plan_my_sections,
+        writes=True,
+        idempotent=True,
+        method="PUT",
+        path=TERM_SECTIONS,
+        data_sources=("sections",),
+        page_links=schedule_links,
+        examples=examples_of("set_my_sections"),
     ),
 ]
 

@@ -1,5 +1,5 @@
-"""Parity of the schedule family with no exemption (issue 11): the student's PUT of a term's
-sections is listed as pending (its tool, a write tool, comes with issue 12's confirmation)."""
+"""Parity of the schedule family with no exemption and nothing pending (issue 11): every REST
+route is the twin of a tool, the student's PUT of a term's sections included (set_my_sections)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,6 @@ async def test_the_schedule_family_has_no_parity_exemption(schedule_campus: Camp
     mine = {route for route, plugin in report.routes.items() if plugin == "schedule"}
     assert mine, "the schedule family has REST routes"
     assert not mine & set(report.exempt), sorted(mine & set(report.exempt))
-    assert "PUT /api/v1/me/terms/{term}/sections" in report.pending
-    # Every other route of the family is the twin of a tool.
-    assert mine - set(report.pending) <= set(report.covered)
+    assert not mine & set(report.pending), sorted(mine & set(report.pending))
+    assert "PUT /api/v1/me/terms/{term}/sections" in mine
+    assert mine <= set(report.covered)
