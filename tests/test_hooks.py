@@ -19,6 +19,8 @@ import pytest
 from campus_mcp import (
     AppResource,
     Completion,
+    Connection,
+    ConnectionState,
     DataSource,
     DemoData,
     InstructionFragment,
@@ -38,6 +40,7 @@ from campus_mcp import (
     hookimpl,
 )
 from campus_mcp.jobs import JobContext, build_scheduler, run_job
+from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.parity import plugin_api_routes
 from campus_mcp.registry import ENTRY_POINT_GROUP
 from campus_mcp.testing import CampusFactory
@@ -482,3 +485,70 @@ def test_hook_register_commands_cannot_replace_a_host_command(
     cli._plugin_commands()
     assert cli.main.commands["serve"] is host_serve
     assert "'serve' has the name of another command" in capsys.readouterr().err
+
+
+async def _settings_page_of(client: Any, username: str) -> str:
+    """Settings as ``username`` (a demo student) sees it after signing in on the real login form."""
+    login = await client.get("/login", params={"next": "/dashboard/settings"})
+    data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+    await client.post("/login", data=data | {"username": username, "password": "demo"})
+    page = await client.get("/dashboard/settings")
+    assert page.status_code == 200, page.text
+    return str(page.text)
+
+
+async def booking_link_of(_session: AsyncSession, student_id: int) -> ConnectionState | None:
+    # Only demo student 1 has made a booking link in this throwaway family.
+    return (
+        ConnectionState(summary="On; the room screen reads it.", manage_url="/dashboard/rooms")
+        if student_id == 1
+        else None
+    )
+
+
+async def test_hook_register_connections(campus_factory: CampusFactory) -> None:
+    class WithConnection(Rooms):
+        @hookimpl
+        def register_connections(self) -> list[Connection]:
+            return [Connection(title="Room booking link", describe=booking_link_of)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithConnection())], demo=True)
+    assert [c.plugin for c in campus.registry.connections] == ["rooms"]
+    async with campus.rest() as client:
+        page = await _settings_page_of(client, "student1")
+        client.cookies.clear()  # another browser: student2's
+        other = await _settings_page_of(client, "student2")
+    assert "<h3>Room booking link</h3><p>On; the room screen reads it.</p>" in page
+    assert '<a href="/dashboard/rooms" aria-label="Manage Room booking link">Manage</a>' in page
+    assert "No app can use your data right now." not in page
+    assert "Room booking link" not in other and "No app can use your data right now." in other
+
+
+async def test_hook_register_connections_a_failing_describe_keeps_settings_working(
+    campus_factory: CampusFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(_session: AsyncSession, _student_id: int) -> ConnectionState | None:
+        raise RuntimeError("rooms database is down")
+
+    class Broken(Rooms):
+        @hookimpl
+        def register_connections(self) -> list[Connection]:
+            return [
+                Connection(title="Broken link", describe=broken),
+                Connection(title="Room booking link", describe=booking_link_of),
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", Broken())], demo=True)
+    async with campus.rest() as client:
+        page = await _settings_page_of(client, "student1")
+    # The student still sees the rest and can disconnect apps; the cause goes to the log only.
+    assert "<h3>Broken link</h3><p>Its state cannot be read right now. Try again later.</p>" in page
+    assert "Room booking link" in page and "rooms database is down" not in page
+    assert "Traceback" not in page
+    assert any("Broken link" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_hook_register_connections_manage_url_is_a_path_of_this_site() -> None:
+    for url in ("https://elsewhere.example/steal", "//elsewhere.example/", "javascript:alert(1)"):
+        with pytest.raises(ValueError, match="must be a path of this site"):
+            ConnectionState(summary="On.", manage_url=url)

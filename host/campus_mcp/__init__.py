@@ -12,6 +12,8 @@ from campus_mcp.confirmation import (
 from campus_mcp.contributions import (
     AppResource,
     Completion,
+    Connection,
+    ConnectionState,
     Cron,
     DataSource,
     DemoData,
@@ -56,6 +58,8 @@ __all__ = [
     "Base",
     "CampusError",
     "Completion",
+    "Connection",
+    "ConnectionState",
     "Cron",
     "DataSource",
     "Decision",

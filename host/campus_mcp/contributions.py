@@ -296,3 +296,40 @@ class ToolExample:
     prepare: Callable[[AsyncSession], Awaitable[None]] | None = None
     user: str | None = "student1"
     plugin: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ConnectionState:
+    """What a :class:`Connection` holds for one student, shown under Connected apps on Settings.
+
+    ``summary`` is one sentence in plain words ("On since 2030-09-01; calendar apps read it with a
+    secret link"); ``manage_url`` is the path of the plugin's own page that changes or ends it (the
+    host links it as "Manage"; it must be a path of this site, so a plugin cannot send a student
+    elsewhere from Settings).
+    """
+
+    summary: str
+    manage_url: str
+
+    def __post_init__(self) -> None:
+        if not self.manage_url.startswith("/") or self.manage_url.startswith("//"):
+            raise ValueError(
+                f"manage_url {self.manage_url!r} must be a path of this site, such as '/dashboard/calendar-feed'"
+            )
+
+
+ConnectionDescriber = Callable[["AsyncSession", int], Awaitable[ConnectionState | None]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Connection:
+    """Something other than an OAuth app that reads a student's data, listed beside the apps.
+
+    A calendar feed, an export link: the student should see everything that can read their data in
+    one place. ``describe(session, student_id)`` gives its state for that student, or None when
+    nothing is connected for them (then it is not listed).
+    """
+
+    title: str
+    describe: ConnectionDescriber
+    plugin: str = ""

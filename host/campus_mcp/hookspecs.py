@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from campus_mcp.contributions import (
         AppResource,
         Completion,
+        Connection,
         DataSource,
         DemoData,
         InstructionFragment,
@@ -110,3 +111,8 @@ def register_tool_examples(settings: Settings, plugin_settings: PluginSettings |
 @hookspec
 def register_commands(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Any]:  # type: ignore[empty-body]
     """Return click commands or groups to add to the ``campus-mcp`` command line."""
+
+
+@hookspec
+def register_connections(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Connection]:  # type: ignore[empty-body]
+    """Return what else reads a student's data (a calendar feed), listed with the connected apps."""

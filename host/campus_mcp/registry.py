@@ -32,6 +32,7 @@ from campus_mcp import hookspecs
 from campus_mcp.contributions import (
     AppResource,
     Completion,
+    Connection,
     DataSource,
     DemoData,
     InstructionFragment,
@@ -229,6 +230,8 @@ class Registry:
     commands: Sequence[Any]
     # Each plugin's settings object, by plugin name; only plugins with a settings model have one.
     plugin_settings: Mapping[str, PluginSettings] = dataclasses.field(default_factory=dict)
+    # What else reads a student's data (a calendar feed), listed on Settings with the OAuth apps.
+    connections: Sequence[Connection] = ()
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)
@@ -385,4 +388,5 @@ def load_registry(
         tool_examples=collect("register_tool_examples"),
         commands=collect("register_commands"),
         plugin_settings=loaded,
+        connections=list(_unique(collect("register_connections"), "connection", "title").values()),
     )

@@ -21,6 +21,7 @@ from litestar import Controller, Litestar, MediaType, Request, Response, get, po
 from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
+from campus_mcp.connections import ConnectedThing, connections_of
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
@@ -82,6 +83,17 @@ def permissions(registry: Registry, names: Sequence[str]) -> str:
         for name in names
     )
     return f'<p class="perms-title">Permissions:</p><ul class="perms">{items}</ul>'
+
+
+def connection_item(found: ConnectedThing) -> str:
+    """A plugin's connection beside the apps: its state and a link to the plugin's page that manages it."""
+    title = escape(found.connection.title)
+    if found.state is None:
+        return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
+    return (
+        f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+        f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'
+    )
 
 
 class HomeController(Controller):
@@ -154,6 +166,7 @@ class DashboardController(Controller):
             "</form></div>"
             for app in apps
         )
+        items += "".join(map(connection_item, await connections_of(deployment, user[0])))
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from campus_mcp import (
+    Connection,
     DemoData,
     InstructionFragment,
     Migrations,
@@ -84,6 +85,14 @@ def register_routes() -> list[RouteGroup]:
     # The feed's URL is its secret: uvicorn's access log must not print it (feed/redact.py).
     install_access_log_filter()
     return [RouteGroup(handlers=[*ROUTES, *PAGES, *FEED_ROUTES])]
+
+
+@hookimpl
+def register_connections() -> list[Connection]:
+    from campus_settings.feed.connection import CALENDAR_FEED
+
+    # The feed reads the student's calendar, so Settings lists it with the connected apps.
+    return [CALENDAR_FEED]
 
 
 @hookimpl
