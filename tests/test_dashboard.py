@@ -11,6 +11,7 @@ from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.web import dashboard_page
 from litestar import Controller, MediaType, Request, Response, get
+from litestar.di import NamedDependency
 
 
 class GradesController(Controller):
@@ -38,7 +39,7 @@ class PagesPlugin:
             return dashboard_page(deployment, request, "My timetable", "<h1>My timetable</h1>")
 
         @get("/api/v1/me", media_type=MediaType.JSON)
-        async def me(principal: Principal) -> dict[str, Any]:
+        async def me(principal: NamedDependency[Principal]) -> dict[str, Any]:
             return {"user_id": principal.user_id, "username": principal.username}
 
         return [RouteGroup(handlers=[timetable, me, GradesController], exempt={"GET /api/v1/me": "test route"})]

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from litestar import Controller, Litestar, MediaType, Request, Response, get, post
+from litestar.di import NamedDependency
 from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
@@ -102,7 +103,7 @@ class HomeController(Controller):
     path = "/"
 
     @get("/", media_type=MediaType.HTML, opt=NO_PARITY, include_in_schema=False)
-    async def home(self, settings: Settings, deployment: Deployment) -> Response[str]:
+    async def home(self, settings: NamedDependency[Settings], deployment: NamedDependency[Deployment]) -> Response[str]:
         title = f"{settings.product_name} for {settings.campus_name}"
         # The same topics serverInfo names: only what an enabled plugin offers a tool or prompt for.
         covered = ", ".join(topics(deployment.registry)) or "nothing yet (no plugin is enabled)"
@@ -125,7 +126,10 @@ class DashboardController(Controller):
 
     @get("/dashboard", opt=NO_PARITY, include_in_schema=False)
     async def dashboard(
-        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+        self,
+        request: Request[Any, Any, Any],
+        deployment: NamedDependency[Deployment],
+        store: NamedDependency[OAuthStore],
     ) -> Response[Any]:
         user = session_user(request)
         if user is None:
@@ -142,7 +146,10 @@ class DashboardController(Controller):
 
     @get("/dashboard/settings", opt=NO_PARITY, include_in_schema=False)
     async def settings_page(
-        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+        self,
+        request: Request[Any, Any, Any],
+        deployment: NamedDependency[Deployment],
+        store: NamedDependency[OAuthStore],
     ) -> Response[Any]:
         disconnected = request.query_params.get("disconnected")
         user = session_user(request)
@@ -179,7 +186,10 @@ class DashboardController(Controller):
 
     @post("/dashboard/settings/disconnect", opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def disconnect(
-        self, request: Request[Any, Any, Any], deployment: Deployment, store: OAuthStore
+        self,
+        request: Request[Any, Any, Any],
+        deployment: NamedDependency[Deployment],
+        store: NamedDependency[OAuthStore],
     ) -> Response[Any]:
         user = session_user(request)
         if user is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
@@ -45,7 +45,7 @@ def oidc_configured(settings: Settings) -> bool:
     return bool(settings.oidc_issuer and settings.oidc_client_id)
 
 
-def provide_login_limit(oauth: OAuthService) -> LoginLimit:
+def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
     # Holds no state of its own (the attempts are rows), so one per request costs nothing.
     settings = oauth.settings
     return LoginLimit(
@@ -53,7 +53,7 @@ def provide_login_limit(oauth: OAuthService) -> LoginLimit:
     )
 
 
-def provide_oidc(settings: Settings) -> OidcClient:
+def provide_oidc(settings: NamedDependency[Settings]) -> OidcClient:
     return OidcClient(settings)
 
 
@@ -95,12 +95,16 @@ class LoginController(Controller):
     dependencies = LOGIN_DEPENDENCIES
 
     @get("/login", opt=NO_PARITY, include_in_schema=False)
-    async def login_form(self, request: Request[Any, Any, Any], settings: Settings) -> Response[str]:
+    async def login_form(self, request: Request[Any, Any, Any], settings: NamedDependency[Settings]) -> Response[str]:
         return login_page(request, settings, safe_next(request.query_params.get("next")))
 
     @post("/login", opt=NO_PARITY, include_in_schema=False)
     async def login_submit(
-        self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore, login_limit: LoginLimit
+        self,
+        request: Request[Any, Any, Any],
+        settings: NamedDependency[Settings],
+        store: NamedDependency[OAuthStore],
+        login_limit: NamedDependency[LoginLimit],
     ) -> Response[Any]:
         form = await request.form()
         next_url = safe_next(form.get("next"))
@@ -139,7 +143,9 @@ class LoginController(Controller):
         return Redirect(next_url, status_code=303)
 
     @post("/logout", opt=NO_PARITY, include_in_schema=False, status_code=303)
-    async def logout(self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore) -> Response[Any]:
+    async def logout(
+        self, request: Request[Any, Any, Any], settings: NamedDependency[Settings], store: NamedDependency[OAuthStore]
+    ) -> Response[Any]:
         form = await request.form()
         user = session_user(request)
         if user is not None and not csrf_ok(request, form.get(CSRF_FIELD)):
@@ -167,7 +173,9 @@ class OidcLoginController(Controller):
     dependencies = OIDC_DEPENDENCIES
 
     @get("/login/oidc", opt=NO_PARITY, include_in_schema=False)
-    async def oidc_start(self, request: Request[Any, Any, Any], settings: Settings, oidc: OidcClient) -> Response[Any]:
+    async def oidc_start(
+        self, request: Request[Any, Any, Any], settings: NamedDependency[Settings], oidc: NamedDependency[OidcClient]
+    ) -> Response[Any]:
         next_url = safe_next(request.query_params.get("next"))
         try:
             url, pending = await oidc.start()
@@ -180,7 +188,11 @@ class OidcLoginController(Controller):
 
     @get("/login/oidc/callback", opt=NO_PARITY, include_in_schema=False)
     async def oidc_callback(
-        self, request: Request[Any, Any, Any], settings: Settings, store: OAuthStore, oidc: OidcClient
+        self,
+        request: Request[Any, Any, Any],
+        settings: NamedDependency[Settings],
+        store: NamedDependency[OAuthStore],
+        oidc: NamedDependency[OidcClient],
     ) -> Response[Any]:
         code, state = request.query_params.get("code"), request.query_params.get("state")
         pending = dict(session_data(request).get("oidc") or {})

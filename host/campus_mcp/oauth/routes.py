@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from authlib.oauth2.rfc6749 import OAuth2Error
 from litestar import Controller, MediaType, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
 from campus_mcp import access
@@ -96,7 +96,7 @@ def provide_oauth(state: State) -> OAuthService:
     return service
 
 
-def provide_store(oauth: OAuthService) -> OAuthStore:
+def provide_store(oauth: NamedDependency[OAuthService]) -> OAuthStore:
     """The authorization server's store: clients, grants, tokens, consents."""
     return oauth.store
 
@@ -161,15 +161,15 @@ class OAuthMetadataController(Controller):
     dependencies = OAUTH_DEPENDENCIES
 
     @get(PRM_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def protected_resource(self, oauth: OAuthService) -> dict[str, Any]:
+    async def protected_resource(self, oauth: NamedDependency[OAuthService]) -> dict[str, Any]:
         return oauth.protected_resource_metadata()
 
     @get(PRM_PATH + MCP_PATH, opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def protected_resource_for_mcp(self, oauth: OAuthService) -> dict[str, Any]:
+    async def protected_resource_for_mcp(self, oauth: NamedDependency[OAuthService]) -> dict[str, Any]:
         return oauth.protected_resource_metadata()
 
     @get("/.well-known/oauth-authorization-server", opt=NO_PARITY, media_type=MediaType.JSON, include_in_schema=False)
-    async def authorization_server(self, oauth: OAuthService) -> dict[str, Any]:
+    async def authorization_server(self, oauth: NamedDependency[OAuthService]) -> dict[str, Any]:
         return oauth.metadata()
 
     @get(CSS_PATH, opt=NO_PARITY, media_type="text/css", include_in_schema=False, cache=3600)
@@ -184,7 +184,7 @@ class OAuthController(Controller):
     dependencies = OAUTH_DEPENDENCIES
 
     @post(REGISTER_PATH, opt=NO_PARITY, include_in_schema=False, status_code=201)
-    async def register(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+    async def register(self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]) -> Response[Any]:
         wait = await oauth.registrations.hit(address_key(request.client.host if request.client else "unknown"))
         if wait is not None:
             minutes = max(1, round(REGISTRATION_WINDOW_SECONDS / 60))
@@ -221,7 +221,9 @@ class OAuthController(Controller):
         return reply_response(reply)
 
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def authorize_page(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+    async def authorize_page(
+        self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]
+    ) -> Response[Any]:
         pairs = list(request.query_params.multi_items())
         oauth_request = _authorization(oauth, request, pairs)
         try:
@@ -266,7 +268,9 @@ class OAuthController(Controller):
         )
 
     @post(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False, status_code=302)
-    async def authorize_decision(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+    async def authorize_decision(
+        self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]
+    ) -> Response[Any]:
         form = await request.form()
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return _html(
@@ -302,14 +306,14 @@ class OAuthController(Controller):
         return reply_response(reply)
 
     @post(TOKEN_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def token(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+    async def token(self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]) -> Response[Any]:
         form = await request.form()
         pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
         oauth_request = CampusRequest("POST", oauth.settings.base_url + TOKEN_PATH, dict(request.headers), form=pairs)
         return reply_response(await oauth.token(oauth_request))
 
     @post(REVOKE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def revoke(self, request: Request[Any, Any, Any], oauth: OAuthService) -> Response[Any]:
+    async def revoke(self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]) -> Response[Any]:
         form = await request.form()
         pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
         oauth_request = CampusRequest("POST", oauth.settings.base_url + REVOKE_PATH, dict(request.headers), form=pairs)
@@ -323,7 +327,7 @@ class SignInNotSetUpController(Controller):
     dependencies = OAUTH_DEPENDENCIES
 
     @get(AUTHORIZE_PATH, opt=NO_PARITY, include_in_schema=False)
-    async def authorize_page(self, oauth: OAuthService) -> Response[Any]:
+    async def authorize_page(self, oauth: NamedDependency[OAuthService]) -> Response[Any]:
         return html_response(
             page(
                 "Sign-in is not set up",
@@ -334,7 +338,7 @@ class SignInNotSetUpController(Controller):
         )
 
     @post([REGISTER_PATH, TOKEN_PATH, REVOKE_PATH, AUTHORIZE_PATH], opt=NO_PARITY, include_in_schema=False)
-    async def endpoint(self, oauth: OAuthService) -> Response[Any]:
+    async def endpoint(self, oauth: NamedDependency[OAuthService]) -> Response[Any]:
         return Response(
             {"error": "temporarily_unavailable", "error_description": oauth.transport_problem or ""}, status_code=503
         )
