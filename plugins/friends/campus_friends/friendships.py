@@ -18,6 +18,13 @@ from campus_friends.models import ACCEPTED, PENDING, Friendship
 from campus_friends.students import StudentName, student_named
 
 MAX_USERNAME = 150
+# The largest id an integer column holds (PostgreSQL's int4). A bigger id is one nobody has: it
+# must get that answer, not a database error for comparing an int4 with it.
+MAX_ID = 2**31 - 1
+
+
+def possible_id(value: int) -> bool:
+    return 1 <= value <= MAX_ID
 
 
 def _pair(a: int, b: int) -> tuple[int, int]:
@@ -44,7 +51,7 @@ async def friendships_of(session: AsyncSession, student_id: int) -> list[Friends
 async def is_friend(session: AsyncSession, student_id: int, other_id: int) -> bool:
     """True only for an accepted friendship: a pending request, a removed friend, the student
     themself and an id nobody has all give False, the same way."""
-    if student_id == other_id:
+    if student_id == other_id or not possible_id(other_id):
         return False
     row = await _between(session, student_id, other_id)
     return row is not None and row.status == ACCEPTED
@@ -96,7 +103,7 @@ async def send_request(session: AsyncSession, student_id: int, username: str) ->
 
 async def accept_request(session: AsyncSession, student_id: int, request_id: int) -> int:
     """Accept a request sent to ``student_id``; the new friend's id."""
-    row = await session.get(Friendship, request_id)
+    row = await session.get(Friendship, request_id) if possible_id(request_id) else None
     if row is None or row.status != PENDING or row.other(row.requester_id) != student_id:
         raise InvalidInput(
             "That friend request is no longer waiting (it was answered or withdrawn). Reload Friends.",
@@ -110,7 +117,7 @@ async def accept_request(session: AsyncSession, student_id: int, request_id: int
 
 async def decline_request(session: AsyncSession, student_id: int, request_id: int) -> bool:
     """Decline a request sent to ``student_id``, or withdraw one the student sent (True)."""
-    row = await session.get(Friendship, request_id)
+    row = await session.get(Friendship, request_id) if possible_id(request_id) else None
     if row is not None and row.status == PENDING and student_id in (row.low_student_id, row.high_student_id):
         withdrawn = row.requester_id == student_id
         await session.delete(row)
@@ -123,6 +130,8 @@ async def decline_request(session: AsyncSession, student_id: int, request_id: in
 
 async def remove_friend(session: AsyncSession, student_id: int, friend_id: int) -> bool:
     """End an accepted friendship; from the next call on, neither sees the other's busy times."""
+    if not possible_id(friend_id):
+        return False
     low, high = _pair(student_id, friend_id)
     result = await session.execute(
         delete(Friendship).where(

@@ -36,6 +36,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect
 
 from campus_friends import busy, friendships, queries
+from campus_friends.friendships import possible_id
 from campus_friends.schemas import FriendBusyQuery, FriendList
 from campus_friends.tools import FRIENDS_PAGE, friend_page
 
@@ -321,7 +322,7 @@ async def delete_meeting(request: Request[Any, Any, Any], event_id: FromPath[int
     if isinstance(posted, Response):
         return posted
     async with _deployment(request).session() as session, session.begin():
-        deleted = await delete_event(session, owner_id=posted[0], event_id=event_id)
+        deleted = possible_id(event_id) and await delete_event(session, owner_id=posted[0], event_id=event_id)
     if not deleted:
         return await _friends_page(request, error="That meeting is not one of yours to delete.", status=400)
     return _done("meeting-deleted")
