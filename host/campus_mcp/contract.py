@@ -35,11 +35,16 @@ import json
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a dev dependency without stubs
 from mcp.shared.tool_name_validation import validate_tool_name
 from mcp_types import Tool as ListedTool
 
 from campus_mcp import hookspecs
+from campus_mcp.kit_extra import missing_kit_dependency
+
+try:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # the testing extra's, without stubs
+except ModuleNotFoundError as missing:  # campus-mcp without its testing extra
+    raise missing_kit_dependency(missing) from missing
 from campus_mcp.contributions import ToolExample
 from campus_mcp.parity import check_parity
 from campus_mcp.principal import ANONYMOUS, Principal

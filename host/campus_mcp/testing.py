@@ -36,8 +36,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-import pytest_asyncio
+from campus_mcp.kit_extra import missing_kit_dependency
+
+try:
+    import pytest
+    import pytest_asyncio
+except ModuleNotFoundError as missing:  # campus-mcp without its testing extra
+    raise missing_kit_dependency(missing) from missing
 from alembic.config import Config
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
