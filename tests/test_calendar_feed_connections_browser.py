@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
+from playwright.async_api import ViewportSize
 from sqlalchemy import text
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "pages"
-PHONE = {"width": 390, "height": 844}
+PHONE = ViewportSize(width=390, height=844)
 
 if not CHROMIUM.exists():
     pytest.skip("Debian's chromium is not installed at /usr/bin/chromium", allow_module_level=True)
