@@ -194,7 +194,7 @@ OPERATIONS = [
             "Sets the whole list of sections the signed-in {campus} ({short}) student takes in one term, by "
             "CRN: sections left out are removed, new ones added. Call my_courses for that term first and send "
             "every CRN the student keeps plus the new ones. Use it for: 'Add CRN 21345 to my schedule', 'Drop "
-            "my Friday lab', 'Switch me to section 02 of Calculus'. term: a uid or name from list_terms; crns: "
+            "CRN 21346 from my schedule', 'I switched to CRN 21350, update my schedule'. term: a uid or name from list_terms; crns: "
             "the whole list (at most 20). Every CRN is checked first: when one is unknown, cancelled or in "
             "another term nothing changes and the error names it. A time conflict is not refused: the answer "
             "lists it in conflicts. The student is asked to confirm the change in the client before it is "
