@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from campus_mcp import InvalidInput, utcnow
 from sqlalchemy import delete, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_friends.models import ACCEPTED, PENDING, Friendship
@@ -83,22 +84,37 @@ async def send_request(session: AsyncSession, student_id: int, username: str) ->
     if other.id == student_id:
         raise InvalidInput("That is your own username; type a friend's username.", field="username")
     existing = await _between(session, student_id, other.id)
-    if existing is not None:
-        if existing.status == ACCEPTED:
-            raise InvalidInput(f"{other.display_name} is already your friend.", field="username")
-        if existing.requester_id == student_id:
-            raise InvalidInput(
-                f"You already asked {other.display_name}; the request waits for them to accept it.", field="username"
-            )
-        # They had asked first: asking back is saying yes.
-        existing.status = ACCEPTED
-        existing.accepted_at = utcnow()
-        await session.flush()
-        return RequestOutcome(student=other, accepted=True)
-    low, high = _pair(student_id, other.id)
-    session.add(Friendship(low_student_id=low, high_student_id=high, requester_id=student_id, status=PENDING))
+    if existing is None:
+        low, high = _pair(student_id, other.id)
+        try:
+            async with session.begin_nested():
+                session.add(
+                    Friendship(low_student_id=low, high_student_id=high, requester_id=student_id, status=PENDING)
+                )
+            return RequestOutcome(student=other, accepted=False)
+        except IntegrityError:
+            # The other student asked at the same moment and their row won the unique pair:
+            # read it (committed now) and answer as if it had been there first.
+            existing = await _between(session, student_id, other.id)
+            if existing is None:
+                raise
+    return await _answer_existing(session, existing, student_id, other)
+
+
+async def _answer_existing(
+    session: AsyncSession, existing: Friendship, student_id: int, other: StudentName
+) -> RequestOutcome:
+    if existing.status == ACCEPTED:
+        raise InvalidInput(f"{other.display_name} is already your friend.", field="username")
+    if existing.requester_id == student_id:
+        raise InvalidInput(
+            f"You already asked {other.display_name}; the request waits for them to accept it.", field="username"
+        )
+    # They had asked first: asking back is saying yes.
+    existing.status = ACCEPTED
+    existing.accepted_at = utcnow()
     await session.flush()
-    return RequestOutcome(student=other, accepted=False)
+    return RequestOutcome(student=other, accepted=True)
 
 
 async def accept_request(session: AsyncSession, student_id: int, request_id: int) -> int:
