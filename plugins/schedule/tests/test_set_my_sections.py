@@ -202,3 +202,27 @@ async def test_the_put_route_answers_what_the_tool_answers(schedule_campus: Camp
         assert "CRN 21004 is cancelled" in bad.json()["message"] and "Traceback" not in bad.text
     assert await _crns(schedule_campus, ids["student2"]) == ["21001", "21003"]
     assert await _crns(schedule_campus, ids["student1"]) == ["21001", "21003"]
+
+
+async def test_the_dashboard_forms_and_the_tool_set_the_same_list(
+    schedule_campus: CampusHarness, ids: dict[str, int]
+) -> None:
+    # The page's add and remove forms save through the same service as the tool, with its checks.
+    async with schedule_campus.rest() as rest:
+        await _signed_in(rest, "student1")
+        page = await rest.get(f"/dashboard/schedule?term={FALL}")
+        token = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        for action, crn in (("add", "21001"), ("add", "21003"), ("add", "21002"), ("remove", "21003")):
+            done = await rest.post(
+                f"/dashboard/schedule/{action}",
+                data={"csrf_token": token, "term": FALL, "crn": crn},
+                follow_redirects=False,
+            )
+            assert done.status_code == 303, done.text
+        refused = await rest.post("/dashboard/schedule/add", data={"csrf_token": token, "term": FALL, "crn": "21004"})
+        assert refused.status_code == 400 and "CRN 21004 is cancelled in Fall 2026" in refused.text
+    assert await _crns(schedule_campus, ids["student1"]) == ["21001", "21002"]
+    # The tool finds the page's list as its own: the same list asks nothing.
+    callback = answering("accept")
+    same = await _set(schedule_campus, "student1", {"term": FALL, "crns": ["21002", "21001"]}, callback)
+    assert same.structured_content["result"] == "unchanged" and callback.asked == []
