@@ -10,7 +10,9 @@ reads them ("1 hour", "1.5 hours", "10 minutes").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from campus_mcp import confirmation_template, plural
 
@@ -86,3 +88,11 @@ def field_lines(
 def question(head: str, lines: Sequence[str], keeps: Sequence[str]) -> str:
     # The lines with templates must stay last: the keeps go between the head and the changes.
     return "\n".join([head, *keeps, *lines])
+
+
+def campus_time(moment: datetime, zone: str) -> str:
+    """``Tuesday, December 1, 9:23 AM (America/New_York time)``: the end of a pause on the
+    student's clock, the campus's, not the database's UTC."""
+    local = moment.astimezone(ZoneInfo(zone))
+    hour = local.strftime("%I").lstrip("0")
+    return f"{local:%A, %B} {local.day}, {hour}:{local:%M %p} ({zone} time)"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from html import escape
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from campus_mcp import CSRF_FIELD, CampusError, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
 from litestar import Request, Response, get, post
@@ -27,6 +26,7 @@ from campus_settings.feed.connection import feed_card
 from campus_settings.feed.tokens import feed_of
 from campus_settings.levels import check_level
 from campus_settings.meetings import first_meeting
+from campus_settings.messages import campus_time
 from campus_settings.resolver import class_meeting_event, load_student_settings
 from campus_settings.schemas import LevelSettingsChange
 from campus_settings.templates import TEMPLATE_FIELDS, VARIABLES, check_template
@@ -198,11 +198,7 @@ async def _notifications(
     paused = bool(row and row.paused)
     state = "Your reminders are paused" if paused else "Your reminders are on"
     if paused and row is not None and row.paused_until is not None:
-        # The student's clock is the campus's, not the database's UTC.
-        zone = deployment.settings.timezone
-        until = row.paused_until.astimezone(ZoneInfo(zone))
-        hour = until.strftime("%I").lstrip("0")
-        state += f" until {until:%A, %B} {until.day}, {hour}:{until:%M %p} ({zone} time)"
+        state += f" until {campus_time(row.paused_until, deployment.settings.timezone)}"
     csrf = csrf_token(request)
     body = (
         f"<h1>Notification settings</h1>{notice}<p>{escape(state)}.</p>"

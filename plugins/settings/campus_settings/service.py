@@ -16,7 +16,7 @@ from campus_settings.changes import SettingChange, parse_change
 from campus_settings.colors import COLORS
 from campus_settings.levels import check_level, class_kinds, level_label, levels_allowed
 from campus_settings.meetings import first_meeting, meeting_ref, meeting_words, meetings_by_id, my_meeting
-from campus_settings.messages import field_lines, question
+from campus_settings.messages import campus_time, field_lines, question
 from campus_settings.models import ClassSetting, LevelSetting
 from campus_settings.resolver import (
     ALL_CLASSES,
@@ -307,10 +307,10 @@ def _pause(args: NotificationsChange) -> tuple[bool, Any, int | None]:
     return True, (utcnow() + timedelta(minutes=minutes)).replace(second=0, microsecond=0), minutes
 
 
-def _state_words(paused: bool, until: Any) -> str:
+def _state_words(paused: bool, until: Any, zone: str) -> str:
     if not paused:
         return "your reminders are on"
-    return "your reminders are paused" + (f" until {until:%Y-%m-%d %H:%M} UTC" if until else " until you turn them on")
+    return "your reminders are paused" + (f" until {campus_time(until, zone)}" if until else " until you turn them on")
 
 
 async def _notification_state(context: ToolContext) -> tuple[bool, Any, str]:
@@ -333,7 +333,9 @@ async def plan_notifications(context: ToolContext, args: NotificationsChange) ->
         change = f"Pause the reminders of every event in your calendar sync{length}, also those of class settings."
     else:
         change = "Turn your reminders on again: every event gets the reminders of its settings."
-    return PlannedChange(message=f"{change}\nNow {_state_words(now_paused, now_until)}.", version=version)
+    return PlannedChange(
+        message=f"{change}\nNow {_state_words(now_paused, now_until, context.settings.timezone)}.", version=version
+    )
 
 
 async def run_set_notifications(context: ToolContext, args: NotificationsChange) -> NotificationsAnswer:

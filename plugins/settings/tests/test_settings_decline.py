@@ -5,7 +5,9 @@ question and in the answer."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import mcp_types as types
 import pytest
@@ -133,3 +135,12 @@ async def test_a_university_color_removes_the_category_colors_and_counts_them(ca
     )
     assert "This removes the colors of 1 university event category." in asked[0]
     assert (answer["result"], answer["category_colors_removed"]) == ("updated", 1)
+
+
+async def test_the_question_says_the_end_of_a_pause_in_the_campus_time_zone(campus: CampusHarness) -> None:
+    paused, _asked = await _call(campus, "accept", "set_notifications", {"paused": True, "minutes": 90})
+    _answer, asked = await _call(campus, "decline", "set_notifications", {"paused": False})
+    local = datetime.fromisoformat(paused["paused_until"]).astimezone(ZoneInfo(campus.settings.timezone))
+    hour = local.strftime("%I").lstrip("0")
+    when = f"{local:%A, %B} {local.day}, {hour}:{local:%M %p} ({campus.settings.timezone} time)"
+    assert asked[0].endswith(f"\nNow your reminders are paused until {when}.") and "UTC" not in asked[0]
