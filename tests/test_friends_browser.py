@@ -7,66 +7,54 @@ no Content-Security-Policy error in the console and not scroll sideways.
 
 from __future__ import annotations
 
-import os
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
 
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.support.chromium import chromium, require_chromium
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "pages"
 PHONE = {"width": 390, "height": 844}
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must run the page test in Chromium, but /usr/bin/chromium is missing.")
-    pytest.skip("Debian's chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+require_chromium("the page test")
 
 
 async def test_the_friends_pages_fit_a_phone(campus_factory: CampusFactory) -> None:
-    from playwright.async_api import async_playwright
-
     port = free_port()
     campus = await campus_factory(demo=True, anonymous_access=False, public_url=f"http://127.0.0.1:{port}")
     monday = date.today() - timedelta(days=date.today().weekday())
-    async with serve_on_loopback(campus.app, port) as base, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = await (await browser.new_context(viewport=PHONE)).new_page()
-            errors: list[str] = []
-            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            await page.goto(f"{base}/login?next=/dashboard/friends")
-            await page.get_by_label("Username").fill("student1")
-            await page.get_by_label("Password").fill("demo")
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Sign in").click()
-            for name, path in (
-                ("friends", "/dashboard/friends"),
-                ("friend-week", f"/dashboard/friends/2?week_start={monday.isoformat()}"),
-            ):
-                response = await page.goto(f"{base}{path}")
-                assert response is not None and response.status == 200, path
-                await check_width(page, name)
-            # The meeting form's date and time inputs are usable on a phone: fill and send one.
-            await page.goto(f"{base}/dashboard/friends")
-            await page.get_by_label("Title", exact=True).fill("Coffee")
-            await page.get_by_label("Day", exact=True).fill((monday + timedelta(days=12)).isoformat())
-            await page.get_by_label("Starts", exact=True).fill("15:00")
-            await page.get_by_label("Ends", exact=True).fill("15:45")
-            await page.get_by_label("Demo Student 3", exact=True).check()
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Add meeting").click()
-            assert "Meeting added" in await page.content()
-            await check_width(page, "friends-meeting")
-            # A blocked style or script would show here (the favicon's 404 is no page error).
-            assert not [e for e in errors if "Content Security Policy" in e], errors
-        finally:
-            await browser.close()
+    async with serve_on_loopback(campus.app, port) as base, chromium() as browser:
+        page = await (await browser.new_context(viewport=PHONE)).new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        await page.goto(f"{base}/login?next=/dashboard/friends")
+        await page.get_by_label("Username").fill("student1")
+        await page.get_by_label("Password").fill("demo")
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Sign in").click()
+        for name, path in (
+            ("friends", "/dashboard/friends"),
+            ("friend-week", f"/dashboard/friends/2?week_start={monday.isoformat()}"),
+        ):
+            response = await page.goto(f"{base}{path}")
+            assert response is not None and response.status == 200, path
+            await check_width(page, name)
+        # The meeting form's date and time inputs are usable on a phone: fill and send one.
+        await page.goto(f"{base}/dashboard/friends")
+        await page.get_by_label("Title", exact=True).fill("Coffee")
+        await page.get_by_label("Day", exact=True).fill((monday + timedelta(days=12)).isoformat())
+        await page.get_by_label("Starts", exact=True).fill("15:00")
+        await page.get_by_label("Ends", exact=True).fill("15:45")
+        await page.get_by_label("Demo Student 3", exact=True).check()
+        async with page.expect_navigation():
+            await page.get_by_role("button", name="Add meeting").click()
+        assert "Meeting added" in await page.content()
+        await check_width(page, "friends-meeting")
+        # A blocked style or script would show here (the favicon's 404 is no page error).
+        assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
 async def check_width(page: Any, name: str) -> None:

@@ -18,8 +18,8 @@ from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     BrowserStudent,
     MemoryStorage,
-    ScopeProbe,
     free_port,
+    probe_campus_on_loopback,
     provider_for,
     self_signed_certificate,
     serve_on_loopback,
@@ -46,15 +46,7 @@ async def _call_all(mcp_url: str, provider: OAuthClientProvider, mode: str = "au
 
 @pytest.fixture
 async def live_campus(campus_factory: CampusFactory) -> AsyncIterator[str]:
-    port = free_port()
-    campus = await campus_factory(
-        plugins=[],
-        extra_plugins=[("probe", ScopeProbe())],
-        demo=True,
-        anonymous_access=False,
-        public_url=f"http://127.0.0.1:{port}",
-    )
-    async with serve_on_loopback(campus.app, port) as base:
+    async with probe_campus_on_loopback(campus_factory) as (base, _campus):
         yield base
 
 
@@ -99,7 +91,7 @@ async def test_sign_in_with_a_client_id_metadata_document(
     campus_factory: CampusFactory, tls_files: tuple[Path, Path]
 ) -> None:
     cert, key = tls_files
-    doc_port, port = free_port(), free_port()
+    doc_port = free_port()
     metadata_url = f"https://localhost:{doc_port}/oauth/client.json"
     document = {
         "client_id": metadata_url,
@@ -109,18 +101,11 @@ async def test_sign_in_with_a_client_id_metadata_document(
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
     }
-    campus = await campus_factory(
-        plugins=[],
-        extra_plugins=[("probe", ScopeProbe())],
-        demo=True,
-        anonymous_access=False,
-        public_url=f"http://127.0.0.1:{port}",
-        oauth_metadata_loopback_for_tests=True,
-        oauth_metadata_ca_file=str(cert),
-    )
     async with (
         serve_on_loopback(metadata_document_app(document), doc_port, ssl_certfile=str(cert), ssl_keyfile=str(key)),
-        serve_on_loopback(campus.app, port) as base,
+        probe_campus_on_loopback(
+            campus_factory, oauth_metadata_loopback_for_tests=True, oauth_metadata_ca_file=str(cert)
+        ) as (base, _campus),
     ):
         mcp_url = f"{base}/api/mcp"
         student = BrowserStudent("student2", "demo", choose={"probe:read", "probe:write"})

@@ -25,9 +25,8 @@ from campus_mcp.oauth.testkit import (
     BrowserStudent,
     ScopeProbe,
     callback_params,
-    free_port,
     parse_forms,
-    serve_on_loopback,
+    probe_campus_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
@@ -131,17 +130,11 @@ class Live:
 
 @pytest.fixture
 async def live(campus_factory: CampusFactory, request: pytest.FixtureRequest) -> AsyncIterator[Live]:
-    port = free_port()
     overrides: dict[str, Any] = getattr(request, "param", {})
-    campus = await campus_factory(
-        plugins=[],
-        extra_plugins=[("probe", ScopeProbe())],
-        demo=True,
-        anonymous_access=False,
-        public_url=f"http://127.0.0.1:{port}",
-        **overrides,
-    )
-    async with serve_on_loopback(campus.app, port) as base, httpx.AsyncClient(timeout=30) as http:
+    async with (
+        probe_campus_on_loopback(campus_factory, **overrides) as (base, campus),
+        httpx.AsyncClient(timeout=30) as http,
+    ):
         yield Live(base=base, campus=campus, http=http)
 
 

@@ -11,35 +11,34 @@ sideways to reach "Sign out". Screenshots go to test-artifacts/pages/ for a pers
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
-import os
-import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 import pytest
 from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import TEST_REDIRECT_URI, callback_params, free_port, serve_on_loopback
+from campus_mcp.oauth.testkit import (
+    TEST_REDIRECT_URI,
+    AuthorizationRequest,
+    authorization_request,
+    exchange_code,
+    free_port,
+    register_app,
+    serve_on_loopback,
+)
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
 
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.support.chromium import chromium, require_chromium
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "pages"
 # One word longer than a phone is wide: a client names itself, and its name must still wrap.
 APP_NAME = "ClaudeForStudentsOfTheWentworthInstituteOfTechnology"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must run the page test in Chromium, but /usr/bin/chromium is missing.")
-    pytest.skip(
-        "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True
-    )
+require_chromium("the page test")
 
 
 class Site:
@@ -49,50 +48,16 @@ class Site:
         self.base = base
         self.registry = registry
 
-    async def connect(self) -> Connection:
+    async def connect(self) -> AuthorizationRequest:
         """A newly registered app whose consent page asks for every scope of the campus."""
         async with httpx.AsyncClient(timeout=30) as http:
-            registered = await http.post(
-                f"{self.base}/api/oauth/register",
-                json={"redirect_uris": [TEST_REDIRECT_URI], "client_name": APP_NAME},
-            )
-        client_id = registered.json()["client_id"]
-        verifier = secrets.token_urlsafe(48)
-        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-        query = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": TEST_REDIRECT_URI,
-            "scope": " ".join(self.registry.scopes),
-            "state": "pages",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": f"{self.base}/api/mcp",
-        }
-        return Connection(self.base, client_id, verifier, f"{self.base}/api/oauth/authorize?" + urlencode(query))
+            client_id = await register_app(http, self.base, APP_NAME)
+        return authorization_request(self.base, client_id, " ".join(self.registry.scopes), state="pages")
 
-
-class Connection:
-    """One app connecting: its consent page, and the token exchange once the student allowed it."""
-
-    def __init__(self, base: str, client_id: str, verifier: str, authorize_url: str) -> None:
-        self.base = base
-        self.client_id = client_id
-        self.verifier = verifier
-        self.authorize_url = authorize_url
-
-    async def exchange(self, callback_url: str) -> None:
+    async def exchange(self, connection: AuthorizationRequest, callback_url: str) -> None:
+        """The app's token exchange once the student allowed it (without the resource parameter)."""
         async with httpx.AsyncClient(timeout=30) as http:
-            token = await http.post(
-                f"{self.base}/api/oauth/token",
-                data={
-                    "grant_type": "authorization_code",
-                    "code": callback_params(callback_url)["code"],
-                    "redirect_uri": TEST_REDIRECT_URI,
-                    "client_id": self.client_id,
-                    "code_verifier": self.verifier,
-                },
-            )
+            token = await exchange_code(http, connection, callback_url, send_resource=False)
         assert token.status_code == 200, token.text
 
 
@@ -116,25 +81,8 @@ async def site(campus_databases: TestDatabases) -> AsyncIterator[Site]:
 @pytest.fixture(scope="module")
 async def browser() -> AsyncIterator[Any]:
     """One Chromium for the module: launching it is the slow part."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def check_page(page: Any, name: str, viewport: str) -> None:
@@ -163,7 +111,7 @@ async def test_every_page_answers_and_fits_the_window(site: Site, browser: Any, 
 
         # The consent page of an app that asks for every scope: the login form comes first.
         connection = await site.connect()
-        await opened(page, connection.authorize_url)
+        await opened(page, connection.url)
         await page.get_by_label("Username").wait_for()
         await check_page(page, "login", viewport)
         await page.get_by_label("Username").fill("student1")
@@ -187,7 +135,7 @@ async def test_every_page_answers_and_fits_the_window(site: Site, browser: Any, 
         # and the dashboard opens in a new tab of the same browser session.
         async with page.expect_request(lambda request: request.url.startswith(TEST_REDIRECT_URI)) as sent:
             await page.get_by_role("button", name="Allow").click()
-        await connection.exchange((await sent.value).url)
+        await site.exchange(connection, (await sent.value).url)
         page = await context.new_page()
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from campus_mcp.mcp_server import set_sdk_log_level
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.oauth.testkit import ScopeProbe, free_port, serve_on_loopback
+from campus_mcp.oauth.testkit import ScopeProbe, free_port, probe_campus_on_loopback, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.exceptions import MCPError
@@ -33,15 +33,12 @@ CLIENT_ID = "probe-client"
 @contextlib.asynccontextmanager
 async def step_up_endpoint(campus_factory: CampusFactory) -> AsyncIterator[str]:
     """A campus with a step-up allow list and a live token of a listed client; yields the base URL."""
-    port = free_port()
-    campus = await campus_factory(
-        plugins=[],
-        extra_plugins=[("probe", ScopeProbe())],
-        demo=True,
-        anonymous_access=False,
-        public_url=f"http://127.0.0.1:{port}",
-        step_up_clients=[CLIENT_ID],
-    )
+    async with probe_campus_on_loopback(campus_factory, step_up_clients=[CLIENT_ID]) as (base, campus):
+        await _listed_client_with_a_token(campus)
+        yield base
+
+
+async def _listed_client_with_a_token(campus: CampusHarness) -> None:
     store = OAuthStore(campus.sessions)
     await store.save_client(ClientRecord(client_id=CLIENT_ID, kind="registered", client_name="Probe", redirect_uris=()))
     await store.save_tokens(
@@ -53,8 +50,6 @@ async def step_up_endpoint(campus_factory: CampusFactory) -> AsyncIterator[str]:
         resource=campus.settings.mcp_url,
         family_id="family-endpoint-tests",
     )
-    async with serve_on_loopback(campus.app, port) as base:
-        yield base
 
 
 def headers() -> dict[str, str]:

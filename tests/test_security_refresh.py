@@ -14,24 +14,19 @@ Run them on PostgreSQL too (``CAMPUS_MCP_TEST_DATABASE_URL``).
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
-import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 import pytest
 from campus_mcp.oauth.models import OAuthToken, credential_hash
 from campus_mcp.oauth.testkit import (
-    TEST_REDIRECT_URI,
     BrowserStudent,
-    ScopeProbe,
-    callback_params,
-    free_port,
-    serve_on_loopback,
+    authorization_request,
+    exchange_code,
+    probe_campus_on_loopback,
+    register_app,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import func, select
@@ -62,38 +57,12 @@ class Server:
         return self.base + "/api/mcp"
 
     async def client_id(self) -> str:
-        response = await self.http.post(
-            self.base + "/api/oauth/register", json={"redirect_uris": [TEST_REDIRECT_URI], "client_name": "Refresh App"}
-        )
-        assert response.status_code == 201, response.text
-        return str(response.json()["client_id"])
+        return await register_app(self.http, self.base, "Refresh App")
 
     async def tokens(self, client_id: str, scope: str = "probe:public probe:read") -> dict[str, Any]:
         """A student signs in for ``client_id`` and the app exchanges its code: a new family."""
-        verifier = secrets.token_urlsafe(48)
-        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-        query = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": TEST_REDIRECT_URI,
-            "scope": scope,
-            "state": "s",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "resource": self.mcp_url,
-        }
-        landed = callback_params(await self.student.approve(self.base + "/api/oauth/authorize?" + urlencode(query)))
-        response = await self.http.post(
-            self.base + "/api/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": landed["code"],
-                "redirect_uri": TEST_REDIRECT_URI,
-                "client_id": client_id,
-                "code_verifier": verifier,
-                "resource": self.mcp_url,
-            },
-        )
+        request = authorization_request(self.base, client_id, scope)
+        response = await exchange_code(self.http, request, await self.student.approve(request.url))
         assert response.status_code == 200, response.text
         return dict(response.json())
 
@@ -120,15 +89,7 @@ class Server:
 
 @pytest.fixture
 async def server(campus_factory: CampusFactory) -> AsyncIterator[Server]:
-    port = free_port()
-    campus = await campus_factory(
-        plugins=[],
-        extra_plugins=[("probe", ScopeProbe())],
-        demo=True,
-        anonymous_access=False,
-        public_url=f"http://127.0.0.1:{port}",
-    )
-    async with serve_on_loopback(campus.app, port) as base, httpx.AsyncClient(timeout=60) as http:
+    async with probe_campus_on_loopback(campus_factory) as (base, campus), httpx.AsyncClient(timeout=60) as http:
         yield Server(base=base, campus=campus, http=http, student=BrowserStudent("student1", "demo"))
 
 

@@ -320,3 +320,88 @@ def provider_for(
         callback_handler=callback_handler,
         client_metadata_url=metadata_url,
     )
+
+
+@contextlib.asynccontextmanager
+async def probe_campus_on_loopback(campus_factory: Any, **settings: Any) -> AsyncIterator[tuple[str, Any]]:
+    """The sign-in tests' campus, served on loopback: the :class:`ScopeProbe` alone, the demo
+    students, sign-in required, its public URL the loopback address it is served on.
+
+    ``campus_factory`` is the kit's fixture; ``settings`` are more host settings
+    (``step_up_clients=[...]``). Yields the base URL and the campus's harness.
+    """
+    port = free_port()
+    campus = await campus_factory(
+        plugins=[],
+        extra_plugins=[("probe", ScopeProbe())],
+        demo=True,
+        anonymous_access=False,
+        public_url=f"http://127.0.0.1:{port}",
+        **settings,
+    )
+    async with serve_on_loopback(campus.app, port) as base:
+        yield base, campus
+
+
+async def register_app(http: httpx.AsyncClient, base: str, client_name: str) -> str:
+    """Register an app (RFC 7591) redirecting to :data:`TEST_REDIRECT_URI`; its client ID."""
+    response = await http.post(
+        f"{base}/api/oauth/register", json={"redirect_uris": [TEST_REDIRECT_URI], "client_name": client_name}
+    )
+    assert response.status_code == 201, response.text
+    return str(response.json()["client_id"])
+
+
+@dataclasses.dataclass(frozen=True)
+class AuthorizationRequest:
+    """An app's authorization request with PKCE (S256): the URL a student opens, and the verifier
+    the app keeps for the code exchange."""
+
+    base: str
+    client_id: str
+    verifier: str
+    url: str
+
+    @property
+    def resource(self) -> str:
+        return f"{self.base}/api/mcp"
+
+
+def authorization_request(base: str, client_id: str, scope: str, *, state: str = "s") -> AuthorizationRequest:
+    """The authorization URL an app sends a student to for ``scope``, for the MCP endpoint."""
+    import base64
+    import hashlib
+    import secrets
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": TEST_REDIRECT_URI,
+        "scope": scope,
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": f"{base}/api/mcp",
+    }
+    return AuthorizationRequest(base, client_id, verifier, f"{base}/api/oauth/authorize?" + urlencode(query))
+
+
+async def exchange_code(
+    http: httpx.AsyncClient, request: AuthorizationRequest, callback_url: str, *, send_resource: bool = True
+) -> httpx.Response:
+    """The app's code exchange for the code in ``callback_url`` (where the student was sent back to).
+
+    ``send_resource=False`` leaves out the ``resource`` parameter (RFC 8707), as a client may.
+    """
+    data = {
+        "grant_type": "authorization_code",
+        "code": callback_params(callback_url)["code"],
+        "redirect_uri": TEST_REDIRECT_URI,
+        "client_id": request.client_id,
+        "code_verifier": request.verifier,
+    }
+    if send_resource:
+        data["resource"] = request.resource
+    return await http.post(f"{request.base}/api/oauth/token", data=data)
