@@ -35,6 +35,7 @@ from campus_mcp.contributions import (
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.deployment import Deployment, open_deployment
 from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
+from campus_mcp.fields import MAX_ROW_ID, RowId
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
@@ -54,6 +55,7 @@ from campus_mcp.web import dashboard_page
 
 __all__ = [
     "CSRF_FIELD",
+    "MAX_ROW_ID",
     "AppResource",
     "Base",
     "CampusError",
@@ -86,6 +88,7 @@ __all__ = [
     "PromptArgument",
     "RouteGroup",
     "RouteRef",
+    "RowId",
     "Scope",
     "Settings",
     "Tool",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from campus_mcp import InvalidInput, utcnow
+from campus_mcp import MAX_ROW_ID, InvalidInput, utcnow
 from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,13 +19,12 @@ from campus_friends.models import ACCEPTED, PENDING, Friendship
 from campus_friends.students import StudentName, student_named
 
 MAX_USERNAME = 150
-# The largest id an integer column holds (PostgreSQL's int4). A bigger id is one nobody has: it
-# must get that answer, not a database error for comparing an int4 with it.
-MAX_ID = 2**31 - 1
 
 
 def possible_id(value: int) -> bool:
-    return 1 <= value <= MAX_ID
+    # A bigger id than an integer column holds is one nobody has: it must get that answer, not a
+    # database error for comparing an int4 with it (and not a refusal that tells it apart).
+    return 1 <= value <= MAX_ROW_ID
 
 
 def _pair(a: int, b: int) -> tuple[int, int]:

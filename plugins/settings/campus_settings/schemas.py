@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal
 
 from campus_catalog.schemas import Answer, Arguments
-from campus_mcp import NotChanged
+from campus_mcp import NotChanged, RowId
 from pydantic import Field, model_validator
 
 SettingName = Literal["title_template", "description_template", "location_template", "color", "visibility", "reminders"]
@@ -72,11 +72,11 @@ class SettingFields(Arguments):
 
 
 class ClassSettingsChange(SettingFields):
-    meeting_time_id: int = Field(ge=1, description="The class meeting, from my_courses (one day of one course).")
+    meeting_time_id: RowId = Field(description="The class meeting, from my_courses (one day of one course).")
 
 
 class ClassSettingsPath(Arguments):
-    meeting_time_id: int = Field(ge=1, description="The class meeting, from my_courses.")
+    meeting_time_id: RowId = Field(description="The class meeting, from my_courses.")
 
 
 class LevelSettingsChange(SettingFields):
@@ -98,8 +98,8 @@ class SettingsQuery(Arguments):
 
 
 class PreviewRequest(Arguments):
-    meeting_time_id: int | None = Field(
-        default=None, ge=1, description="One of your class meetings (my_courses); default: your first one this term."
+    meeting_time_id: RowId | None = Field(
+        default=None, description="One of your class meetings (my_courses); default: your first one this term."
     )
     title_template: str | None = Field(default=None, max_length=200, description="A title template to try.")
     description_template: str | None = Field(default=None, max_length=1000, description="A description template.")
