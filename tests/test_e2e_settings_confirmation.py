@@ -77,10 +77,12 @@ def answering(action: Literal["accept", "decline", "cancel"]) -> Any:
 
 
 @asynccontextmanager
-async def signed_in(mcp_url: str, username: str) -> AsyncIterator[tuple[httpx2.AsyncClient, BrowserStudent]]:
+async def signed_in(
+    mcp_url: str, username: str, storage: MemoryStorage
+) -> AsyncIterator[tuple[httpx2.AsyncClient, BrowserStudent]]:
     """An HTTP client that signs ``username`` in through the real pages, checking exactly GRANTED."""
     student = BrowserStudent(username, "demo", choose=GRANTED)
-    async with httpx2.AsyncClient(auth=provider_for(mcp_url, student, MemoryStorage()), timeout=60) as http:
+    async with httpx2.AsyncClient(auth=provider_for(mcp_url, student, storage), timeout=60) as http:
         yield http, student
 
 
@@ -182,7 +184,8 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
         assert alarms(feed), "student1's demo class setting has reminders"
         old_titles = summaries(feed)
 
-        async with signed_in(mcp_url, "student1") as (http, student):
+        student1_app = MemoryStorage()
+        async with signed_in(mcp_url, "student1", student1_app) as (http, student):
             assert level(await my_settings(http, mcp_url), "all_classes")["title_template"] == DEMO_TITLE  # type: ignore[index]
             # The first call signed in: the consent page offered the write scopes unchecked, the student checked them.
             assert student.last_consent is not None
@@ -246,12 +249,16 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
                 student1_state = (await first_round(session, asked)).request_state
             assert level(await my_settings(http, mcp_url), "all_classes") == after_replay
 
-            # Student1's state sent by student2 (a second sign-in) with the same arguments.
-            async with signed_in(mcp_url, "student2") as (http2, _):
+            # Student1's state sent by student2 with the same arguments: a second sign-in through the
+            # same registered client app, so only the student differs.
+            student2_app = MemoryStorage()
+            student2_app.client = student1_app.client
+            async with signed_in(mcp_url, "student2", student2_app) as (http2, _):
                 student2_before = level(await my_settings(http2, mcp_url), "all_classes")
                 async with client(http2, mcp_url, elicitation_callback=answering("accept")) as session:
                     await refused(session, asked, student1_state)
                 assert level(await my_settings(http2, mcp_url), "all_classes") == student2_before
+            assert student1_app.client is not None and student2_app.client is student1_app.client  # not re-registered
             assert level(await my_settings(http, mcp_url), "all_classes") == after_replay
 
             # A legacy-era client cannot be asked: its change goes through without a question.
