@@ -174,7 +174,7 @@ async def test_the_idempotency_key_answers_a_repeat_with_the_first_answer(
 async def test_without_schedule_write_nothing_changes(schedule_campus: CampusHarness, ids: dict[str, int]) -> None:
     principal = await schedule_campus.student_principal("student1", scopes=["schedule:read"])
     async with schedule_campus.mcp(principal=principal) as client:
-        result = await client.call_tool("set_my_sections", {"term": FALL, "crns": ["21001"]})
+        result: Any = await client.call_tool("set_my_sections", {"term": FALL, "crns": ["21001"]})
     assert result.is_error and "'schedule:write'" in result.content[0].text
     assert await _crns(schedule_campus, ids["student1"]) == []
 
