@@ -106,3 +106,13 @@ async def test_the_calendar_settings_page_has_a_feed_card_with_its_state_and_lin
     await _sign_in(client, "student2")
     off = (await client.get("/dashboard/calendar-settings")).text
     assert "Your calendar feed is off." in off and f'<a href="{FEED_PAGE}">Turn on the feed</a>' in off
+
+
+async def test_the_dashboard_counts_the_feed_among_what_can_read_the_data(feeds: Feeds) -> None:
+    """The Dashboard must not say "No app can use your data" while a calendar feed can."""
+    _campus, _ids, client = feeds
+    await _sign_in(client, "student1")
+    with_feed = (await client.get("/dashboard")).text
+    assert "1 app can use your" in with_feed and "No app can use" not in with_feed
+    await _sign_in(client, "student2")
+    assert "No app can use your" in (await client.get("/dashboard")).text

@@ -135,7 +135,9 @@ class DashboardController(Controller):
         if user is None:
             return to_login("/dashboard")
         apps = await store.connected_apps(user[0])
-        count = "No app" if not apps else "1 app" if len(apps) == 1 else f"{len(apps)} apps"
+        # Apps and the plugins' connections (a calendar feed) alike: each can read the student's data.
+        holders = len(apps) + len(await connections_of(deployment, user[0]))
+        count = "No app" if not holders else "1 app" if holders == 1 else f"{holders} apps"
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
