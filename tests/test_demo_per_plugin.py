@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -18,18 +17,12 @@ from campus_dining.models import DiningHall
 from campus_mcp import testing
 from campus_mcp.demo import PLUGIN_KEY, CampusState, load_new_plugin_demos
 from campus_mcp.migrate import upgrade
+from campus_mcp.oauth.testkit import free_port
 from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusFactory
 from sqlalchemy import delete, func, select
 
 from tests.test_cli import CLI, run_cli
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def start_serve(folder: Path, env: dict[str, str]) -> list[str]:
