@@ -20,6 +20,7 @@ from typing import Any
 from campus_mcp import CSRF_FIELD, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.params import FromPath
 from litestar.response import Redirect
 
 from campus_settings.feed import tokens
@@ -54,7 +55,9 @@ def _matches(header: str | None, etag: str) -> bool:
 
 
 @get(f"{FEED_PREFIX}/{{name:str}}", opt=NO_PARITY, include_in_schema=False)
-async def calendar_feed(request: Request[Any, Any, Any], name: str, deployment: NamedDependency[Any]) -> Response[Any]:
+async def calendar_feed(
+    request: Request[Any, Any, Any], name: FromPath[str], deployment: NamedDependency[Any]
+) -> Response[Any]:
     token = name.removesuffix(".ics") if name.endswith(".ics") else ""
     async with deployment.session() as session:
         feed = await tokens.student_of(session, token)
