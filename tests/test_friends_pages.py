@@ -13,11 +13,10 @@ from html import unescape
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import httpx
 from campus_catalog.models import Section
 from campus_mcp.oauth.pages import security_headers
 from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser
 from campus_schedule.enrollment import has_courses
 from campus_schedule.models import Enrollment
 from mcp_types import ResourceLink
@@ -29,35 +28,8 @@ MONDAY = date.today() - timedelta(days=date.today().weekday())
 WEEK = {"start_date": MONDAY.isoformat(), "end_date": (MONDAY + timedelta(days=6)).isoformat()}
 
 
-class Browser:
-    """One student's browser on the campus's one test client, with a cookie jar of its own: the
-    app's lifespan (and its MCP session manager) may run only once, so students take turns."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.cookies = httpx.Cookies()
-
-    async def request(self, method: str, url: str, **options: Any) -> Any:
-        self.client.cookies = self.cookies
-        try:
-            return await self.client.request(method, url, **options)
-        finally:
-            self.cookies = httpx.Cookies(self.client.cookies)
-
-    async def get(self, url: str, **options: Any) -> Any:
-        return await self.request("GET", url, **options)
-
-    async def post(self, url: str, **options: Any) -> Any:
-        return await self.request("POST", url, **options)
-
-
-async def browsers(client: Any, *usernames: str) -> list[Browser]:
-    signed_in = []
-    for username in usernames:
-        browser = Browser(client)
-        await sign_in(browser, username)
-        signed_in.append(browser)
-    return signed_in
+async def browsers(client: Any, *usernames: str) -> list[StudentBrowser]:
+    return [await StudentBrowser(client).sign_in(username) for username in usernames]
 
 
 async def sign_in(client: Any, username: str) -> None:

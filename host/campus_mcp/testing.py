@@ -65,6 +65,7 @@ from campus_mcp.parity import ParityReport, check_parity
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
+from campus_mcp.testing_browser import StudentBrowser
 from campus_mcp.testing_serve import ServedCampus, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
@@ -75,6 +76,7 @@ __all__ = [
     "CampusHarness",
     "JobRunRecord",
     "ServedCampus",
+    "StudentBrowser",
     "TestDatabases",
     "cli_main",
     "harness_app",

@@ -15,10 +15,9 @@ from html.parser import HTMLParser
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-import httpx
 import mcp_types as types
 import pytest
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser
 from campus_settings.demo import first_meeting_id
 from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
 from sqlalchemy import func, select
@@ -51,33 +50,8 @@ def forms(html: str, action: str) -> list[dict[str, str]]:
     return [fields for target, fields in parser.forms if target == action]
 
 
-class Browser:
-    """One student's browser on the campus's one test client (the app's lifespan runs once),
-    with a cookie jar of its own."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.cookies = httpx.Cookies()
-
-    async def request(self, method: str, url: str, **options: Any) -> Any:
-        self.client.cookies = self.cookies
-        try:
-            return await self.client.request(method, url, **options)
-        finally:
-            self.cookies = httpx.Cookies(self.client.cookies)
-
-    async def get(self, url: str, **options: Any) -> Any:
-        return await self.request("GET", url, **options)
-
-    async def post(self, url: str, **options: Any) -> Any:
-        return await self.request("POST", url, **options)
-
-    async def sign_in(self, username: str) -> Browser:
-        login = await self.get("/login", params={"next": "/dashboard"})
-        (fields,) = [f for f in forms(login.text, "/login")] or [{}]
-        signed = await self.post("/login", data=fields | {"username": username, "password": "demo"})
-        assert signed.status_code in (200, 303), signed.text
-        return self
+class Browser(StudentBrowser):
+    """A student's browser (the kit's) that also finds a form of a page."""
 
     async def form(self, page: str, action: str, match: dict[str, str] | None = None) -> dict[str, str]:
         """The fields of the form posting to ``action`` on ``page`` (the one whose fields include ``match``)."""
