@@ -11,7 +11,7 @@ who is not a friend, a removed friend and an id nobody has.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import date, datetime, time, timedelta
 from html import escape
 from typing import Any
@@ -34,6 +34,7 @@ from campus_schedule.events import create_event, delete_event, events_between
 from litestar import MediaType, Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_friends import busy, friendships, queries
 from campus_friends.friendships import possible_id
@@ -217,57 +218,59 @@ async def friends_page(request: Request[Any, Any, Any]) -> Response[Any]:
     return await _friends_page(request)
 
 
-@post(f"{FRIENDS_PAGE}/requests", opt=PAGE, include_in_schema=False, status_code=303)
-async def send_request(request: Request[Any, Any, Any]) -> Response[Any]:
+FormChange = Callable[[AsyncSession, int, Mapping[str, Any]], Awaitable[str]]
+
+
+async def _act(request: Request[Any, Any, Any], change: FormChange) -> Response[Any]:
+    """One form post: the signed-in student's checked form, ``change`` in one transaction, then
+    back to Friends with its notice; an ``InvalidInput`` re-renders the page with its words."""
     posted = await _posted(request)
     if isinstance(posted, Response):
         return posted
     student_id, form = posted
     try:
         async with _deployment(request).session() as session, session.begin():
-            outcome = await friendships.send_request(session, student_id, str(form.get("username") or ""))
+            done = await change(session, student_id, form)
     except InvalidInput as exc:
         return await _friends_page(request, error=str(exc), status=400)
-    return _done("accepted-back" if outcome.accepted else "sent")
+    return _done(done)
+
+
+@post(f"{FRIENDS_PAGE}/requests", opt=PAGE, include_in_schema=False, status_code=303)
+async def send_request(request: Request[Any, Any, Any]) -> Response[Any]:
+    async def change(session: AsyncSession, student_id: int, form: Mapping[str, Any]) -> str:
+        outcome = await friendships.send_request(session, student_id, str(form.get("username") or ""))
+        return "accepted-back" if outcome.accepted else "sent"
+
+    return await _act(request, change)
 
 
 @post(f"{FRIENDS_PAGE}/requests/{{request_id:int}}/accept", opt=PAGE, include_in_schema=False, status_code=303)
 async def accept_request(request: Request[Any, Any, Any], request_id: FromPath[int]) -> Response[Any]:
-    posted = await _posted(request)
-    if isinstance(posted, Response):
-        return posted
-    try:
-        async with _deployment(request).session() as session, session.begin():
-            await friendships.accept_request(session, posted[0], request_id)
-    except InvalidInput as exc:
-        return await _friends_page(request, error=str(exc), status=400)
-    return _done("accepted")
+    async def change(session: AsyncSession, student_id: int, _form: Mapping[str, Any]) -> str:
+        await friendships.accept_request(session, student_id, request_id)
+        return "accepted"
+
+    return await _act(request, change)
 
 
 @post(f"{FRIENDS_PAGE}/requests/{{request_id:int}}/decline", opt=PAGE, include_in_schema=False, status_code=303)
 async def decline_request(request: Request[Any, Any, Any], request_id: FromPath[int]) -> Response[Any]:
-    posted = await _posted(request)
-    if isinstance(posted, Response):
-        return posted
-    try:
-        async with _deployment(request).session() as session, session.begin():
-            withdrawn = await friendships.decline_request(session, posted[0], request_id)
-    except InvalidInput as exc:
-        return await _friends_page(request, error=str(exc), status=400)
-    # The same form declines a request received and withdraws one sent: say which it was.
-    return _done("withdrawn" if withdrawn else "declined")
+    async def change(session: AsyncSession, student_id: int, _form: Mapping[str, Any]) -> str:
+        # The same form declines a request received and withdraws one sent: say which it was.
+        return "withdrawn" if await friendships.decline_request(session, student_id, request_id) else "declined"
+
+    return await _act(request, change)
 
 
 @post(f"{FRIENDS_PAGE}/{{friend_id:int}}/remove", opt=PAGE, include_in_schema=False, status_code=303)
 async def remove_friend(request: Request[Any, Any, Any], friend_id: FromPath[int]) -> Response[Any]:
-    posted = await _posted(request)
-    if isinstance(posted, Response):
-        return posted
-    async with _deployment(request).session() as session, session.begin():
-        removed = await friendships.remove_friend(session, posted[0], friend_id)
-    if not removed:
-        return await _friends_page(request, error="That student is not one of your friends any more.", status=400)
-    return _done("removed")
+    async def change(session: AsyncSession, student_id: int, _form: Mapping[str, Any]) -> str:
+        if not await friendships.remove_friend(session, student_id, friend_id):
+            raise InvalidInput("That student is not one of your friends any more.")
+        return "removed"
+
+    return await _act(request, change)
 
 
 def _meeting_times(form: Mapping[str, Any], zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -318,14 +321,12 @@ async def add_meeting(request: Request[Any, Any, Any]) -> Response[Any]:
 
 @post(f"{FRIENDS_PAGE}/meetings/{{event_id:int}}/delete", opt=PAGE, include_in_schema=False, status_code=303)
 async def delete_meeting(request: Request[Any, Any, Any], event_id: FromPath[int]) -> Response[Any]:
-    posted = await _posted(request)
-    if isinstance(posted, Response):
-        return posted
-    async with _deployment(request).session() as session, session.begin():
-        deleted = possible_id(event_id) and await delete_event(session, owner_id=posted[0], event_id=event_id)
-    if not deleted:
-        return await _friends_page(request, error="That meeting is not one of yours to delete.", status=400)
-    return _done("meeting-deleted")
+    async def change(session: AsyncSession, student_id: int, _form: Mapping[str, Any]) -> str:
+        if not (possible_id(event_id) and await delete_event(session, owner_id=student_id, event_id=event_id)):
+            raise InvalidInput("That meeting is not one of yours to delete.")
+        return "meeting-deleted"
+
+    return await _act(request, change)
 
 
 def _week_of(raw: str | None, today: date) -> date:
