@@ -33,6 +33,7 @@ from campus_mcp.access import check_call, may_call
 from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
 from campus_mcp.errors import InvalidInput, PermissionMissing
+from campus_mcp.openapi import ERROR_RESPONSES, OPERATION_OPT, base_security, operation_class
 from campus_mcp.settings import Settings
 from campus_mcp.tool_context import ToolContext
 
@@ -258,9 +259,25 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
     decorator = route(
         _litestar_path(operation.path),
         http_method=operation.method,
-        summary=operation.title,
         status_code=status,
-        opt={"campus_operation": operation.name},
+        opt={OPERATION_OPT: operation.name},
+        # The OpenAPI document (campus_mcp.openapi): the app leaves every other route out of it.
+        include_in_schema=True,
+        # One operation may have several routes (a DELETE beside its PUT, a second path).
+        operation_id="_".join(
+            [
+                operation.name,
+                operation.method.lower(),
+                *(["by", *operation.path_parameters] if operation.path_parameters else []),
+            ]
+        ),
+        summary=operation.title,
+        # A description in campus words needs the settings: the document then has the summary only.
+        description=operation.description if isinstance(operation.description, str) else None,
+        tags=[operation.scope],
+        security=base_security(operation.scope),
+        responses=ERROR_RESPONSES,
+        operation_class=operation_class(operation.input_model, operation.method, operation.path_parameters),
     )
     return decorator(handler)
 
