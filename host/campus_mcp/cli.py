@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,9 +44,9 @@ def _settings_problem(exc: ValidationError) -> str:
 
 
 def _log_to_stderr() -> None:
-    """INFO and up of every logger (the host's, the plugins', the scheduler's) on stderr, for the
-    long-running commands. basicConfig leaves a root logger the operator set up alone."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(asctime)s - %(name)s - %(message)s")
+    from campus_mcp.serving import log_to_stderr
+
+    log_to_stderr()
 
 
 def _startup(overrides: dict[str, Any]) -> Registry:
@@ -79,7 +77,9 @@ def main() -> None:
     """Campus MCP: campus data for AI assistants, as installable plugins."""
 
 
-def prepare_database(registry: Registry, *, load_demo_if_empty: bool) -> None:
+def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False) -> None:
+    """Migrations, and the demo campus on first start. ``notes_to_stderr``: for ``stdio``, whose
+    stdout carries only the protocol."""
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.demo import load_demo, load_new_plugin_demos
     from campus_mcp.migrate import upgrade
@@ -101,18 +101,28 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool) -> None:
 
         said = asyncio.run(_load())
         if said:
-            click.echo(said)
+            click.echo(said, err=notes_to_stderr)
 
 
 @main.command()
 @click.option("--host", default=None, help="Address to listen on (default: CAMPUS_MCP_HOST or 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default: CAMPUS_MCP_PORT or 8000).")
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
-def serve(host: str | None, port: int | None, no_prepare: bool) -> None:
-    """Serve the MCP endpoint, the REST API and the pages (and run the scheduler unless disabled)."""
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Server processes on this port (more than one needs PostgreSQL and CAMPUS_MCP_SECRET_KEY).",
+)
+def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) -> None:
+    """Serve the MCP endpoint, the REST API and the pages (and take part in the scheduler election
+    unless CAMPUS_MCP_SCHEDULER is off: one process of all runs the jobs)."""
+    import os
+
     import uvicorn
 
-    from campus_mcp.app import create_app
+    from campus_mcp.serving import several_processes_problem
 
     overrides: dict[str, Any] = {}
     if host:
@@ -121,36 +131,85 @@ def serve(host: str | None, port: int | None, no_prepare: bool) -> None:
         overrides["port"] = port
     registry = _startup(overrides)
     settings = registry.settings
+    if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
+        raise StartupError(problem)
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True)
     _log_to_stderr()  # after the migrations: Alembic's INFO lines are not the server's
-    app = create_app(registry=registry)
     click.echo(f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False)
+    # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
+    # lifespan ends, which stops the scheduler and releases its lock.
+    options: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": "info",
+        "proxy_headers": False,
+        "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
+    }
+    if workers == 1:
+        from campus_mcp.app import create_app
+
+        uvicorn.run(create_app(registry=registry), **options)
+        return
+    # Each worker process builds its own app from the settings, so the options given here go to
+    # them through the environment they inherit.
+    os.environ["CAMPUS_MCP_HOST"], os.environ["CAMPUS_MCP_PORT"] = settings.host, str(settings.port)
+    uvicorn.run("campus_mcp.serving:app_for_worker", factory=True, workers=workers, **options)
+
+
+@main.command()
+@click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
+def stdio(no_prepare: bool) -> None:
+    """Serve MCP over stdin/stdout for a desktop client, as the student of CAMPUS_MCP_TOKEN."""
+    from campus_mcp.stdio import StdioRefused, run
+
+    registry = _startup({})
+    if not no_prepare:
+        prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
+    _log_to_stderr()
+    try:
+        run(registry)
+    except StdioRefused as exc:
+        raise StartupError(str(exc)) from None
+    except KeyboardInterrupt:
+        pass
 
 
 @main.command()
 def worker() -> None:
-    """Run only the job scheduler (for deployments with several web workers)."""
-    from campus_mcp.db import make_engine, make_sessions
-    from campus_mcp.jobs import build_scheduler
+    """Run only the job scheduler: a standby until it wins the scheduler election (one scheduler
+    across every serve and worker process); SIGTERM or Ctrl-C stops it and releases the lock."""
+    import signal
 
-    registry = _registry()
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.jobs import scheduler_election
+    from campus_mcp.serving import several_processes_problem
+
+    registry = _startup({})
+    if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
+        raise StartupError(problem)
     _log_to_stderr()
+    settings = registry.settings
 
     async def _run() -> None:
-        engine = make_engine(registry.settings.database_url)
-        scheduler = build_scheduler(registry, make_sessions(engine))
-        scheduler.start()
-        click.echo(f"Scheduler running {len(registry.jobs)} job(s); Ctrl-C stops it.")
+        engine = make_engine(settings.database_url, timeout_seconds=settings.database_timeout_seconds)
+        election = scheduler_election(registry, make_sessions(engine), name="worker")
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stopping.set)
+        election.start()
+        click.echo(
+            f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
+            "the scheduler lock; SIGTERM or Ctrl-C stops it."
+        )
         try:
-            await asyncio.Event().wait()
+            await stopping.wait()
         finally:
-            scheduler.shutdown(wait=False)
+            await election.stop()
             await engine.dispose()
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run())
+    asyncio.run(_run())
 
 
 @main.group()
@@ -329,7 +388,7 @@ def _run_line(run: dict[str, Any]) -> str:
 def jobs_run(job_id: str) -> None:
     """Run one job now and record the run."""
     from campus_mcp.db import make_engine, make_sessions
-    from campus_mcp.jobs import run_job
+    from campus_mcp.jobs import record_abandoned_runs, run_job
 
     registry = _registry()
     job = registry.jobs.get(job_id)
@@ -341,7 +400,11 @@ def jobs_run(job_id: str) -> None:
     async def _run() -> Any:
         engine = make_engine(registry.settings.database_url)
         try:
-            return await run_job(job, registry, make_sessions(engine))
+            sessions = make_sessions(engine)
+            async with sessions() as session:
+                # A run this machine's killed process left at "running" is recorded as abandoned.
+                await record_abandoned_runs(session, as_scheduler=False)
+            return await run_job(job, registry, sessions)
         finally:
             await engine.dispose()
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, MetaData, TypeDecorator, event
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase
 
@@ -56,11 +57,22 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL, None for an in-memory database or another engine."""
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split("///", 1)[-1]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def make_engine(url: str, *, timeout_seconds: float | None = None, **kwargs: Any) -> AsyncEngine:
+    """An engine for ``url``. ``timeout_seconds`` (PostgreSQL): the longest wait for a new
+    connection, a pooled one and one statement, so that a database that stops answering gives
+    an error in bounded time instead of a request that hangs (``database_timeout_seconds``)."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        path = sqlite_file(url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -73,8 +85,52 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             cursor.close()
 
         return engine
+    if timeout_seconds is not None and "poolclass" not in kwargs:
+        kwargs.setdefault("pool_timeout", timeout_seconds)
+    if timeout_seconds is not None:
+        # asyncpg's own: "timeout" bounds connecting, "command_timeout" each statement.
+        kwargs["connect_args"] = {"timeout": timeout_seconds, "command_timeout": timeout_seconds} | dict(
+            kwargs.get("connect_args", {})
+        )
+    # pool_pre_ping: a connection the database dropped (a restart, a network cut) is replaced at
+    # checkout, so the server recovers by itself once the database answers again.
     return create_async_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """True when ``exc`` (or what caused it) says the database could not be reached in time:
+    refused or cut connections and timeouts, as opposed to a bug or a bad query."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # the chain is short; a bound keeps a cyclic one from looping
+        if seen is None:
+            return False
+        if isinstance(seen, OSError | TimeoutError):
+            return True
+        if isinstance(seen, DBAPIError) and seen.connection_invalidated:
+            return True
+        if type(seen).__name__ in _UNREACHABLE_DRIVER_ERRORS:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+# asyncpg's names for a connection that is gone, matched by name so this module does not import
+# the PostgreSQL driver on a SQLite deployment.
+_UNREACHABLE_DRIVER_ERRORS = frozenset(
+    {"ConnectionDoesNotExistError", "ConnectionFailureError", "CannotConnectNowError"}
+)
 
 
 def make_sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+# What a client is told while the database is unreachable: what happened and what to do.
+DATABASE_UNREACHABLE_TEXT = (
+    "The campus database cannot be reached right now, so this could not be answered. "
+    "Nothing was changed. Try again in a minute."
+)
+DATABASE_UNREACHABLE_TOOL_TEXT = (
+    "{tool} could not run: the campus database cannot be reached right now (nothing was changed). "
+    "Try the call again in a minute; until then, answer without this tool and say that the campus "
+    "data is unavailable."
+)

@@ -3,11 +3,24 @@
 A job that raises is recorded as ``failed`` with its error text and never stops the scheduler,
 another job or the server. A job that stored some items but lost others is ``partial``, with
 each lost item's id and reason, so ``campus-mcp jobs list`` shows what a run dropped.
+
+A run in progress names its process in its summary (``running: scheduler on HOST pid N``). A
+process killed mid-run leaves that row at ``running``; the next scheduler elected (any machine: it
+holds the lock, so the old one is gone) and any process on the same machine that finds the pid dead
+record it as ``failed`` with the reason (``record_abandoned_runs``). The owner lives in the summary
+rather than a column of its own so that this needs no schema change; the summary is replaced by the
+job's own when the run ends.
+
+Only one process runs the scheduler at a time (``campus_mcp.leader``); ``scheduler_election``
+wires the election to the scheduler.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import re
+import socket
 import traceback
 from collections.abc import Collection
 from datetime import datetime
@@ -24,6 +37,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from campus_mcp.contributions import Cron, Interval, Job, JobOutcome
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.job_context import JobContext
+from campus_mcp.leader import Election, scheduler_lock
 from campus_mcp.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -64,10 +78,23 @@ def trigger_for(job: Job, timezone: str) -> CronTrigger | IntervalTrigger:
     return IntervalTrigger(minutes=spec.minutes, timezone=timezone)
 
 
-async def run_job(job: Job, registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> JobRun:
+# "scheduler": a run the elected scheduler started; "command": `campus-mcp jobs run` and other callers.
+_OWNER = re.compile(r"^running: (?P<kind>scheduler|command) on (?P<host>\S+) pid (?P<pid>\d+)$")
+
+
+def run_owner(kind: str = "command") -> str:
+    """The summary of a run while it runs: who runs it, so a dead owner's run can be found."""
+    return f"running: {kind} on {socket.gethostname()} pid {os.getpid()}"
+
+
+async def run_job(
+    job: Job, registry: Registry, sessions: async_sessionmaker[AsyncSession], *, kind: str = "command"
+) -> JobRun:
     """Run one job now and record the run. Never raises for the job's own failure."""
     async with sessions() as session:
-        run = JobRun(job_id=job.id, plugin=job.plugin, started_at=utcnow(), outcome="running")
+        run = JobRun(
+            job_id=job.id, plugin=job.plugin, started_at=utcnow(), outcome="running", summary=run_owner(kind)
+        )
         session.add(run)
         await session.commit()
         run_id = run.id
@@ -106,6 +133,50 @@ async def last_success(session: AsyncSession, job_id: str) -> datetime | None:
     ).scalar_one_or_none()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+async def record_abandoned_runs(session: AsyncSession, *, as_scheduler: bool) -> list[JobRun]:
+    """Record as failed, with the reason, the runs left at ``running`` by a process that is gone.
+
+    ``as_scheduler``: the caller holds the scheduler lock, so every other scheduler's run still
+    ``running`` was left by a dead (or cut off) scheduler, on whatever machine. Any caller also
+    recognises a run of this machine whose process no longer exists. Commits what it changed.
+    """
+    host, me = socket.gethostname(), os.getpid()
+    found: list[JobRun] = []
+    for run in (await session.execute(select(JobRun).where(JobRun.outcome == "running"))).scalars():
+        owner = _OWNER.match(run.summary or "")
+        if owner is None:
+            continue  # a run recorded before owners were: nothing says whose it is
+        pid, same_host = int(owner["pid"]), owner["host"] == host
+        mine = same_host and pid == me
+        gone = (as_scheduler and owner["kind"] == "scheduler" and not mine) or (same_host and not _alive(pid))
+        if mine or not gone:
+            continue
+        run.outcome = "failed"
+        run.finished_at = utcnow()
+        run.error = (
+            f"abandoned: its process ({owner['kind']} on {owner['host']} pid {pid}) stopped before the run "
+            "finished (killed, or cut off from the database); what it had not committed was not kept, "
+            "and the next run does the work again"
+        )
+        run.summary = "abandoned"
+        found.append(run)
+    if found:
+        await session.commit()
+        for run in found:
+            log.warning("job %s: run %s recorded as abandoned (%s)", run.job_id, run.id, run.error)
+    return found
+
+
 def build_scheduler(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(timezone=registry.settings.timezone)
     for job in registry.jobs.values():
@@ -113,6 +184,7 @@ def build_scheduler(registry: Registry, sessions: async_sessionmaker[AsyncSessio
             run_job,
             trigger=trigger_for(job, registry.settings.timezone),
             args=[job, registry, sessions],
+            kwargs={"kind": "scheduler"},
             id=job.id,
             name=job.description,
             # One run at a time; a run missed while the machine slept is run once, late.
@@ -121,6 +193,33 @@ def build_scheduler(registry: Registry, sessions: async_sessionmaker[AsyncSessio
             misfire_grace_time=3600,
         )
     return scheduler
+
+
+def scheduler_election(registry: Registry, sessions: async_sessionmaker[AsyncSession], *, name: str) -> Election:
+    """The election that runs this process's scheduler while it holds the scheduler lock."""
+    settings = registry.settings
+    running: list[AsyncIOScheduler] = []
+
+    async def lead() -> None:
+        async with sessions() as session:
+            await record_abandoned_runs(session, as_scheduler=True)
+        scheduler = build_scheduler(registry, sessions)
+        scheduler.start()
+        running.append(scheduler)
+
+    async def step_down() -> None:
+        while running:
+            # wait=False: a run in progress is cut off with the process; the next scheduler
+            # records it as abandoned.
+            running.pop().shutdown(wait=False)
+
+    return Election(
+        scheduler_lock(settings.database_url, settings.database_timeout_seconds),
+        lead=lead,
+        step_down=step_down,
+        retry_seconds=settings.scheduler_retry_seconds,
+        name=name,
+    )
 
 
 def _run_row(run: JobRun, zone: ZoneInfo) -> dict[str, Any]:

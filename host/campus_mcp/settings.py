@@ -84,7 +84,31 @@ class Settings(BaseSettings):
             "too: every client signs in and sees the whole product (DESIGN 11)."
         ),
     )
-    scheduler: bool = Field(default=True, description="Run the job scheduler inside `serve`.")
+    scheduler: bool = Field(
+        default=True,
+        description=(
+            "Let `serve` take part in the scheduler election (one scheduler across every process; "
+            "off: only `campus-mcp worker` runs jobs)."
+        ),
+    )
+    scheduler_retry_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="How often a standby tries to become the scheduler, and the scheduler checks its lock.",
+    )
+    database_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description=(
+            "Longest wait for a database connection or one statement (PostgreSQL) before a request "
+            "or tool call is answered that the database cannot be reached."
+        ),
+    )
+    shutdown_grace_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="On SIGTERM, how long `serve` lets in-flight requests finish before it stops.",
+    )
     sdk_log_level: str = Field(
         default="WARNING",
         description=(
@@ -118,6 +142,30 @@ class Settings(BaseSettings):
     )
     login_max_failures: int = Field(default=10, description="Failed sign-ins one address may make per window.")
     login_window_seconds: int = 900
+    # Rate limits (seed 000 "Rate limits", campus_mcp.limits)
+    rate_limits: bool = Field(default=True, description="Count requests and refuse floods (429); off only for tests.")
+    rate_limit_overrides: list[str] = Field(
+        default_factory=list,
+        description="Other numbers for named limits: NAME=COUNT or NAME=COUNT/SECONDS, e.g. api/user=200.",
+    )
+    platform_ranges: list[str] = Field(
+        default_factory=lambda: ["160.79.104.0/21"],
+        description="Networks of MCP platforms (claude.ai): one backstop per range instead of per-address limits.",
+    )
+    platform_ranges_source: str = Field(
+        default="", description="An https URL or a file of more platform networks (OpenAI's), read every 6 hours."
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="Proxies (addresses or CIDR) whose X-Forwarded-For names the client for the limits.",
+    )
+    redis_url: SecretStr = Field(
+        default=SecretStr(""),
+        description="Redis (redis://host:6379/0) for the rate-limit counters every worker shares; unset: in process.",
+    )
+    redis_fail_closed: bool = Field(
+        default=False, description="Refuse requests while Redis is unreachable (default: let them through)."
+    )
     session_hours: int = Field(default=12, description="How long a dashboard sign-in lasts.")
     oidc_issuer: str = Field(default="", description="The campus identity provider (OpenID Connect issuer URL).")
     oidc_client_id: str = ""
@@ -138,7 +186,16 @@ class Settings(BaseSettings):
     advisor_message: str = DEFAULT_ADVISOR_MESSAGE
 
     @field_validator(
-        "plugins", "disable", "allowed_hosts", "allowed_origins", "step_up_clients", "metrics_addresses", mode="before"
+        "plugins",
+        "disable",
+        "allowed_hosts",
+        "allowed_origins",
+        "step_up_clients",
+        "metrics_addresses",
+        "rate_limit_overrides",
+        "platform_ranges",
+        "trusted_proxies",
+        mode="before",
     )
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
