@@ -23,11 +23,12 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_security
 from campus_mcp.errors import CampusError
-from campus_mcp.jobs import build_scheduler
+from campus_mcp.health import readyz
+from campus_mcp.jobs import scheduler_election
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
@@ -112,6 +113,14 @@ def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> R
             media_type=MediaType.JSON,
             headers=exc.headers,
         )
+    if database_unreachable(exc):
+        log.warning("%s %s: the database cannot be reached (%s)", request.method, request.url.path, type(exc).__name__)
+        return Response(
+            {"error": "DatabaseUnavailable", "message": DATABASE_UNREACHABLE_TEXT},
+            status_code=503,
+            media_type=MediaType.JSON,
+            headers={"Retry-After": "30"},
+        )
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return Response(
         {"error": "InternalServerError", "message": "Something failed on the server. It was logged; try again later."},
@@ -144,7 +153,11 @@ def create_app(
     PostgreSQL); by default one is made from ``CAMPUS_MCP_DATABASE_URL``."""
     settings = settings or Settings()
     registry = registry or load_registry(settings, extra_plugins)
-    engine = engine if engine is not None else make_engine(registry.settings.database_url)
+    engine = (
+        engine
+        if engine is not None
+        else make_engine(registry.settings.database_url, timeout_seconds=registry.settings.database_timeout_seconds)
+    )
     sessions = make_sessions(engine)
     campus_server = CampusServer(registry, sessions)
     manager = StreamableHTTPSessionManager(
@@ -167,15 +180,16 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        scheduler = build_scheduler(registry, sessions) if with_scheduler else None
-        if scheduler is not None:
-            scheduler.start()
+        # This process's scheduler runs only while it wins the election (campus_mcp.leader).
+        election = scheduler_election(registry, sessions, name="serve") if with_scheduler else None
+        if election is not None:
+            election.start()
         try:
             async with manager.run():
                 yield
         finally:
-            if scheduler is not None:
-                scheduler.shutdown(wait=False)
+            if election is not None:
+                await election.stop()  # releases the scheduler lock: a standby takes over at once
             await engine.dispose()
 
     from campus_mcp.web import HOST_CONTROLLERS
@@ -184,6 +198,7 @@ def create_app(
         route_handlers=[
             mcp_endpoint,
             healthz,
+            readyz,
             metrics_page,
             *HOST_CONTROLLERS,
             *oauth_controllers(oauth),

@@ -29,6 +29,7 @@ from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
 from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import Completion, PageLink, Tool
+from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.principal import Principal, current_principal
@@ -269,9 +270,13 @@ class CampusServer:
             metrics.count_tool_call(tool.name, "error")
             # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.
             return _text_result(without_echoes(exc.message, params.arguments or {}), with_links=False)
-        except Exception:
-            log.exception("tool %s failed", tool.name)
+        except Exception as exc:
             metrics.count_tool_call(tool.name, "failed")
+            if database_unreachable(exc):
+                # Not a bug: the database is down or cut off (db.database_timeout_seconds bounds the wait).
+                log.warning("tool %s: the database cannot be reached (%s)", tool.name, type(exc).__name__)
+                return _text_result(DATABASE_UNREACHABLE_TOOL_TEXT.format(tool=tool.name), with_links=False)
+            log.exception("tool %s failed", tool.name)
             return _text_result(
                 f"{tool.name} failed on the server. The error was logged; try again later, "
                 "or answer without this tool.",
