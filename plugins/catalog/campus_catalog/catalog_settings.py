@@ -69,6 +69,15 @@ class CatalogSettings(PluginSettings):
     electives_url: str = Field(default="", description="JSON feed of the schools' elective lists for the terms.")
     electives_file: Path | None = Field(default=None, description="A saved elective lists JSON file.")
     feed_timeout_seconds: float = Field(default=30.0, gt=0)
+    answer_cache_entries: int = Field(
+        default=2048,
+        ge=0,
+        description=(
+            "Public catalog answers kept per process (keyed by tool, arguments and the catalog's data "
+            "version); 0 turns the answer cache off. With the host's shared store configured, the "
+            "answers are kept there instead."
+        ),
+    )
 
     @field_validator(*URL_FIELDS)
     @classmethod

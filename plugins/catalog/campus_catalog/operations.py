@@ -18,6 +18,7 @@ from campus_mcp import Operation, Settings, ToolContext, ToolExample
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog import answers
 from campus_catalog import schemas as s
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.examples import SPARSE_CRN, demo, sparse
@@ -32,13 +33,25 @@ API = "/api/v1/catalog"
 QueryFunction = Callable[[AsyncSession, Any, Settings, CatalogSettings], Awaitable[BaseModel]]
 
 
-def one_call(query: QueryFunction) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
+def one_call(
+    query: QueryFunction, name: str = "", output_model: type[BaseModel] = BaseModel
+) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
     """``Operation.run`` of a catalog row: exactly one call to ``query``, with the host's settings and
-    the catalog's (``context.plugin_settings``: a tool call and its REST twin get the same object)."""
+    the catalog's (``context.plugin_settings``: a tool call and its REST twin get the same object).
+    With a ``name``, the answer goes through the answer cache (``campus_catalog.answers``)."""
 
     async def run(context: ToolContext, args: Any) -> BaseModel:
         async with context.session() as session:
-            return await query(session, args, context.settings, context.plugin_settings)
+            if not name:
+                return await query(session, args, context.settings, context.plugin_settings)
+            return await answers.answer(
+                context,
+                session,
+                name,
+                args,
+                output_model,
+                lambda: query(session, args, context.settings, context.plugin_settings),
+            )
 
     run.__name__ = query.__name__
     return run
@@ -111,7 +124,7 @@ def _row(
         scope=SCOPE,
         input_model=input_model,
         output_model=output_model,
-        run=one_call(query),
+        run=one_call(query, name if query is not run_graphql else "", output_model),
         method=method,
         path=path,
         data_sources=data_sources,

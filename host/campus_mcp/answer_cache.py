@@ -1,0 +1,124 @@
+"""An optional cache of public answers: the same question on the same data gets the answer
+computed the first time, without asking the database again.
+
+Only for answers that are the same for every caller (the public catalog): never a student's own
+answer, which would then be one student's data served to another. The caller builds the key
+from the tool, its validated arguments and the version of the data the answer comes from
+(:func:`answer_key`); a new version makes every older answer unreachable, so nothing is ever
+invalidated by hand and a stale entry simply ages out.
+
+Two stores behind one interface:
+
+- :class:`MemoryAnswers`: in the process, a bounded LRU of answer objects (the default). Each
+  worker keeps its own; they agree because the data version is read from the database.
+- :class:`RedisAnswers`: in the shared store when ``CAMPUS_MCP_REDIS_URL`` is set, as JSON with
+  a time to live, so every worker and every host share one copy. Redis failing is not the
+  answer failing: the answer is computed as if nothing were cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+log = logging.getLogger(__name__)
+
+Answer = TypeVar("Answer", bound=BaseModel)
+
+DEFAULT_ENTRIES = 2048
+# In the shared store, an entry of an older version is garbage: let Redis drop it within a day.
+REDIS_TTL_SECONDS = 86_400
+REDIS_PREFIX = "campus-mcp:answer:"
+
+
+def answer_key(tool: str, arguments: BaseModel | Mapping[str, Any], *parts: object) -> str:
+    """The key of an answer: the tool, its arguments (canonical JSON, so argument order and
+    defaults left out or written do not matter) and whatever else the answer depends on, such
+    as the data version and the campus date."""
+    data = arguments.model_dump(mode="json") if isinstance(arguments, BaseModel) else dict(arguments)
+    canonical = json.dumps([tool, data, [str(p) for p in parts]], sort_keys=True, separators=(",", ":"))
+    return f"{tool}:{hashlib.sha256(canonical.encode()).hexdigest()}"
+
+
+class AnswerStore(Protocol):
+    async def get(self, key: str, model: type[Answer]) -> Answer | None: ...
+
+    async def put(self, key: str, answer: BaseModel) -> None: ...
+
+
+class MemoryAnswers:
+    """The newest ``entries`` answers of this process. Answers are kept as the objects the query
+    returned and handed out as they are: callers treat answers as read-only (they dump them)."""
+
+    def __init__(self, entries: int = DEFAULT_ENTRIES) -> None:
+        self.entries = entries
+        self._answers: OrderedDict[str, BaseModel] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    async def get(self, key: str, model: type[Answer]) -> Answer | None:
+        answer = self._answers.get(key)
+        if answer is None or not isinstance(answer, model):
+            self.misses += 1
+            return None
+        self._answers.move_to_end(key)
+        self.hits += 1
+        return answer
+
+    async def put(self, key: str, answer: BaseModel) -> None:
+        self._answers[key] = answer
+        self._answers.move_to_end(key)
+        while len(self._answers) > self.entries:
+            self._answers.popitem(last=False)
+
+    def clear(self) -> None:
+        self._answers.clear()
+
+
+class RedisAnswers:
+    """Answers in Redis as JSON, read back through the answer's model."""
+
+    def __init__(self, client: Any, ttl_seconds: int = REDIS_TTL_SECONDS) -> None:
+        self.client = client  # a redis.asyncio.Redis
+        self.ttl_seconds = ttl_seconds
+
+    async def get(self, key: str, model: type[Answer]) -> Answer | None:
+        try:
+            data = await self.client.get(REDIS_PREFIX + key)
+        except Exception as exc:  # the store is an optimisation: answer without it
+            log.warning("answer cache: Redis read failed (%s); answering without the cache", type(exc).__name__)
+            return None
+        return None if data is None else model.model_validate_json(data)
+
+    async def put(self, key: str, answer: BaseModel) -> None:
+        try:
+            await self.client.set(REDIS_PREFIX + key, answer.model_dump_json(), ex=self.ttl_seconds)
+        except Exception as exc:
+            log.warning("answer cache: Redis write failed (%s)", type(exc).__name__)
+
+
+def redis_answers(url: str) -> RedisAnswers:
+    """The shared store at ``url`` (``redis://host:6379/0``). The client connects on first use."""
+    from redis.asyncio import Redis
+
+    return RedisAnswers(Redis.from_url(url))
+
+
+async def cached(
+    store: AnswerStore | None, key: str, model: type[Answer], compute: Callable[[], Awaitable[Answer]]
+) -> Answer:
+    """The stored answer of ``key``, else ``compute()``'s, stored. No store: just ``compute()``."""
+    if store is None:
+        return await compute()
+    hit = await store.get(key, model)
+    if hit is not None:
+        return hit
+    answer = await compute()
+    await store.put(key, answer)
+    return answer

@@ -1,0 +1,75 @@
+"""The catalog's use of the host's answer cache (``campus_mcp.answer_cache``).
+
+Every catalog answer is public: the same for every caller, signed in or not, so the tool call
+and its REST twin share one cached answer. The key holds the operation, its validated
+arguments, the catalog's data version (bumped by every import and refresh,
+:mod:`campus_catalog.data_version`), the campus date (which term is current, what is upcoming)
+and the database, so two campuses served by one process never see each other's answers.
+
+One store per served app (per session factory), in process unless the host has a shared store
+configured. ``CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES=0`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
+
+from campus_mcp import ToolContext
+from campus_mcp.advisory import freshness
+from campus_mcp.answer_cache import AnswerStore, MemoryAnswers, answer_key, cached, redis_answers
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog import data_version
+from campus_catalog.queries.clock import campus_today
+
+Answer = TypeVar("Answer", bound=BaseModel)
+
+_stores: WeakKeyDictionary[Any, AnswerStore | None] = WeakKeyDictionary()
+
+# The advisory's freshness times are cached ten minutes (seed 000); a change committed in this
+# process (an import job, a section refresh) shows at once instead. Other processes' changes show
+# within the ten minutes, as the seed allows.
+data_version.on_change.append(freshness.clear)
+
+
+def store_of(context: ToolContext) -> AnswerStore | None:
+    """The answer store of the app ``context`` belongs to; None when the cache is off."""
+    sessions = context.sessions
+    if sessions in _stores:
+        return _stores[sessions]
+    entries = int(getattr(context.plugin_settings, "answer_cache_entries", 0) or 0)
+    redis_url = str(getattr(context.settings, "redis_url", "") or "")
+    store: AnswerStore | None
+    if entries <= 0:
+        store = None
+    elif redis_url:
+        store = redis_answers(redis_url)
+    else:
+        store = MemoryAnswers(entries)
+    _stores[sessions] = store
+    return store
+
+
+def _database(context: ToolContext) -> str:
+    # Hashed: the URL may hold a password, and keys are visible to whoever reads the store.
+    return hashlib.sha256(context.settings.database_url.encode()).hexdigest()[:16]
+
+
+async def answer(
+    context: ToolContext,
+    session: AsyncSession,
+    name: str,
+    args: BaseModel,
+    model: type[Answer],
+    compute: Callable[[], Awaitable[Answer]],
+) -> Answer:
+    store = store_of(context)
+    if store is None:
+        return await compute()
+    version = await data_version.current(session)
+    key = answer_key(name, args, version, campus_today(context.settings.timezone), _database(context))
+    return await cached(store, key, model, compute)
