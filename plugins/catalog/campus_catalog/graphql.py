@@ -114,6 +114,7 @@ def _sections_link() -> Any:
 
 _LINKS: dict[type[BaseModel], dict[str, Callable[[], Any]]] = {
     s.SectionOut: {"course": _course_link},
+    s.SectionSummary: {"course": _course_link},
     s.SectionDetail: {"course": _course_link},
     s.CourseBrief: {"offered_sections": _sections_link},
     s.CourseDetail: {"offered_sections": _sections_link},

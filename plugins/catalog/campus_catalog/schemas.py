@@ -196,7 +196,6 @@ class MeetingOut(Answer):
     building: str | None
     room: str | None
     meeting_type: str | None
-    meeting_time_ids: list[int] = Field(description="One id per day of the pattern.")
 
 
 class Seats(Answer):
@@ -235,7 +234,31 @@ class SectionOut(Answer):
     instructors: list[InstructorRef]
     meetings: list[MeetingOut]
     attributes: list[AttributeOut]
-    banner_synced_at: datetime | None = Field(description="When this section was last read in full from Banner.")
+
+
+class MeetingSummary(Answer):
+    days: str = Field(description="M T W R F S U (R is Thursday); '' when no fixed day.")
+    start: str | None = Field(description="12-hour campus time, such as '1:30 PM'; null when no time is set.")
+    end: str | None
+
+
+class SectionSummary(Answer):
+    """A section as a search lists it: the few fields a student's question needs; get_section has the rest.
+
+    The read path (queries/sections.py) selects exactly these fields.
+    """
+
+    crn: str
+    course_code: str
+    title: str
+    section_number: str
+    schedule_type: str | None
+    meetings: list[MeetingSummary]
+    instructors: list[str] = Field(description="Names, the primary instructor first.")
+    open_seats: int | None = Field(description="0 or less: full.")
+    capacity: int | None
+    campus: str | None = Field(description="The campus, or 'Online'.")
+    cancelled: bool
 
 
 class SectionSearch(Paging):
@@ -268,7 +291,7 @@ class SectionSearch(Paging):
     open_only: bool = Field(default=False, description="Only sections with open seats.")
     credits: float | None = Field(default=None, ge=0, le=30, description="Only sections worth this many credits.")
     attribute: str | None = Field(default=None, description="Section attribute code, such as 'HSS'.")
-    include_cancelled: bool = Field(default=False)
+    include_cancelled: bool = Field(default=False, description="Also list cancelled sections.")
 
     @field_validator("days", "free_days")
     @classmethod
@@ -298,7 +321,7 @@ class SectionSearch(Paging):
 
 class SectionPage(Page):
     term: TermRef
-    sections: list[SectionOut]
+    sections: list[SectionSummary]
 
 
 class SectionLookup(Arguments):
@@ -338,11 +361,12 @@ class SimilarSectionsQuery(SectionLookup):
     limit: SimilarCount = Field(default=10, description=f"How many, at most {MAX_SIMILAR}.")
 
 
-class SimilarSection(SectionOut):
+class SimilarSection(SectionSummary):
     score: float = Field(description="Closeness, higher is closer.")
 
 
 class SimilarSections(Answer):
+    term: TermRef
     section: SectionBrief
     method: Literal["meaning", "words"] = Field(description="How closeness was measured.")
     sections: list[SimilarSection]
@@ -607,7 +631,7 @@ class TermElectives(Answer):
 
 class InstructorSearch(Paging):
     q: str | None = Field(default=None, max_length=200, description="Part of a name, or with semantic=true a topic.")
-    semantic: bool = False
+    semantic: bool = Field(default=False, description="Search q by meaning (a topic) instead of by name.")
     subject: str | None = Field(
         default=None, max_length=200, description="Only instructors teaching this subject (code or name) in the term."
     )
@@ -675,7 +699,7 @@ class InstructorDetail(Answer):
 
 
 class SimilarInstructorsQuery(Arguments):
-    pub_id: str = Field(min_length=1, max_length=40)
+    pub_id: str = Field(min_length=1, max_length=40, description="The instructor's pub_id from search_instructors.")
     limit: SimilarCount = Field(default=10, description=f"How many, at most {MAX_SIMILAR}.")
 
 
@@ -693,7 +717,7 @@ class ReviewSearch(Paging):
     instructor: str | None = Field(default=None, description="An instructor's pub_id.")
     course: str | None = Field(default=None, description="Course code, such as 'COMP 2350'.")
     q: str | None = Field(default=None, max_length=200, description="Words in the review, or with semantic a meaning.")
-    semantic: bool = False
+    semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")
     sentiment: Literal["positive", "negative", "neutral"] | None = Field(
         default=None, description="Praise (positive), complaint (negative) or neither."
     )

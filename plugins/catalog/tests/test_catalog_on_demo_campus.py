@@ -35,7 +35,7 @@ async def test_two_sections_at_the_same_hour_conflict_for_their_whole_length(dem
     mwf = [
         s
         for s in page["sections"]
-        if [(m["days"], m["start"], m["end"]) for m in s["meetings"]] == [("MWF", "10:00", "10:50")]
+        if [(m["days"], m["start"], m["end"]) for m in s["meetings"]] == [("MWF", "10:00 AM", "10:50 AM")]
     ]
     assert len(mwf) >= 2, "the demo campus has fewer than two MWF 10:00 sections"
     first, second = mwf[:2]
@@ -46,7 +46,13 @@ async def test_two_sections_at_the_same_hour_conflict_for_their_whole_length(dem
 
 async def test_a_lecture_without_its_lab_is_flagged(demo_campus: CampusHarness) -> None:
     page = await ask(demo_campus, "search_sections", schedule_type="Lecture", limit=100)
-    lecture = next(s for s in page["sections"] if s["linked_crns"])
+    # A search lists the few fields of each section; its labs are in get_section.
+    lecture = None
+    for found in page["sections"]:
+        lecture = await ask(demo_campus, "get_section", crn=found["crn"], term=page["term"]["uid"])
+        if lecture["linked_crns"]:
+            break
+    assert lecture is not None and lecture["linked_crns"], "no lecture of the demo's term has a lab"
     check = await ask(demo_campus, "check_schedule", crns=[lecture["crn"]], term=page["term"]["uid"])
     [pair] = check["lab_pairs"]
     assert pair["missing"] is True

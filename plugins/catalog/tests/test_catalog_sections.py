@@ -23,14 +23,19 @@ async def test_a_section_shows_what_a_student_needs(catalog: Any) -> None:
     page = await catalog.ok("search_sections", term="spring 2027", subject="comp", course_number="1000")
     first = page["sections"][0]
     assert first["crn"] == "20001"
-    assert first["meetings"][0]["days"] == "MWF"
-    assert (first["meetings"][0]["start"], first["meetings"][0]["end"]) == ("10:00", "10:50")
-    assert first["seats"] == {"capacity": 30, "enrolled": 30, "available": 0}
-    assert first["waitlist"] == {"capacity": 10, "available": 4}
-    assert first["instructors"] == [{"pub_id": "ada-lovelace", "name": "Ada Lovelace", "primary": True}]
-    # An unread waitlist is null, not "no waitlist".
-    assert page["sections"][1]["waitlist"] is None
+    assert first["meetings"] == [{"days": "MWF", "start": "10:00 AM", "end": "10:50 AM"}]
+    assert (first["open_seats"], first["capacity"]) == (0, 30)
+    assert first["instructors"] == ["Ada Lovelace"]
     assert page["advisory"]["message"]
+    # The rest of a section is one get_section away.
+    detail = await catalog.ok("get_section", crn="20001", term="spring 2027")
+    assert (detail["meetings"][0]["start"], detail["meetings"][0]["end"]) == ("10:00", "10:50")
+    assert detail["seats"] == {"capacity": 30, "enrolled": 30, "available": 0}
+    assert detail["waitlist"] == {"capacity": 10, "available": 4}
+    assert detail["instructors"] == [{"pub_id": "ada-lovelace", "name": "Ada Lovelace", "primary": True}]
+    # An unread waitlist is null, not "no waitlist".
+    second = await catalog.ok("get_section", crn=page["sections"][1]["crn"], term="spring 2027")
+    assert second["waitlist"] is None
 
 
 async def test_title_words_find_the_course_a_student_means(catalog: Any) -> None:

@@ -66,6 +66,14 @@ def hhmm(minutes: int | None) -> str | None:
     return None if minutes is None else f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+def twelve_hour(minutes: int | None) -> str | None:
+    """810 -> ``"1:30 PM"``: the clock students read (seed 000: pages and answers show 12-hour times)."""
+    if minutes is None:
+        return None
+    hour, minute = divmod(minutes, 60)
+    return f"{(hour % 12) or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"
+
+
 def days_string(weekdays: set[int] | list[int]) -> str:
     return "".join(DAY_LETTERS[d] for d in sorted(set(weekdays)))
 

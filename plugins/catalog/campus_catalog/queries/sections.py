@@ -26,7 +26,7 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
-from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out
+from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out, section_summary
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
@@ -179,7 +179,7 @@ async def search_sections(
         ids = list((await session.scalars(_base(where).order_by(*order).offset(query.offset).limit(query.limit))).all())
     sections = await load_sections(session, ids[: query.limit])
     return SectionPage(
-        term=term_ref(term), sections=[section_out(s) for s in sections], **page_fields(query, total or 0)
+        term=term_ref(term), sections=[section_summary(s) for s in sections], **page_fields(query, total or 0)
     )
 
 
@@ -315,9 +315,10 @@ async def similar_sections(
     scored = scored[: query.limit]
     loaded = {s.id: s for s in await load_sections(session, [i for i, _ in scored])}
     return SimilarSections(
+        term=term_ref(section.term),
         section=section_brief(section),
         method=method,
         sections=[
-            SimilarSection(**section_out(loaded[i]).model_dump(), score=score) for i, score in scored if i in loaded
+            SimilarSection(**section_summary(loaded[i]).model_dump(), score=score) for i, score in scored if i in loaded
         ],
     )

@@ -3,7 +3,7 @@ every tool, route and GraphQL field that shows one shows the same fields."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -18,13 +18,14 @@ from campus_catalog.models import (
     Section,
     SectionInstructor,
 )
-from campus_catalog.queries.clock import days_string, hhmm
+from campus_catalog.queries.clock import days_string, hhmm, twelve_hour
 from campus_catalog.schemas import (
     AttributeOut,
     CampusOut,
     InstructorBrief,
     InstructorRef,
     MeetingOut,
+    MeetingSummary,
     Paging,
     PartOfTermOut,
     PersonRef,
@@ -33,6 +34,7 @@ from campus_catalog.schemas import (
     Seats,
     SectionBrief,
     SectionOut,
+    SectionSummary,
     TermRef,
     Waitlist,
 )
@@ -65,11 +67,10 @@ def page_fields(paging: Paging, total: int) -> dict[str, Any]:
 
 def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
     """One row per day back into patterns: Monday, Wednesday and Friday at 10:00 become 'MWF'."""
-    groups: dict[tuple[Any, ...], list[MeetingTime]] = {}
-    for m in meetings:
-        key = (m.start_minute, m.end_minute, m.start_date, m.end_date, m.building, m.room, m.meeting_type)
-        groups.setdefault(key, []).append(m)
-    patterns = [
+    groups = _grouped(
+        meetings, lambda m: (m.start_minute, m.end_minute, m.start_date, m.end_date, m.building, m.room, m.meeting_type)
+    )
+    return [
         MeetingOut(
             days=days_string([m.weekday for m in rows if m.weekday is not None]),
             start=hhmm(key[0]),
@@ -79,12 +80,31 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
             building=key[4],
             room=key[5],
             meeting_type=key[6],
-            meeting_time_ids=sorted(m.id for m in rows),
         )
-        for key, rows in groups.items()
+        for key, rows in groups
     ]
-    first_day = {p.meeting_time_ids[0]: p for p in patterns}
-    return [first_day[i] for i in sorted(first_day)]
+
+
+def meeting_summaries(meetings: Sequence[MeetingTime]) -> list[MeetingSummary]:
+    """The days and times of a section only: a lecture MWF and a lab on R at another time are two."""
+    return [
+        MeetingSummary(
+            days=days_string([m.weekday for m in rows if m.weekday is not None]),
+            start=twelve_hour(key[0]),
+            end=twelve_hour(key[1]),
+        )
+        for key, rows in _grouped(meetings, lambda m: (m.start_minute, m.end_minute))
+    ]
+
+
+def _grouped(
+    meetings: Sequence[MeetingTime], key: Callable[[MeetingTime], tuple[Any, ...]]
+) -> list[tuple[tuple[Any, ...], list[MeetingTime]]]:
+    """Meetings with the same ``key``, the groups in the order of their first meeting row."""
+    groups: dict[tuple[Any, ...], list[MeetingTime]] = {}
+    for m in sorted(meetings, key=lambda m: m.id):
+        groups.setdefault(key(m), []).append(m)
+    return list(groups.items())
 
 
 def section_credits(section: Section) -> tuple[float | None, float | None]:
@@ -138,7 +158,30 @@ def section_out(section: Section) -> SectionOut:
             AttributeOut(code=a.code, description=a.description)
             for a in sorted(section.attributes, key=lambda a: a.code)
         ],
-        banner_synced_at=section.banner_synced_at,
+    )
+
+
+def campus_or_online(section: Section) -> str | None:
+    """Where a student goes to class: the campus, or 'Online' when the section is taught online."""
+    if (section.instructional_method or "").lower().startswith("online"):
+        return "Online"
+    return section.campus.name if section.campus else None
+
+
+def section_summary(section: Section) -> SectionSummary:
+    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
+    return SectionSummary(
+        crn=section.crn,
+        course_code=section.course.code,
+        title=section.title or section.course.title,
+        section_number=section.section_number,
+        schedule_type=section.schedule_type,
+        meetings=meeting_summaries(section.meeting_times),
+        instructors=[link.instructor.name for link in links],
+        open_seats=section.seats_available,
+        capacity=section.capacity,
+        campus=campus_or_online(section),
+        cancelled=section.cancelled,
     )
 
 
