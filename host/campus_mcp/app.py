@@ -34,6 +34,7 @@ from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
 from campus_mcp.oauth.routes import oauth_controllers
 from campus_mcp.oauth.session import session_config, signed_in_middleware_factory
+from campus_mcp.openapi import openapi_config, with_access
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
@@ -51,7 +52,7 @@ def plugin_routers(registry: Registry) -> list[Router]:
     for group in registry.route_groups:
         router = Router(
             path="/",
-            route_handlers=list(group.handlers),
+            route_handlers=[with_access(handler, registry) for handler in group.handlers],
             opt={PLUGIN_OPT: group.plugin},
             exception_handlers=PLUGIN_ROUTE_HANDLERS,  # bad input of a plugin route: a 400 naming the field
         )
@@ -219,7 +220,10 @@ def create_app(
         lifespan=[lifespan],
         # "oauth": the authorization server, for the host's sign-in and dashboard controllers.
         state=State({"deployment": deployment, "oauth": oauth}),
-        openapi_config=None,
+        # The REST API's document, /api/v1/openapi.json (campus_mcp.openapi): only the operations'
+        # routes put themselves in it, so pages, OAuth, /api/mcp and /healthz stay out.
+        openapi_config=openapi_config(registry),
+        include_in_schema=False,
         # Litestar's default would replace the root logger's handlers: an operator's own logging
         # set-up would be lost, and pytest's caplog would see nothing. `campus-mcp serve` sets up
         # the root logger itself (cli.py); Litestar keeps its own "litestar" logger.

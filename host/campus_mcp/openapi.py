@@ -27,7 +27,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from litestar import Request
+from litestar import Request, Router
+from litestar._openapi.plugin import handle_schema_path_not_found
 from litestar.enums import MediaType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig, ResponseSpec
@@ -42,6 +43,7 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec import OpenAPIMediaType as SpecMediaType
 from litestar.openapi.spec import Operation as OpenAPIOperation
+from litestar.routes import HTTPRoute
 from pydantic import BaseModel, Field
 
 from campus_mcp.oauth.server import AUTHORIZE_PATH, TOKEN_PATH
@@ -199,7 +201,8 @@ def openapi_config(registry: Registry) -> OpenAPIConfig:
             f"is at {settings.mcp_url}."
         ),
         path=OPENAPI_PATH,
-        render_plugins=[JsonRenderPlugin(path="/openapi.json"), OperationsPage(path="/docs")],
+        # The page first: it is also what /api/v1 itself shows.
+        render_plugins=[OperationsPage(path="/docs"), JsonRenderPlugin(path="/openapi.json")],
         components=Components(
             security_schemes={
                 OAUTH_SCHEME: SecurityScheme(
@@ -223,8 +226,24 @@ def openapi_config(registry: Registry) -> OpenAPIConfig:
     )
 
 
+def _is_schema_not_found(fn: object) -> bool:
+    return fn is handle_schema_path_not_found
+
+
 class OperationsPage(OpenAPIRenderPlugin):
     """The documentation page: each route, what it answers, its arguments and its scope, as HTML."""
+
+    def receive_router(self, router: Router) -> None:
+        # Litestar's schema router answers any other GET /api/v1/<name> with an HTML 404 page; an
+        # API client there should get the JSON 404 every other unknown API path gets.
+        router.routes = [
+            route
+            for route in router.routes
+            if not (
+                isinstance(route, HTTPRoute)
+                and any(_is_schema_not_found(handler.fn) for handler in route.route_handlers)
+            )
+        ]
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
         info = openapi_schema.get("info", {})
