@@ -26,13 +26,16 @@ from campus_mcp.connections import ConnectedThing, connections_of
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
+from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.oauth.store import OAuthStore
+from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
+DASHBOARD_DEPENDENCIES = {**OAUTH_DEPENDENCIES, **PERSONAL_TOKEN_DEPENDENCIES}
 NAV_OPT = "dashboard_nav"
 
 
@@ -122,7 +125,7 @@ class DashboardController(Controller):
     """The signed-in student's dashboard and Settings, with Connected apps and Disconnect."""
 
     path = "/"
-    dependencies = OAUTH_DEPENDENCIES
+    dependencies = DASHBOARD_DEPENDENCIES
 
     @get("/dashboard", opt=NO_PARITY, include_in_schema=False)
     async def dashboard(
@@ -130,13 +133,15 @@ class DashboardController(Controller):
         request: Request[Any, Any, Any],
         deployment: NamedDependency[Deployment],
         store: NamedDependency[OAuthStore],
+        personal_tokens: NamedDependency[PersonalTokens],
     ) -> Response[Any]:
         user = session_user(request)
         if user is None:
             return to_login("/dashboard")
         apps = await store.connected_apps(user[0])
-        # Apps and the plugins' connections (a calendar feed) alike: each can read the student's data.
-        holders = len(apps) + len(await connections_of(deployment, user[0]))
+        # Apps, personal access tokens and the plugins' connections (a calendar feed) alike: each
+        # can read the student's data.
+        holders = len(apps) + len(await personal_tokens.live(user[0])) + len(await connections_of(deployment, user[0]))
         count = "No app" if not holders else "1 app" if holders == 1 else f"{holders} apps"
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
@@ -152,6 +157,7 @@ class DashboardController(Controller):
         request: Request[Any, Any, Any],
         deployment: NamedDependency[Deployment],
         store: NamedDependency[OAuthStore],
+        personal_tokens: NamedDependency[PersonalTokens],
     ) -> Response[Any]:
         disconnected = request.query_params.get("disconnected")
         user = session_user(request)
@@ -174,6 +180,10 @@ class DashboardController(Controller):
             f'<button type="submit" aria-label="Disconnect {escape(app.client_name)}">Disconnect</button>'
             "</form></div>"
             for app in apps
+        )
+        items += "".join(
+            token_item(deployment.registry, token, csrf, "/dashboard/settings")
+            for token in await personal_tokens.live(user[0])
         )
         items += "".join(map(connection_item, await connections_of(deployment, user[0])))
         card = (
@@ -208,4 +218,4 @@ class DashboardController(Controller):
         return Redirect("/dashboard/settings?" + urlencode({"disconnected": name}) + "#connected-apps", status_code=303)
 
 
-HOST_CONTROLLERS: tuple[type[Controller], ...] = (HomeController, DashboardController)
+HOST_CONTROLLERS: tuple[type[Controller], ...] = (HomeController, DashboardController, AccessTokensController)
