@@ -54,6 +54,7 @@ async def registrar(campus_factory: CampusFactory) -> AsyncIterator[Registrar]:
         extra_plugins=[("probe", ScopeProbe())],
         anonymous_access=False,
         public_url=f"http://127.0.0.1:{port}",
+        rate_limits=True,  # registrations per address are one of the limits
     )
     async with serve_on_loopback(campus.app, port) as base, httpx.AsyncClient(timeout=30) as http:
         yield Registrar(url=base + "/api/oauth/register", campus=campus, http=http)

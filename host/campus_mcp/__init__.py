@@ -39,6 +39,7 @@ from campus_mcp.fields import MAX_ROW_ID, RowId
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.job_context import JobContext
 from campus_mcp.jobs import last_success
+from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
 from campus_mcp.logsafe import escaped
 from campus_mcp.metrics import count as count_metric
 from campus_mcp.oauth.pages import hidden
@@ -86,6 +87,8 @@ __all__ = [
     "Principal",
     "Prompt",
     "PromptArgument",
+    "RateLimit",
+    "RateLimited",
     "RouteGroup",
     "RouteRef",
     "RowId",
@@ -96,6 +99,7 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "check_rate_limit",
     "confirmation_template",
     "count_metric",
     "csrf_ok",

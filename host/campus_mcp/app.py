@@ -29,6 +29,7 @@ from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_
 from campus_mcp.errors import CampusError
 from campus_mcp.health import readyz
 from campus_mcp.jobs import scheduler_election
+from campus_mcp.limits import limits_middleware, request_limits
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
@@ -176,6 +177,9 @@ def create_app(
     personal_tokens = PersonalTokens(sessions, registry.settings)
     resolver = resolve_token or bearer_resolver(personal_tokens, oauth.resolve_token)
     endpoint = McpEndpoint(registry, manager, resolver, step_up=step_up)
+    # Rate limits (campus_mcp.limits): per student, per address, per platform range.
+    limits = request_limits(registry.settings)
+    endpoint.admit = None if limits is None else limits.admit_mcp
     deployment = Deployment(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
 
@@ -225,6 +229,7 @@ def create_app(
             session_config(registry.settings).middleware,
             signed_in_middleware_factory(registry, sessions),
             rest_token_middleware_factory(personal_tokens, [MCP_PATH]),
+            *limits_middleware(limits),  # last: it counts the student the others found
         ],
         lifespan=[lifespan],
         # "oauth": the authorization server, for the host's sign-in and dashboard controllers.

@@ -30,6 +30,13 @@ PRM_PATH = "/.well-known/oauth-protected-resource"
 TokenResolver = Callable[[str], Awaitable[Principal | None]]
 
 
+# Counts a request with a token against its student: the receive to go on with, and a
+# refusal (status, body, headers) to answer instead, if any (campus_mcp.limits).
+Admission = Callable[
+    [Scope, Receive, Principal], Awaitable[tuple[Receive, tuple[int, dict[str, Any], list[tuple[bytes, bytes]]] | None]]
+]
+
+
 # Whether a client gets the 403 step-up (seed 000: only clients on an allow list).
 StepUpPolicy = Callable[[Principal], Awaitable[bool]]
 
@@ -144,6 +151,8 @@ class McpEndpoint:
         self.manager = manager
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
         self.step_up = step_up
+        # Rate limits (campus_mcp.limits), set by create_app: counts a request against its student.
+        self.admit: Admission | None = None
 
     async def _step_up_scope(self, principal: Principal, body: bytes) -> str | None:
         """For a tools/call whose tool needs a scope the token lacks: the scopes to ask for."""
@@ -230,6 +239,11 @@ class McpEndpoint:
                 [(b"www-authenticate", self.www_authenticate().encode())],
             )
             return
+        if self.admit is not None:
+            receive, refused = await self.admit(scope, receive, principal)
+            if refused is not None:
+                await self._reply(send, *refused)
+                return
         if self.step_up is not None and not principal.is_anonymous:
             # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
             # others get the permission tool error, which a student can read. The policy (which

@@ -32,6 +32,7 @@ from campus_mcp.contributions import Completion, PageLink, Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
+from campus_mcp.limits import RateLimited, refused_call
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
 from campus_mcp.route_errors import describe_problems, field_problems
@@ -243,6 +244,11 @@ class CampusServer:
                 types.INVALID_PARAMS,
                 f"Unknown tool {quote_input(params.name)}. Call tools/list to see the tools; they are: {known}.",
             )
+        refusal = refused_call()
+        if refusal is not None:
+            # The student is over the limit (counted by the endpoint): say when to retry.
+            metrics.count_tool_call(tool.name, "rate_limited")
+            return _text_result(refusal.tool_message, with_links=False)
         context = self.tool_context(ctx, principal, tool.plugin)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
         outcome = "ok"
@@ -266,6 +272,9 @@ class CampusServer:
             # A protocol error (a bad requestState: -32602) is the client's; the SDK answers it.
             metrics.count_tool_call(tool.name, "error")
             raise
+        except RateLimited as exc:
+            metrics.count_tool_call(tool.name, "rate_limited")
+            return _text_result(exc.refusal.tool_message, with_links=False)
         except CampusError as exc:
             metrics.count_tool_call(tool.name, "error")
             # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.

@@ -380,6 +380,9 @@ def test_settings(database_url: str, **overrides: Any) -> Settings:
         "scheduler": False,
         "demo": True,
         "secret_key": "test-only-secret-key",
+        # Every test of a session shares the demo campus and one client address, so request counts
+        # would refuse tests at random; a test of the limits turns them on (rate_limits=True).
+        "rate_limits": False,
     }
     values.update(overrides)
     return Settings(**values)

@@ -39,6 +39,7 @@ from campus_mcp.settings import Settings
 FETCH_SECONDS = 5.0
 MAX_BYTES = 10 * 1024
 CACHE_SECONDS = 3600
+DOCUMENT = "the client ID metadata document"
 
 
 class MetadataDocumentError(Exception):
@@ -83,28 +84,28 @@ def _address_allowed(address: str, settings: Settings) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-async def _resolve(host: str, port: int) -> list[str]:
+async def _resolve(host: str, port: int, what: str = DOCUMENT) -> list[str]:
     try:
         infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
-        raise MetadataDocumentError(f"the host {host} of the client ID metadata document does not resolve") from exc
+        raise MetadataDocumentError(f"the host {host} of {what} does not resolve") from exc
     return sorted({str(info[4][0]) for info in infos})
 
 
-def _check_url(url: str, settings: Settings) -> tuple[str, int, str]:
+def _check_url(url: str, settings: Settings, what: str = DOCUMENT) -> tuple[str, int, str]:
     parts = urlsplit(url)
     if parts.scheme != "https":
-        raise MetadataDocumentError("a client ID metadata document must be served over https")
+        raise MetadataDocumentError(f"{what} must be served over https")
     if not parts.hostname or parts.username or parts.password:
-        raise MetadataDocumentError("the client ID metadata document URL has no usable host")
+        raise MetadataDocumentError(f"{what} URL has no usable host")
     try:
         port = parts.port or 443
     except ValueError as exc:
-        raise MetadataDocumentError("the client ID metadata document URL has an invalid port") from exc
+        raise MetadataDocumentError(f"{what} URL has an invalid port") from exc
     if port != 443 and not settings.oauth_metadata_loopback_for_tests:
-        raise MetadataDocumentError("a client ID metadata document must be served on port 443")
+        raise MetadataDocumentError(f"{what} must be served on port 443")
     if parts.path in ("", "/"):
-        raise MetadataDocumentError("a client ID metadata document URL needs a path")
+        raise MetadataDocumentError(f"{what} URL needs a path")
     return parts.hostname, port, parts.path + (f"?{parts.query}" if parts.query else "")
 
 
@@ -114,14 +115,13 @@ def _tls_context(settings: Settings) -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-async def _download(url: str, settings: Settings) -> bytes:
-    host, port, target = _check_url(url, settings)
-    addresses = await _resolve(host, port)
+async def _download(url: str, settings: Settings, *, what: str = DOCUMENT, max_bytes: int = MAX_BYTES) -> bytes:
+    """GET ``url`` behind the SSRF guard above; ``what`` names the document in the errors."""
+    host, port, target = _check_url(url, settings, what)
+    addresses = await _resolve(host, port, what)
     refused = [a for a in addresses if not _address_allowed(a, settings)]
     if not addresses or refused:
-        raise MetadataDocumentError(
-            f"the host {host} of the client ID metadata document resolves to an address that is not public"
-        )
+        raise MetadataDocumentError(f"the host {host} of {what} resolves to an address that is not public")
     address = addresses[0]
     literal = f"[{address}]" if ":" in address else address
     # Connect to the address that was checked; TLS still verifies the certificate for the name.
@@ -139,17 +139,17 @@ async def _download(url: str, settings: Settings) -> bytes:
         ) as response,
     ):
         if response.is_redirect:
-            raise MetadataDocumentError("the client ID metadata document URL redirects; redirects are not followed")
+            raise MetadataDocumentError(f"{what} URL redirects; redirects are not followed")
         if response.status_code != 200:
-            raise MetadataDocumentError(f"the client ID metadata document URL answered HTTP {response.status_code}")
+            raise MetadataDocumentError(f"{what} URL answered HTTP {response.status_code}")
         declared = response.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > MAX_BYTES:
-            raise MetadataDocumentError("the client ID metadata document is larger than 10 KB")
+        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+            raise MetadataDocumentError(f"{what} is larger than {max_bytes // 1024} KB")
         body = bytearray()
         async for chunk in response.aiter_bytes():
             body.extend(chunk)
-            if len(body) > MAX_BYTES:
-                raise MetadataDocumentError("the client ID metadata document is larger than 10 KB")
+            if len(body) > max_bytes:
+                raise MetadataDocumentError(f"{what} is larger than {max_bytes // 1024} KB")
         return bytes(body)
 
 

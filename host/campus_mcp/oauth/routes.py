@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-from math import ceil
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,7 +24,6 @@ from litestar.response import Redirect
 
 from campus_mcp import access
 from campus_mcp.endpoint import MCP_PATH, PRM_PATH
-from campus_mcp.oauth.limits import address_key
 from campus_mcp.oauth.pages import (
     CSS_PATH,
     STYLESHEET,
@@ -36,7 +34,7 @@ from campus_mcp.oauth.pages import (
     origin_of,
     page,
 )
-from campus_mcp.oauth.registration import MAX_BODY_BYTES, REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS
+from campus_mcp.oauth.registration import MAX_BODY_BYTES
 from campus_mcp.oauth.server import (
     AUTHORIZE_PATH,
     REGISTER_PATH,
@@ -185,18 +183,8 @@ class OAuthController(Controller):
 
     @post(REGISTER_PATH, opt=NO_PARITY, include_in_schema=False, status_code=201)
     async def register(self, request: Request[Any, Any, Any], oauth: NamedDependency[OAuthService]) -> Response[Any]:
-        wait = await oauth.registrations.hit(address_key(request.client.host if request.client else "unknown"))
-        if wait is not None:
-            minutes = max(1, round(REGISTRATION_WINDOW_SECONDS / 60))
-            return Response(
-                {
-                    "error": "temporarily_unavailable",
-                    "error_description": f"Too many app registrations from your network address: at most "
-                    f"{REGISTRATIONS_PER_ADDRESS} in {minutes} minutes. Retry after {ceil(wait)} seconds.",
-                },
-                status_code=429,
-                headers={"Retry-After": str(ceil(wait))},
-            )
+        # Registrations per address are counted before this runs (campus_mcp.limits, oauth/register):
+        # open registration must not be a way to fill the database.
         raw = await read_capped(request, MAX_BODY_BYTES)
         if raw is None:
             return Response(

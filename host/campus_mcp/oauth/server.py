@@ -49,8 +49,7 @@ from authlib.oauth2.rfc9207 import IssuerParameter
 from campus_mcp.access import LEGACY_READ_SCOPE, on_step_up_list
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.cimd import CACHE_SECONDS, MetadataDocumentError, fetch_metadata_document, is_metadata_url
-from campus_mcp.oauth.limits import RateLimiter, SlidingWindowLimiter
-from campus_mcp.oauth.registration import REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS, metadata_problem
+from campus_mcp.oauth.registration import metadata_problem
 from campus_mcp.oauth.store import ACCESS_TOKEN_SECONDS, ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
 from campus_mcp.principal import Principal
 from campus_mcp.registry import Registry
@@ -432,10 +431,6 @@ class OAuthService:
         self.settings = registry.settings
         self.store = store
         self.server = CampusAuthorizationServer(self)
-        # Registrations per address (open registration must not be a way to fill the database).
-        self.registrations: RateLimiter = SlidingWindowLimiter(
-            limit=REGISTRATIONS_PER_ADDRESS, window_seconds=REGISTRATION_WINDOW_SECONDS
-        )
         # OAuth 2.1 needs TLS except on loopback; authlib refuses other http URLs outright.
         self.transport_problem = (
             None

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import InvalidInput, count_metric
+from campus_mcp import InvalidInput, RateLimit, check_rate_limit, count_metric
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, func, select, update
 
@@ -49,6 +49,9 @@ RANK_CHUNK = 20_000
 BATCH_SIZE = 64
 
 Vector = NDArray[np.float32]
+# Seed 000 "Rate limits": a search by meaning with words (q) counts against catalog/semantic,
+# per student with a token, per address without.
+SEMANTIC_LIMIT = RateLimit("catalog/semantic", 30, what="searches by meaning")
 SearchKind = Literal["sections", "courses", "instructors", "reviews"]
 
 
@@ -253,6 +256,7 @@ async def _target(kind: SearchKind, query: str | Vector) -> Vector:
     if isinstance(query, str):
         if not query.strip():
             raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")
+        await check_rate_limit(SEMANTIC_LIMIT)
         vector: Vector = await anyio.to_thread.run_sync(embed_query, query)
         return vector
     return query.astype(np.float32, copy=False)
