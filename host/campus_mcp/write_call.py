@@ -12,12 +12,14 @@ In order (seed 000 "Confirmation", seed 003):
    state. A state for an old question (the record or the message changed) is asked again; a state
    answered before is refused (-32602). Any other client is not asked (``not_asked``): it cannot be
    on a stateless wire, and seed 000 lets it change (the consent page's unticked write scopes are
-   its guard). stdio's back channel (issue 14) would be a third branch here.
+   its guard). On stdio a 2025 client that declared elicitation is asked over the back channel
+   (``elicitation/create`` while the call waits): :data:`back_channel`, set by ``campus_mcp.stdio``.
 5. The run gets the decision in ``context.confirmation``; only a change that ran keeps its key.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -27,7 +29,7 @@ from pydantic import BaseModel
 
 from campus_mcp import confirmation_state, idempotency
 from campus_mcp.access import check_call
-from campus_mcp.confirmation import Decision
+from campus_mcp.confirmation import CONFIRM_KEY, Decision
 from campus_mcp.contributions import Tool
 from campus_mcp.tool_context import ToolContext
 
@@ -36,6 +38,11 @@ ASKS_SINCE = "2026-07-28"
 
 Validate = Callable[[Tool, Mapping[str, Any]], BaseModel]
 Finish = Callable[[Tool, ToolContext, Any], Awaitable[tuple[dict[str, Any], Any]]]
+# Asks the student the question over a connection's back channel; the answer is an ElicitResult.
+AskBack = Callable[[str], Awaitable[types.ElicitResult]]
+# Set for one request by a transport with a back channel to a client that can be asked (stdio):
+# stateless HTTP has none, so there it stays None.
+back_channel: contextvars.ContextVar[AskBack | None] = contextvars.ContextVar("campus_mcp_back_channel", default=None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +100,11 @@ async def call_write_tool(
     if plan is None:
         decision = "nothing_to_change"
     elif not client_can_be_asked(context):
-        decision = "not_asked"
+        ask = back_channel.get()
+        # The same form, the same reading of the answer as the in-band question's.
+        decision = (
+            "not_asked" if ask is None else confirmation_state.decision_of({CONFIRM_KEY: await ask(plan.message)})
+        )
     else:
         if state is None or not confirmation_state.still_current(state, plan):
             return WriteAnswer(question=confirmation_state.question(tool.name, owner, plan))
