@@ -16,22 +16,17 @@ from litestar import Litestar, MediaType, Request, Response, Router, get
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
-from litestar.handlers import asgi
 from litestar.logging.config import LoggingConfig
-from litestar.types import Receive, Scope, Send
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
-from campus_mcp.cors import cors_middleware
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
-from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, transport_security
+from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
 from campus_mcp.errors import CampusError
 from campus_mcp.health import readyz
 from campus_mcp.jobs import scheduler_election
 from campus_mcp.limits import limits_middleware, request_limits
-from campus_mcp.mcp_server import CampusServer
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
 from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, rest_token_middleware_factory
@@ -41,7 +36,6 @@ from campus_mcp.openapi import openapi_config, with_access
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
-from campus_mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -164,13 +158,6 @@ def create_app(
         else make_engine(registry.settings.database_url, timeout_seconds=registry.settings.database_timeout_seconds)
     )
     sessions = make_sessions(engine)
-    campus_server = CampusServer(registry, sessions)
-    manager = StreamableHTTPSessionManager(
-        app=campus_server.server,
-        stateless=True,
-        json_response=True,
-        security_settings=transport_security(registry),
-    )
     # The authorization server (oauth/): bearer tokens of /api/mcp resolve through it.
     oauth = build_oauth(registry, sessions)
     # No allow list, no step-up: the endpoint then leaves request bodies to the SDK alone.
@@ -178,16 +165,13 @@ def create_app(
     # Personal access tokens (issue 14.3) work on /api/mcp beside OAuth tokens, and on the REST routes.
     personal_tokens = PersonalTokens(sessions, registry.settings)
     resolver = resolve_token or bearer_resolver(personal_tokens, oauth.resolve_token)
-    endpoint = McpEndpoint(registry, manager, resolver, step_up=step_up)
+    # /api/mcp, /api/mcp/toolboxes and /api/mcp/{plugin}: one server each, one bearer check (endpoint.py).
+    endpoint = McpEndpoint(registry, sessions, resolver, step_up=step_up)
     # Rate limits (campus_mcp.limits): per student, per address, per platform range.
     limits = request_limits(registry.settings)
     endpoint.admit = None if limits is None else limits.admit_mcp
-    deployment = Deployment(registry=registry, engine=engine, sessions=sessions, mcp=campus_server, endpoint=endpoint)
+    deployment = Deployment(registry=registry, engine=engine, sessions=sessions, mcp=endpoint.flat, endpoint=endpoint)
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
-
-    @asgi(MCP_PATH, copy_scope=True, opt={"exclude_from_parity": True})
-    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await endpoint(scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -196,7 +180,7 @@ def create_app(
         if election is not None:
             election.start()
         try:
-            async with manager.run():
+            async with endpoint.run():
                 yield
         finally:
             if election is not None:
@@ -207,7 +191,7 @@ def create_app(
 
     return Litestar(
         route_handlers=[
-            mcp_endpoint,
+            *mcp_route_handlers(endpoint),
             healthz,
             readyz,
             metrics_page,
@@ -215,7 +199,6 @@ def create_app(
             *oauth_controllers(oauth),
             *login_controllers(registry.settings),
             *plugin_routers(registry),
-            *SERVER_CARD_HANDLERS,
             *extra_handlers,
         ],
         dependencies={
@@ -229,7 +212,6 @@ def create_app(
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         # Last, a personal access token on a REST request, which then acts with the token's scopes.
         middleware=[
-            cors_middleware(registry),  # first: a preflight is answered before the session is read
             session_config(registry.settings).middleware,
             signed_in_middleware_factory(registry, sessions),
             rest_token_middleware_factory(personal_tokens, [MCP_PATH]),

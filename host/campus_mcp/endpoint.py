@@ -4,26 +4,51 @@ The bearer token resolves to a :class:`Principal` before the SDK sees the reques
 principal is put in a context variable for the handlers. No token: the anonymous toolset when
 the deployment allows it, else 401 with ``WWW-Authenticate`` naming the resource metadata and
 every scope, which is how a client discovers the sign-in (seed 000 "How the sign-in works").
+
+The endpoints (issue 14.1), each its own :class:`CampusServer` with its own instructions and
+``server/discover``, behind this one bearer check:
+
+- ``/api/mcp``: every enabled tool;
+- ``/api/mcp/toolboxes``: the same tools in toolbox mode (seed 004, campus_mcp.toolboxes);
+- ``/api/mcp/{plugin}``: one family with tools (``/api/mcp/catalog``), so a deployment can hand a
+  client only that family. Any other path under ``/api/mcp`` is a 404 naming the endpoints.
+
+They are one OAuth protected resource, ``/api/mcp``: the protected-resource metadata names it for
+all of them, the 401 challenge of every endpoint points to that one metadata document, and a token
+issued for ``/api/mcp`` works on each. A sub-path is inside the resource (RFC 8707 resource
+indicators are URLs, and MCP clients accept a metadata ``resource`` that is a parent of the URL
+they connect to), so a client that signs in at ``/api/mcp/catalog`` asks for a token for
+``/api/mcp``, and a student consents once, not once per endpoint. What an endpoint may do is still
+the token's scopes: a family endpoint narrows the tools, never the permissions.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
+from litestar import MediaType, Response, route
+from litestar.handlers import asgi
+from litestar.params import FromPath
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.access import step_up_scope
+from campus_mcp.contributions import Tool
+from campus_mcp.mcp_server import CampusServer
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
-from campus_mcp.registry import Registry
+from campus_mcp.registry import PluginError, Registry
 
 MCP_PATH = "/api/mcp"
+TOOLBOXES_PATH = f"{MCP_PATH}/toolboxes"
+NO_PARITY = {"exclude_from_parity": True}
 PRM_PATH = "/.well-known/oauth-protected-resource"
 
 # Resolves a bearer token to its principal; None when the token is unknown, expired or revoked.
@@ -137,24 +162,90 @@ def transport_security(registry: Registry) -> TransportSecuritySettings:
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
+def endpoint_servers(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> dict[str, CampusServer]:
+    """The MCP server of each endpoint, by path: the flat one, toolbox mode, one per family with tools.
+
+    A family of prompts only (``prompts``) or of views only (``apps``) gets no endpoint of its own:
+    its prompts and views go with other families' tools, which such an endpoint would not have.
+    """
+    servers = {
+        MCP_PATH: CampusServer(registry, sessions),
+        TOOLBOXES_PATH: CampusServer(registry, sessions, toolboxes=True),
+    }
+    for name in registry.plugins:
+        if not any(tool.plugin == name for tool in registry.tools.values()):
+            continue
+        path = f"{MCP_PATH}/{name}"
+        if path in servers:
+            raise PluginError(
+                f"plugin {name!r} cannot have the endpoint {path}: it is the toolbox endpoint's. Rename the plugin."
+            )
+        servers[path] = CampusServer(registry, sessions, family=name)
+    return servers
+
+
 class McpEndpoint:
-    """The ASGI app mounted at ``/api/mcp``."""
+    """The ASGI app behind ``/api/mcp`` and the endpoints under it (one manager per endpoint)."""
 
     def __init__(
         self,
         registry: Registry,
-        manager: StreamableHTTPSessionManager,
+        sessions: async_sessionmaker[AsyncSession],
         resolve_token: TokenResolver | None = None,
         step_up: StepUpPolicy | None = None,
     ) -> None:
         self.registry = registry
-        self.manager = manager
+        self.servers = endpoint_servers(registry, sessions)
+        security = transport_security(registry)
+        self.managers = {
+            path: StreamableHTTPSessionManager(
+                app=server.server, stateless=True, json_response=True, security_settings=security
+            )
+            for path, server in self.servers.items()
+        }
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
         self.step_up = step_up
         # Rate limits (campus_mcp.limits), set by create_app: counts a request against its student.
         self.admit: Admission | None = None
 
-    async def _step_up_scope(self, principal: Principal, body: bytes) -> str | None:
+    @property
+    def flat(self) -> CampusServer:
+        """The server of ``/api/mcp`` (every tool): the deployment's ``mcp``."""
+        return self.servers[MCP_PATH]
+
+    @property
+    def manager(self) -> StreamableHTTPSessionManager:
+        return self.managers[MCP_PATH]
+
+    @contextlib.asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """Run every endpoint's session manager (the app's lifespan)."""
+        async with contextlib.AsyncExitStack() as stack:
+            for manager in self.managers.values():
+                await stack.enter_async_context(manager.run())
+            yield
+
+    def not_found(self, path: str) -> dict[str, Any]:
+        """The 404 body of a path under ``/api/mcp`` that is no endpoint: the endpoints there are."""
+        base = self.registry.settings.base_url
+        listed = ", ".join(self.servers)
+        return {
+            "error": "not_found",
+            "error_description": (
+                f"There is no MCP endpoint at {path}. This server's MCP endpoints are: {listed} "
+                f"({MCP_PATH} has every tool, {TOOLBOXES_PATH} the same in toolboxes, the others one family "
+                "each); a family that is not enabled or has no tools has none. Connect to one of them."
+            ),
+            "endpoints": [f"{base}{p}" for p in self.servers],
+        }
+
+    def _tool_of_call(self, server: CampusServer, name: str, params: Mapping[str, Any]) -> Tool | None:
+        if server.toolboxes is not None:
+            # A proxied call needs the scope of the tool it runs, as a direct call of that tool would.
+            return server.toolboxes.proxied_tool(name, params.get("arguments"))
+        return server.tools.get(name)
+
+    async def _step_up_scope(self, server: CampusServer, principal: Principal, body: bytes) -> str | None:
         """For a tools/call whose tool needs a scope the token lacks: the scopes to ask for."""
         try:
             message = json.loads(body)
@@ -168,7 +259,7 @@ class McpEndpoint:
         name = params.get("name")
         if not isinstance(name, str):
             raise BadToolName(message.get("id"))
-        tool = self.registry.tools.get(name)
+        tool = self._tool_of_call(server, name, params)
         return None if tool is None else step_up_scope(self.registry, principal, tool)
 
     def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
@@ -197,6 +288,11 @@ class McpEndpoint:
         await send(end)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"].rstrip("/") or "/"
+        server, manager = self.servers.get(path), self.managers.get(path)
+        if server is None or manager is None:
+            await self._reply(send, 404, self.not_found(path), [])
+            return
         if scope.get("method") != "POST":
             # A stateless server has no stream to offer on GET; DELETE has no session to end.
             await self._reply(
@@ -248,10 +344,10 @@ class McpEndpoint:
             # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
             # others get the permission tool error, which a student can read. The policy (which
             # may read the client from the database) is asked only for a call that lacks a scope.
-            limit = self.manager.max_request_body_size
+            limit = manager.max_request_body_size
             try:
                 body, receive = await _buffered(scope, receive, limit)
-                wanted = await self._step_up_scope(principal, body)
+                wanted = await self._step_up_scope(server, principal, body)
             except BodyTooLarge:
                 await self._reply(send, 413, _rpc_error(INVALID_REQUEST, _too_large(limit)), [])
                 return
@@ -280,7 +376,28 @@ class McpEndpoint:
         # sealed state to it, so one student's confirmation cannot be replayed by another.
         sdk_reset = auth_context_var.set(_sdk_user(principal, self.registry.settings.base_url))
         try:
-            await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+            await manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
         finally:
             auth_context_var.reset(sdk_reset)
             current_principal.reset(reset)
+
+
+def mcp_route_handlers(endpoint: McpEndpoint) -> list[Any]:
+    """The app's routes to the endpoints: one ASGI handler for the endpoints' paths, and for any
+    other path one segment under ``/api/mcp`` (a family not enabled, a typo) the 404 naming them."""
+
+    @asgi(path=list(endpoint.servers), copy_scope=True, opt=NO_PARITY)
+    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await endpoint(scope, receive, send)
+
+    @route(
+        MCP_PATH + "/{name:str}",
+        http_method=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        opt=NO_PARITY,
+        include_in_schema=False,
+        media_type=MediaType.JSON,
+    )
+    async def no_such_endpoint(name: FromPath[str]) -> Response[dict[str, Any]]:
+        return Response(endpoint.not_found(f"{MCP_PATH}/{name}"), status_code=404, media_type=MediaType.JSON)
+
+    return [mcp_endpoint, no_such_endpoint]

@@ -7,6 +7,8 @@ out whole, so a cut removes rules, never a trigger, and never half a sentence.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from campus_mcp.contributions import InstructionFragment
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
@@ -43,10 +45,15 @@ def offers_something(registry: Registry, plugin: str) -> bool:
     )
 
 
-def assemble_instructions(registry: Registry) -> str:
+def assemble_instructions(
+    registry: Registry, plugins: Collection[str] | None = None, first: Sequence[InstructionFragment] = ()
+) -> str:
+    """``plugins``: only these plugins' fragments (and the host's), for an endpoint that serves only
+    them (``/api/mcp/{plugin}``); ``first``: the endpoint's own fragments, ahead of the plugins'."""
     parts: list[str] = []
     length = 0
-    for fragment in registry.instructions:
+    chosen = [f for f in registry.instructions if plugins is None or f.plugin in plugins or f.plugin == "core"]
+    for fragment in [*first, *chosen]:
         text = fragment_text(fragment, registry.settings)
         added = len(text) + (2 if parts else 0)
         if length + added > MAX_INSTRUCTIONS_LENGTH:
@@ -56,13 +63,15 @@ def assemble_instructions(registry: Registry) -> str:
     return "\n\n".join(parts)
 
 
-def topics(registry: Registry) -> list[str]:
+def topics(registry: Registry, plugins: Collection[str] | None = None) -> list[str]:
     """The titles of the plugins that offer a tool or a prompt: what the server may say it covers."""
     return [
-        info.title for name, info in registry.plugins.items() if name != "core" and offers_something(registry, name)
+        info.title
+        for name, info in registry.plugins.items()
+        if name != "core" and offers_something(registry, name) and (plugins is None or name in plugins)
     ]
 
 
-def server_description(registry: Registry) -> str:
-    listed = ", ".join(topics(registry)) or "no topics (no plugin is enabled)"
+def server_description(registry: Registry, plugins: Collection[str] | None = None) -> str:
+    listed = ", ".join(topics(registry, plugins)) or "no topics (no plugin is enabled)"
     return f"{registry.settings.campus_name} data for AI assistants: {listed}."

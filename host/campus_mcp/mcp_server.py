@@ -5,6 +5,12 @@ One tool call (DESIGN section 4): find the tool, validate the arguments against 
 handler (one call to the plugin's query or service), add the advisory when the tool declares
 data sources, and page links when the client's protocol version allows ``resource_link``.
 The JSON text is the first content item and ``structuredContent`` holds the same object.
+
+One :class:`CampusServer` serves one endpoint (campus_mcp.endpoint): every enabled tool
+(``/api/mcp``), the same in toolbox mode (``/api/mcp/toolboxes``, campus_mcp.toolboxes), or one
+family (``/api/mcp/{plugin}``: its tools, its prompts and their completers, its views and the views
+its tools draw with). Each has its own instructions and ``server/discover``, assembled from what it
+serves, so no endpoint promises a tool it does not have.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from campus_mcp import idempotency, metrics
 from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import ADVISORY_SCHEMA, build_advisory
 from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
-from campus_mcp.contributions import Completion, PageLink, Tool
+from campus_mcp.contributions import AppResource, Completion, PageLink, Prompt, Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
@@ -37,6 +43,7 @@ from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
 from campus_mcp.route_errors import describe_problems, field_problems
 from campus_mcp.tool_context import ToolContext
+from campus_mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.version import __version__
 from campus_mcp.write_call import call_write_tool
 
@@ -166,26 +173,61 @@ def set_sdk_log_level(level_name: str) -> None:
 
 
 class CampusServer:
-    """Builds the SDK server and holds what its handlers need."""
+    """Builds the SDK server of one endpoint and holds what its handlers need.
 
-    def __init__(self, registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> None:
+    ``family``: serve only that plugin's contributions (``/api/mcp/{plugin}``); ``toolboxes``:
+    list the meta-tools of seed 004 instead of the tools (``/api/mcp/toolboxes``).
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        family: str | None = None,
+        toolboxes: bool = False,
+    ) -> None:
         set_sdk_log_level(registry.settings.sdk_log_level)
         self.registry = registry
         self.sessions = sessions
+        self.family = family
+        self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if family in (None, t.plugin)}
+        self.prompts: dict[str, Prompt] = {n: p for n, p in registry.prompts.items() if family in (None, p.plugin)}
+        # A family's tools keep the views that draw them (another plugin's, e.g. apps).
+        drawn = {tool.app_resource for tool in self.tools.values() if tool.app_resource}
+        self.app_resources: dict[str, AppResource] = {
+            uri: app for uri, app in registry.app_resources.items() if family in (None, app.plugin) or uri in drawn
+        }
+        self.toolboxes = Toolboxes(self) if toolboxes else None
         self.server = self._build()
+
+    def visible_tools(self, principal: Principal) -> list[Tool]:
+        """The tools of this endpoint the caller sees (access.visible_tools, within what it serves)."""
+        return [tool for tool in visible_tools(self.registry, principal) if tool.name in self.tools]
+
+    def describe(self, tool: Tool) -> types.Tool:
+        return describe_tool(self.registry, tool)
+
+    def _input_schema_of(self, name: str) -> dict[str, Any] | None:
+        if self.toolboxes is not None:
+            return self.toolboxes.input_schema(name)
+        return input_schema(self.tools[name]) if name in self.tools else None
 
     def _build(self) -> Server[Any]:
         registry = self.registry
+        served = None if self.family is None else {self.family}
+        first = [TOOLBOX_INSTRUCTIONS] if self.toolboxes is not None else []
         server: Server[Any] = Server(
             SERVER_NAME,
             version=__version__,
             title=registry.settings.product_name,
-            description=server_description(registry),
-            instructions=assemble_instructions(registry),
+            description=server_description(registry, served),
+            instructions=assemble_instructions(registry, served, first),
             cache_hints={m: CacheHint(ttl_ms=CACHE_TTL_MS, scope="public") for m in CACHEABLE},  # type: ignore[misc]
-            get_tool_input_schema=lambda name: input_schema(registry.tools[name]) if name in registry.tools else None,
+            get_tool_input_schema=self._input_schema_of,
             on_list_tools=self.list_tools,
-            on_call_tool=self.call_tool,
+            # Toolbox mode: the meta-tools, whose proxies end in call_tool (the direct call's path).
+            on_call_tool=self.toolboxes.call if self.toolboxes is not None else self.call_tool,
             on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
             on_list_resources=self.list_resources,
@@ -193,7 +235,7 @@ class CampusServer:
             on_read_resource=self.read_resource,
             on_completion=self.complete,
         )
-        if registry.app_resources:
+        if self.app_resources:
             server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
         server.middleware.append(
             RequestStateBoundary(
@@ -208,10 +250,10 @@ class CampusServer:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if self.toolboxes is not None:
+            return types.ListToolsResult(tools=self.toolboxes.list_tools())
         principal = current_principal.get()
-        return types.ListToolsResult(
-            tools=[describe_tool(self.registry, tool) for tool in visible_tools(self.registry, principal)]
-        )
+        return types.ListToolsResult(tools=[self.describe(tool) for tool in self.visible_tools(principal)])
 
     def tool_context(
         self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal, plugin: str = ""
@@ -236,10 +278,12 @@ class CampusServer:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """One ``tools/call`` of a tool: a direct call, or one a toolbox proxy passes on (the same
+        checks for both, so nothing here may assume the request named this tool itself)."""
         principal = current_principal.get()
-        tool = self.registry.tools.get(params.name)
-        if tool is None or tool not in visible_tools(self.registry, principal):
-            known = ", ".join(sorted(t.name for t in visible_tools(self.registry, principal)))
+        tool = self.tools.get(params.name)
+        if tool is None or tool not in self.visible_tools(principal):
+            known = ", ".join(sorted(t.name for t in self.visible_tools(principal)))
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown tool {quote_input(params.name)}. Call tools/list to see the tools; they are: {known}.",
@@ -348,14 +392,14 @@ class CampusServer:
                         for a in prompt.arguments
                     ],
                 )
-                for prompt in self.registry.prompts.values()
+                for prompt in self.prompts.values()
             ]
         )
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        prompt = self.registry.prompts.get(params.name)
+        prompt = self.prompts.get(params.name)
         if prompt is None:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -394,7 +438,7 @@ class CampusServer:
                 types.Resource(
                     uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=APP_MIME_TYPE
                 )
-                for app in self.registry.app_resources.values()
+                for app in self.app_resources.values()
             ]
         )
 
@@ -406,7 +450,7 @@ class CampusServer:
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        app = self.registry.app_resources.get(str(params.uri))
+        app = self.app_resources.get(str(params.uri))
         if app is None:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -453,7 +497,7 @@ class CampusServer:
         ref = params.ref
         if not isinstance(ref, types.PromptReference):
             return None
-        prompt = self.registry.prompts.get(ref.name)
+        prompt = self.prompts.get(ref.name)
         if prompt is None:
             return None
         for argument in prompt.arguments:

@@ -1,0 +1,88 @@
+"""The MCP endpoints' tests (toolboxes, families): one demo campus with every family, served on
+loopback with sign-in required, real access tokens for it, and the SDK client over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import httpx2
+from campus_mcp.access import granted_scope
+from campus_mcp.accounts import student_by_username
+from campus_mcp.deployment import Deployment
+from campus_mcp.migrate import upgrade
+from campus_mcp.oauth.store import ClientRecord, OAuthStore
+from campus_mcp.oauth.testkit import free_port, serve_on_loopback
+from campus_mcp.oauth.token_cli import issue
+from campus_mcp.registry import load_registry
+from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, test_settings
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+MODERN = "2026-07-28"
+# "auto" probes server/discover and settles on 2026-07-28 (mode=MODERN alone skips the discover,
+# so the client would never read the endpoint's instructions or serverInfo).
+ERAS = ("legacy", "auto")
+
+
+@contextlib.asynccontextmanager
+async def served_demo_campus(databases: TestDatabases, **settings: Any) -> AsyncIterator[tuple[str, CampusHarness]]:
+    """A copy of the demo campus (every installed family), sign-in required, on a loopback port."""
+    port = free_port()
+    url = await databases.demo_copy()
+    registry = load_registry(
+        test_settings(url, anonymous_access=False, public_url=f"http://127.0.0.1:{port}", **settings)
+    )
+    await asyncio.to_thread(upgrade, registry)
+    campus = CampusHarness(app=harness_app(registry), registry=registry)
+    try:
+        async with serve_on_loopback(campus.app, port) as base:
+            yield base, campus
+    finally:
+        await campus.deployment.engine.dispose()
+        await databases.drop(url)
+
+
+async def token_for(deployment: Deployment, scopes: Iterable[str], *, username: str = "student1") -> str:
+    """A real access token for ``/api/mcp`` (``campus-mcp token``'s issuance)."""
+    token, _ = await issue(deployment, username, list(scopes), 30)
+    return token
+
+
+async def token_of_app(
+    deployment: Deployment, client_id: str, scopes: Iterable[str], *, username: str = "student1"
+) -> str:
+    """A real access token for ``/api/mcp`` held by the app ``client_id`` (saved as the sign-in saves one)."""
+    names = list(scopes)
+    async with deployment.session() as session:
+        student = await student_by_username(session, username)
+    assert student is not None
+    _, scope = granted_scope(deployment.registry, names, names)
+    store = OAuthStore(deployment.sessions)
+    await store.save_client(ClientRecord(client_id=client_id, kind="cli", client_name=client_id, redirect_uris=()))
+    token = f"cmcp_at_{secrets.token_urlsafe(32)}"
+    await store.save_tokens(
+        access_token=token,
+        refresh_token=None,
+        client_id=client_id,
+        user_id=student.id,
+        scope=scope,
+        resource=deployment.settings.mcp_url,
+        family_id=uuid.uuid4().hex,
+        access_seconds=30 * 60,
+    )
+    return token
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(url: str, token: str, mode: str, **options: Any) -> AsyncIterator[Client]:
+    """The SDK client on ``url`` over HTTP with ``token`` as its bearer token."""
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
+    ):
+        yield client
