@@ -81,6 +81,7 @@ ERROR_RESPONSES: dict[int, ResponseSpec] = {
     400: ResponseSpec(ErrorAnswer, description="An argument breaks a rule: the answer names the field and the rule."),
     403: ResponseSpec(ErrorAnswer, description="The caller lacks the route's scope, or must sign in first."),
     404: ResponseSpec(ErrorAnswer, description="What the arguments name does not exist."),
+    429: ResponseSpec(ErrorAnswer, description="Too many requests (campus_mcp.limits): wait Retry-After seconds."),
 }
 
 
