@@ -20,6 +20,7 @@ from litestar.logging.config import LoggingConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
+from campus_mcp.cors import cors_middleware
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
@@ -36,6 +37,7 @@ from campus_mcp.openapi import openapi_config, with_access
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
+from campus_mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -199,6 +201,7 @@ def create_app(
             *oauth_controllers(oauth),
             *login_controllers(registry.settings),
             *plugin_routers(registry),
+            *SERVER_CARD_HANDLERS,
             *extra_handlers,
         ],
         dependencies={
@@ -212,6 +215,7 @@ def create_app(
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         # Last, a personal access token on a REST request, which then acts with the token's scopes.
         middleware=[
+            cors_middleware(registry),  # first: a preflight is answered before the session is read
             session_config(registry.settings).middleware,
             signed_in_middleware_factory(registry, sessions),
             rest_token_middleware_factory(personal_tokens, [MCP_PATH]),
