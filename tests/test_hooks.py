@@ -301,7 +301,6 @@ async def test_hook_register_data_sources(campus_factory: CampusFactory) -> None
     assert advisory["data_sources"] == [
         {
             "key": "hooks_test_room_feed",
-            "covers": "Study rooms and their seats",
             "source": "The library's booking system",
             "refresh": "Every night",
             "last_refresh": "2026-11-02T06:30:00+00:00",

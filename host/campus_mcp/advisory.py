@@ -1,5 +1,10 @@
 """The advisory on every planning tool result: the advisor message and the data sources.
 
+It is in every answer of every planning tool, so every word of it is paid in each chat: a source
+is its key, where it comes from, how often it refreshes and when it last did (what it covers is
+the server instructions' table, once per chat, not once per answer), and the output schema of a
+tool names it with one small ``$defs`` entry (:func:`with_advisory`).
+
 Each data source reports its last refresh from the job-run records. Computing that is a few
 queries, and every planning tool call needs it, so the times are cached for ten minutes
 (seed 000: ``Catalog::Freshness`` keeps them ten minutes too). The cache is per process and
@@ -16,28 +21,38 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_mcp.compact_schema import compact_schema
 from campus_mcp.registry import Registry
 
 CACHE_SECONDS = 600
 
 
 class DataSourceStatus(BaseModel):
-    key: str = Field(description="The source's key.")
-    covers: str = Field(description="What data the source gives.")
-    source: str = Field(description="Where the data comes from.")
-    refresh: str = Field(description="How often it is refreshed, in words.")
-    last_refresh: str | None = Field(description="When it was last refreshed (ISO 8601), or null when it never was.")
-    last_refresh_by_term: dict[str, str] | None = Field(
-        default=None, description="For term sources: the last full refresh of each current and future term."
-    )
+    key: str
+    source: str
+    refresh: str
+    last_refresh: str | None = Field(description="ISO 8601; null: never.")
+    last_refresh_by_term: dict[str, str] | None = Field(default=None, description="Term uid: last full refresh.")
 
 
 class Advisory(BaseModel):
-    message: str = Field(description="Tell the student this: confirm the plan with an advisor.")
+    message: str = Field(description="Tell the student this.")
     data_sources: list[DataSourceStatus]
 
 
-ADVISORY_SCHEMA: dict[str, Any] = Advisory.model_json_schema()
+ADVISORY_SCHEMA: dict[str, Any] = compact_schema(Advisory.model_json_schema())
+
+
+def with_advisory(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The output schema of a planning tool: ``schema`` with the ``advisory`` key, which refers to
+    one ``Advisory`` definition (with its ``DataSourceStatus``) in ``$defs``."""
+    advisory = dict(ADVISORY_SCHEMA)
+    defs = {**schema.get("$defs", {}), **advisory.pop("$defs", {}), "Advisory": advisory}
+    return {
+        **schema,
+        "properties": {**schema.get("properties", {}), "advisory": {"$ref": "#/$defs/Advisory"}},
+        "$defs": defs,
+    }
 
 
 class FreshnessCache:
@@ -79,7 +94,6 @@ async def build_advisory(registry: Registry, session: AsyncSession, keys: Sequen
         statuses.append(
             DataSourceStatus(
                 key=key,
-                covers=source.covers,
                 source=source.origin,
                 refresh=source.refresh,
                 last_refresh=latest.isoformat() if latest else None,

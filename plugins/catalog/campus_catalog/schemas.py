@@ -109,7 +109,10 @@ class Paging(Arguments):
 
 
 class Page(Answer):
-    total: int = Field(description="How many results match in all.")
+    total: int = Field(
+        description="How many results match in all. A search by meaning counts what it ranks (at most 200, "
+        "best first), not how many are about the topic."
+    )
     offset: int
     limit: int
     next_offset: int | None = Field(description="Pass as offset to get the next page; null on the last page.")
@@ -695,7 +698,7 @@ class InstructorDetail(Answer):
     rating: RatingDetail | None
     recent_reviews: list[ReviewOut]
     term: TermRef | None
-    sections: list[SectionOut]
+    sections: list[SectionSummary] = Field(description="Their sections in the term; get_section has the rest.")
 
 
 class SimilarInstructorsQuery(Arguments):

@@ -73,7 +73,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         ),
         "search_sections": (
             f"Searches the {campus} ({short}) class schedule of one term: sections with their CRNs, meeting days "
-            "and times, rooms, instructors, open seats and waitlists. "
+            "and times, instructors, campus and open seats; get_section gives one in full (rooms, waitlists, labs). "
             "Use it for: 'Are there open sections of COMP 2350 on Tuesdays and Thursdays?', 'Find me a class "
             "after 10 AM with no Friday meetings', 'Who teaches Calculus II this spring?', 'Any online HSS "
             "electives next term?', 'a class about the stock market' (q with semantic=true). "

@@ -12,7 +12,7 @@ from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext
-from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_out
+from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_summary
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
@@ -142,7 +142,7 @@ async def get_instructor(
         ),
         recent_reviews=[review_out(r) for r in reviews],
         term=term_ref(term),
-        sections=[section_out(s) for s in await load_sections(session, list(section_ids))],
+        sections=[section_summary(s) for s in await load_sections(session, list(section_ids))],
     )
 
 

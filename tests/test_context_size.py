@@ -1,0 +1,53 @@
+"""The bytes a student's chat pays for the tools (issue 16, point 5), measured as
+bench/context_size.py measures them (campus_mcp.context_size), so a new field or a long
+description cannot silently grow every chat.
+
+The answer goals hold: a default search_sections page under 8 KB, every read example's answer
+under 16 KB. tools/list and the largest tool definition do not meet issue 16's goals yet (60 KB,
+6 KB): they are held at today's figures, to be lowered as they come down.
+"""
+
+from __future__ import annotations
+
+import pytest
+from campus_mcp.context_size import ANSWER_GOAL, SEARCH_PAGE_GOAL, answer_bytes, definition_bytes
+from campus_mcp.testing import CampusHarness
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+# Today's figures (bench/context_size.py, every family and the dining example), with a little room.
+TOOLS_LIST_CEILING = 116_000
+TOOL_DEFINITION_CEILING = 9_000
+
+
+async def test_a_default_search_sections_page_fits_in_8_kb(demo_campus: CampusHarness) -> None:
+    result = await demo_campus.call("search_sections", {}, scopes=["catalog"])
+    assert not result.is_error
+    assert (result.structured_content or {})["limit"] == 25
+    assert answer_bytes(result) < SEARCH_PAGE_GOAL
+
+
+async def test_the_tool_definitions_do_not_grow(demo_campus: CampusHarness) -> None:
+    student = await demo_campus.student_principal("student1")
+    async with demo_campus.mcp(principal=student) as client:
+        sizes = {tool.name: definition_bytes(tool) for tool in (await client.list_tools()).tools}
+    assert sum(sizes.values()) <= TOOLS_LIST_CEILING, sizes
+    assert max(sizes.values()) <= TOOL_DEFINITION_CEILING, sizes
+
+
+async def test_every_read_example_answers_in_under_16_kb(demo_campus: CampusHarness) -> None:
+    # The shared demo campus is read-only here: a write tool's example would change it.
+    examples = [
+        e
+        for e in demo_campus.registry.tool_examples
+        if e.data == "demo" and not demo_campus.registry.tools[e.tool].writes
+    ]
+    assert examples
+    too_big = []
+    for example in examples:
+        who = await demo_campus.student_principal(example.user) if example.user else None
+        result = await demo_campus.call(example.tool, dict(example.arguments), principal=who)
+        assert not result.is_error, (example.tool, result.content)
+        if answer_bytes(result) >= ANSWER_GOAL:
+            too_big.append((example.tool, dict(example.arguments), answer_bytes(result)))
+    assert too_big == []
