@@ -24,7 +24,7 @@ from campus_catalog.models import (
     SectionInstructor,
     Term,
 )
-from campus_catalog.queries import fulltext
+from campus_catalog.queries import fulltext, section_rows
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
 from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out, section_summary
 from campus_catalog.queries.subjects import resolve_subject
@@ -138,6 +138,11 @@ def _count(where: list[ColumnElement[bool]], query: SectionSearch) -> Select[Any
     return select(func.count()).select_from(Section).where(*where)
 
 
+async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[bool]], query: SectionSearch) -> int:
+    """The total of an empty page: 0 on the first page, else the count alone (an offset past the end)."""
+    return (await session.scalar(_count(where, query)) or 0) if query.offset else 0
+
+
 async def search_sections(
     session: AsyncSession, query: SectionSearch, settings: Settings, catalog: CatalogSettings
 ) -> SectionPage:
@@ -175,11 +180,34 @@ async def search_sections(
         total = len(ranked)
         ids = [section_id for _, (section_id, _course) in ranked][query.offset : query.offset + query.limit]
     else:
-        total = await session.scalar(_count(where, query)) or 0
-        ids = list((await session.scalars(_base(where).order_by(*order).offset(query.offset).limit(query.limit))).all())
-    sections = await load_sections(session, ids[: query.limit])
+        # The page and the count in one statement (see section_rows.summary_select). The matches
+        # are found once, into a materialized CTE, and both the count and the page read it: the
+        # meeting-time probes of a days-and-times search ran twice before (count, then page).
+        matching = (
+            _base(where)
+            .add_columns(Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+            .cte("matching")
+            .prefix_with("MATERIALIZED")
+        )
+        in_order = (matching.c.subject_code, matching.c.course_number, matching.c.section_number, matching.c.crn)
+        page_ids = select(matching.c.id).order_by(*in_order).offset(query.offset).limit(query.limit)
+        total_of = select(func.count()).select_from(matching).scalar_subquery().label("total")
+        statement = (
+            section_rows.summary_select(session.get_bind().dialect.name, total_of)
+            .where(Section.id.in_(page_ids))
+            .order_by(*order)
+        )
+        page = (await session.execute(statement)).all()
+        total = page[0].total if page else await _count_past_the_end(session, where, query)
+        return SectionPage(
+            term=term_ref(term),
+            sections=[section_rows.summary_of(row) for row in page],
+            **page_fields(query, total or 0),
+        )
     return SectionPage(
-        term=term_ref(term), sections=[section_summary(s) for s in sections], **page_fields(query, total or 0)
+        term=term_ref(term),
+        sections=await section_rows.section_summaries(session, ids[: query.limit]),
+        **page_fields(query, total or 0),
     )
 
 

@@ -163,9 +163,14 @@ def section_out(section: Section) -> SectionOut:
 
 def campus_or_online(section: Section) -> str | None:
     """Where a student goes to class: the campus, or 'Online' when the section is taught online."""
-    if (section.instructional_method or "").lower().startswith("online"):
+    return where_taught(section.instructional_method, section.campus.name if section.campus else None)
+
+
+def where_taught(instructional_method: str | None, campus_name: str | None) -> str | None:
+    """``campus_or_online`` from the two columns (the Core read path has no Section object)."""
+    if (instructional_method or "").lower().startswith("online"):
         return "Online"
-    return section.campus.name if section.campus else None
+    return campus_name
 
 
 def section_summary(section: Section) -> SectionSummary:

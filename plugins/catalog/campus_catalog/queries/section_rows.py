@@ -1,0 +1,308 @@
+"""Sections by id as answers, read with Core selects of exactly the columns an answer shows.
+
+Loading ``Section`` objects with ``selectinload`` for each relationship cost 20-25 ms for a page
+of 25 sections on the demo campus (issue 16): seven queries, one ORM instance per row, identity
+map bookkeeping, and each section row carries a 1.5 KB vector nobody shows. Here a page is four
+narrow selects (the sections with their course, term, campus and part of term in one join; their
+meetings; their instructors; their attributes), each answered through an index on the section
+id, and the rows become answers directly.
+
+The answer is the same as ``serialize.section_out`` of the loaded objects (the equality tests
+between REST, GraphQL and the tools hold): the meeting patterns are grouped by
+``serialize.meeting_patterns`` itself, which only reads the row's attributes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, NamedTuple, cast
+
+from sqlalchemy import ColumnElement, Row, Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_catalog.models import (
+    Campus,
+    Course,
+    Instructor,
+    MeetingTime,
+    PartOfTerm,
+    Section,
+    SectionAttribute,
+    SectionInstructor,
+    Term,
+)
+from campus_catalog.queries.serialize import meeting_patterns, meeting_summaries, where_taught
+from campus_catalog.schemas import (
+    AttributeOut,
+    CampusOut,
+    InstructorRef,
+    PartOfTermOut,
+    Seats,
+    SectionBrief,
+    SectionOut,
+    SectionSummary,
+    TermRef,
+    Waitlist,
+)
+
+_SECTION_COLUMNS = (
+    Section.id,
+    Section.crn,
+    Section.section_number,
+    Section.title,
+    Section.schedule_type,
+    Section.instructional_method,
+    Section.credits_min,
+    Section.credits_max,
+    Section.capacity,
+    Section.enrolled,
+    Section.seats_available,
+    Section.waitlist_capacity,
+    Section.waitlist_available,
+    Section.cancelled,
+    Section.cross_listed_crns,
+    Section.linked_crns,
+    Term.uid.label("term_uid"),
+    Term.name.label("term_name"),
+    Course.subject_code,
+    Course.course_number,
+    Course.title.label("course_title"),
+    Course.credits_min.label("course_credits_min"),
+    Course.credits_max.label("course_credits_max"),
+    Campus.code.label("campus_code"),
+    Campus.name.label("campus_name"),
+    PartOfTerm.code.label("part_code"),
+    PartOfTerm.name.label("part_name"),
+    PartOfTerm.start_date.label("part_start_date"),
+    PartOfTerm.end_date.label("part_end_date"),
+)
+
+# The columns ``serialize.meeting_patterns`` reads, under the model's attribute names.
+_MEETING_COLUMNS = (
+    MeetingTime.section_id,
+    MeetingTime.id,
+    MeetingTime.weekday,
+    MeetingTime.start_minute,
+    MeetingTime.end_minute,
+    MeetingTime.start_date,
+    MeetingTime.end_date,
+    MeetingTime.building,
+    MeetingTime.room,
+    MeetingTime.meeting_type,
+)
+
+
+# What a search lists of a section (``SectionSummary``), and no more: no term, no part of term.
+_SUMMARY_COLUMNS = (
+    Section.id,
+    Section.crn,
+    Section.section_number,
+    Section.title,
+    Section.schedule_type,
+    Section.instructional_method,
+    Section.seats_available,
+    Section.capacity,
+    Section.cancelled,
+    Course.subject_code,
+    Course.course_number,
+    Course.title.label("course_title"),
+    Campus.name.label("campus_name"),
+)
+
+
+def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
+    """The section's own credits when Banner gives them (a 0-credit lab), else the course's
+    (the rule of ``serialize.section_credits``)."""
+    if row.credits_min is not None:
+        return row.credits_min, row.credits_max if row.credits_max is not None else row.credits_min
+    return row.course_credits_min, row.course_credits_max
+
+
+async def _grouped(session: AsyncSession, statement: Any) -> dict[int, list[Row[*tuple[Any, ...]]]]:
+    grouped: dict[int, list[Row[*tuple[Any, ...]]]] = {}
+    for row in await session.execute(statement):
+        grouped.setdefault(row[0], []).append(row)
+    return grouped
+
+
+async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*tuple[Any, ...]]]:
+    """The section rows (with course, term, campus and part of term) in the order of ``ids``."""
+    if not ids:
+        return []
+    statement = (
+        select(*_SECTION_COLUMNS)
+        .join(Term, Term.id == Section.term_id)
+        .join(Course, Course.id == Section.course_id)
+        .outerjoin(Campus, Campus.id == Section.campus_id)
+        .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
+        .where(Section.id.in_(list(ids)))
+    )
+    by_id = {row.id: row for row in await session.execute(statement)}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[SectionOut]:
+    """Sections by id, as answers, in the order of ``ids``."""
+    rows = await section_rows(session, ids)
+    if not rows:
+        return []
+    found = [row.id for row in rows]
+    meetings = await _grouped(
+        session, select(*_MEETING_COLUMNS).where(MeetingTime.section_id.in_(found)).order_by(MeetingTime.id)
+    )
+    teachers = await _grouped(
+        session,
+        select(SectionInstructor.section_id, SectionInstructor.is_primary, Instructor.pub_id, Instructor.name)
+        .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+        .where(SectionInstructor.section_id.in_(found)),
+    )
+    attributes = await _grouped(
+        session,
+        select(SectionAttribute.section_id, SectionAttribute.code, SectionAttribute.description).where(
+            SectionAttribute.section_id.in_(found)
+        ),
+    )
+    return [
+        _answer(row, meetings.get(row.id, []), teachers.get(row.id, []), attributes.get(row.id, [])) for row in rows
+    ]
+
+
+def _answer(
+    row: Row[*tuple[Any, ...]],
+    meetings: list[Row[*tuple[Any, ...]]],
+    teachers: list[Row[*tuple[Any, ...]]],
+    attributes: list[Row[*tuple[Any, ...]]],
+) -> SectionOut:
+    low, high = _credits(row)
+    teachers = sorted(teachers, key=lambda t: (not t.is_primary, t.name))
+    return SectionOut(
+        crn=row.crn,
+        term=TermRef(uid=row.term_uid, name=row.term_name),
+        course_code=f"{row.subject_code} {row.course_number}",
+        title=row.title or row.course_title,
+        section_number=row.section_number,
+        schedule_type=row.schedule_type,
+        instructional_method=row.instructional_method,
+        campus=CampusOut(code=row.campus_code, name=row.campus_name) if row.campus_code is not None else None,
+        part_of_term=(
+            PartOfTermOut(
+                code=row.part_code, name=row.part_name, start_date=row.part_start_date, end_date=row.part_end_date
+            )
+            if row.part_code is not None
+            else None
+        ),
+        credits_min=low,
+        credits_max=high,
+        seats=Seats(capacity=row.capacity, enrolled=row.enrolled, available=row.seats_available),
+        waitlist=(
+            None
+            if row.waitlist_capacity is None
+            else Waitlist(capacity=row.waitlist_capacity, available=row.waitlist_available)
+        ),
+        cancelled=row.cancelled,
+        cross_listed_crns=list(row.cross_listed_crns or []),
+        linked_crns=list(row.linked_crns or []),
+        instructors=[InstructorRef(pub_id=t.pub_id, name=t.name, primary=t.is_primary) for t in teachers],
+        # The rows carry the attribute names meeting_patterns reads; it needs no ORM object.
+        meetings=meeting_patterns(cast(Sequence[MeetingTime], meetings)),
+        attributes=[AttributeOut(code=a.code, description=a.description) for a in sorted(attributes, key=_code)],
+    )
+
+
+def _code(attribute: Row[*tuple[Any, ...]]) -> str:
+    return str(attribute.code)
+
+
+class _Meeting(NamedTuple):
+    """A meeting row as ``serialize.meeting_summaries`` reads it."""
+
+    id: int
+    weekday: int | None
+    start_minute: int | None
+    end_minute: int | None
+
+
+def _json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
+    """A JSON array with one array per row: the rows of a correlated subquery in one column."""
+    if dialect == "postgresql":
+        return func.json_agg(func.json_build_array(*columns))
+    return func.json_group_array(func.json_array(*columns))
+
+
+def _json(value: Any) -> list[Any]:
+    # SQLite and asyncpg hand the aggregate back as text; PostgreSQL's json_agg of no rows is NULL.
+    if value is None:
+        return []
+    return list(json.loads(value)) if isinstance(value, str | bytes) else list(value)
+
+
+def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[Any, ...]]:
+    """One statement for a page of section summaries: each section with its course and campus,
+    its meetings and its instructors' names (as JSON arrays from correlated subqueries, answered
+    from the section-id indexes), plus ``extra`` columns. The caller adds the WHERE and ORDER BY.
+
+    One statement instead of one per relationship because on SQLite each statement is several
+    hops to the driver's thread: under load those hops, not the reads, were the cost of a page.
+    """
+    meetings = (
+        select(
+            _json_list(dialect, MeetingTime.id, MeetingTime.weekday, MeetingTime.start_minute, MeetingTime.end_minute)
+        )
+        .where(MeetingTime.section_id == Section.id)
+        .correlate(Section)
+        .scalar_subquery()
+        .label("meetings")
+    )
+    teachers = (
+        select(_json_list(dialect, SectionInstructor.is_primary, Instructor.name))
+        .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+        .where(SectionInstructor.section_id == Section.id)
+        .correlate(Section)
+        .scalar_subquery()
+        .label("teachers")
+    )
+    return (
+        select(*_SUMMARY_COLUMNS, meetings, teachers, *extra)
+        .join(Course, Course.id == Section.course_id)
+        .outerjoin(Campus, Campus.id == Section.campus_id)
+    )
+
+
+def summary_of(row: Row[*tuple[Any, ...]]) -> SectionSummary:
+    """The summary of one row of :func:`summary_select`."""
+    teachers = sorted(_json(row.teachers), key=lambda t: (not t[0], t[1]))
+    return SectionSummary(
+        crn=row.crn,
+        course_code=f"{row.subject_code} {row.course_number}",
+        title=row.title or row.course_title,
+        section_number=row.section_number,
+        schedule_type=row.schedule_type,
+        meetings=meeting_summaries(cast(Sequence[MeetingTime], [_Meeting(*m) for m in _json(row.meetings)])),
+        instructors=[name for _primary, name in teachers],
+        open_seats=row.seats_available,
+        capacity=row.capacity,
+        campus=where_taught(row.instructional_method, row.campus_name),
+        cancelled=row.cancelled,
+    )
+
+
+async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[SectionSummary]:
+    """Sections by id as a search lists them, in the order of ``ids``, in one statement."""
+    if not ids:
+        return []
+    statement = summary_select(session.get_bind().dialect.name).where(Section.id.in_(list(ids)))
+    by_id = {row.id: row for row in await session.execute(statement)}
+    return [summary_of(by_id[i]) for i in ids if i in by_id]
+
+
+def brief_of(answer: SectionOut) -> SectionBrief:
+    """The brief form of a section answer (``serialize.section_brief``'s fields)."""
+    return SectionBrief(
+        crn=answer.crn,
+        course_code=answer.course_code,
+        title=answer.title,
+        section_number=answer.section_number,
+        schedule_type=answer.schedule_type,
+        cancelled=answer.cancelled,
+    )
