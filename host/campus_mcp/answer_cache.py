@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,7 @@ DEFAULT_ENTRIES = 2048
 # In the shared store, an entry of an older version is garbage: let Redis drop it within a day.
 REDIS_TTL_SECONDS = 86_400
 REDIS_PREFIX = "campus-mcp:answer:"
+REDIS_TIMEOUT_SECONDS = 1.0
 
 
 def answer_key(tool: str, arguments: BaseModel | Mapping[str, Any], *parts: object) -> str:
@@ -94,7 +95,12 @@ class RedisAnswers:
         except Exception as exc:  # the store is an optimisation: answer without it
             log.warning("answer cache: Redis read failed (%s); answering without the cache", type(exc).__name__)
             return None
-        return None if data is None else model.model_validate_json(data)
+        if data is None:
+            return None
+        try:
+            return model.model_validate_json(data)
+        except ValidationError:  # an entry an older release wrote in another shape
+            return None
 
     async def put(self, key: str, answer: BaseModel) -> None:
         try:
@@ -104,10 +110,13 @@ class RedisAnswers:
 
 
 def redis_answers(url: str) -> RedisAnswers:
-    """The shared store at ``url`` (``redis://host:6379/0``). The client connects on first use."""
+    """The shared store at ``url`` (``redis://host:6379/0``, the host's ``redis_url``). The client
+    connects on first use; a Redis that does not answer in a second is skipped, not waited for."""
     from redis.asyncio import Redis
 
-    return RedisAnswers(Redis.from_url(url))
+    return RedisAnswers(
+        Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
+    )
 
 
 async def cached(

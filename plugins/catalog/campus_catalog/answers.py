@@ -42,7 +42,7 @@ def store_of(context: ToolContext) -> AnswerStore | None:
     if sessions in _stores:
         return _stores[sessions]
     entries = int(getattr(context.plugin_settings, "answer_cache_entries", 0) or 0)
-    redis_url = str(getattr(context.settings, "redis_url", "") or "")
+    redis_url = context.settings.redis_url.get_secret_value()
     store: AnswerStore | None
     if entries <= 0:
         store = None
