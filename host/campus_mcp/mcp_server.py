@@ -8,9 +8,9 @@ The JSON text is the first content item and ``structuredContent`` holds the same
 
 One :class:`CampusServer` serves one endpoint (campus_mcp.endpoint): every enabled tool
 (``/api/mcp``), the same in toolbox mode (``/api/mcp/toolboxes``, campus_mcp.toolboxes), or one
-family (``/api/mcp/{plugin}``: its tools, its prompts and their completers, its views and the views
-its tools draw with). Each has its own instructions and ``server/discover``, assembled from what it
-serves, so no endpoint promises a tool it does not have.
+family (``/api/mcp/{plugin}``: its tools, prompts and their completers and views, and those of the
+families it depends on, plus the views its tools draw with). Each has its own instructions and
+``server/discover``, assembled from what it serves, so no endpoint promises a tool it lacks.
 """
 
 from __future__ import annotations
@@ -165,11 +165,24 @@ def set_sdk_log_level(level_name: str) -> None:
     _sdk_level_we_set = level
 
 
+def with_dependencies(registry: Registry, family: str) -> frozenset[str]:
+    """``family`` and every enabled plugin it depends on, directly or through another."""
+    found: set[str] = set()
+    todo = [family]
+    while todo:
+        name = todo.pop()
+        if name in found or name not in registry.plugins:
+            continue
+        found.add(name)
+        todo.extend(registry.plugins[name].depends_on)
+    return frozenset(found)
+
+
 class CampusServer:
     """Builds the SDK server of one endpoint and holds what its handlers need.
 
-    ``family``: serve only that plugin's contributions (``/api/mcp/{plugin}``); ``toolboxes``:
-    list the meta-tools of seed 004 instead of the tools (``/api/mcp/toolboxes``).
+    ``family``: serve only that plugin's contributions and its dependencies' (``/api/mcp/{plugin}``);
+    ``toolboxes``: list the meta-tools of seed 004 instead of the tools (``/api/mcp/toolboxes``).
     """
 
     def __init__(
@@ -184,12 +197,20 @@ class CampusServer:
         self.registry = registry
         self.sessions = sessions
         self.family = family
-        self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if family in (None, t.plugin)}
-        self.prompts: dict[str, Prompt] = {n: p for n, p in registry.prompts.items() if family in (None, p.plugin)}
+        # None: every plugin. A family comes with the families it depends on: its tools send the
+        # model to theirs (friend_busy_times to my_busy_times, the schedule to list_terms).
+        self.plugins: frozenset[str] | None = None if family is None else with_dependencies(registry, family)
+        served = self.plugins
+        self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if served is None or t.plugin in served}
+        self.prompts: dict[str, Prompt] = {
+            n: p for n, p in registry.prompts.items() if served is None or p.plugin in served
+        }
         # A family's tools keep the views that draw them (another plugin's, e.g. apps).
         drawn = {tool.app_resource for tool in self.tools.values() if tool.app_resource}
         self.app_resources: dict[str, AppResource] = {
-            uri: app for uri, app in registry.app_resources.items() if family in (None, app.plugin) or uri in drawn
+            uri: app
+            for uri, app in registry.app_resources.items()
+            if served is None or app.plugin in served or uri in drawn
         }
         self.toolboxes = Toolboxes(self) if toolboxes else None
         self.server = self._build()
@@ -208,7 +229,7 @@ class CampusServer:
 
     def _build(self) -> Server[Any]:
         registry = self.registry
-        served = None if self.family is None else {self.family}
+        served = self.plugins
         first = [TOOLBOX_INSTRUCTIONS] if self.toolboxes is not None else []
         server: Server[Any] = Server(
             SERVER_NAME,
