@@ -5,7 +5,8 @@ The plugin ``race`` is installed for the subprocesses only: a module and its ``.
 the ``campus_mcp`` entry point) in a folder on their ``PYTHONPATH``, so the test's own process and
 the shared virtualenv never see it. Its job ``race.tick`` runs every ``CAMPUS_RACE_TICK_SECONDS``
 and records the pid of the process that ran it; its route ``GET /race/slow`` answers after
-``seconds``, a request that is in flight while the test signals the server.
+``seconds``, a request that is in flight while the test signals the server, and
+``GET /race/in-flight`` says how many of those the process is inside.
 """
 
 from __future__ import annotations
@@ -43,10 +44,24 @@ async def tick(_context):
     return JobOutcome(items=1, summary=f"pid {os.getpid()}")
 
 
+IN_FLIGHT = 0
+
+
 @get("/race/slow", sync_to_thread=False)
 async def slow(seconds: float) -> dict:
-    await asyncio.sleep(seconds)
+    global IN_FLIGHT
+    IN_FLIGHT += 1
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        IN_FLIGHT -= 1
     return {"slept": seconds, "pid": os.getpid()}
+
+
+@get("/race/in-flight", sync_to_thread=False)
+async def in_flight() -> dict:
+    # How many /race/slow requests this process is inside: the test signals once they all are.
+    return {"slow": IN_FLIGHT}
 
 
 @hookimpl
@@ -62,7 +77,11 @@ def register_jobs():
 
 @hookimpl
 def register_routes():
-    return [RouteGroup(handlers=[slow], exempt={"GET /race/slow": "test route"})]
+    return [
+        RouteGroup(
+            handlers=[slow, in_flight], exempt={"GET /race/slow": "test route", "GET /race/in-flight": "test route"}
+        )
+    ]
 """
 
 

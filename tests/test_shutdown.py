@@ -1,0 +1,132 @@
+"""SIGTERM during requests (issue 15.4), on a real ``campus-mcp serve`` that is the scheduler.
+
+Slow requests (the test plugin's ``GET /race/slow``) are in flight when the test sends SIGTERM:
+each finishes with 200 and its answer, a new connection after the signal is refused, the process
+ends within ``CAMPUS_MCP_SHUTDOWN_GRACE_SECONDS`` (its lifespan ended, then the signal raised again,
+as uvicorn does), and the scheduler lock it held is free the moment it has exited: the test takes it at once (the flock next to the SQLite file always, the
+PostgreSQL advisory lock when ``CAMPUS_MCP_TEST_DATABASE_URL`` is set), which is what a standby
+does on its next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from campus_mcp.leader import SchedulerLock, scheduler_lock
+from campus_mcp.oauth.testkit import free_port
+from campus_mcp.testing import TestDatabases
+
+from tests.support.scale_out import campus_mcp, plugin_site, run_command, running, tail, wait_for
+
+SLOW_SECONDS = 5.0
+IN_FLIGHT = 3
+GRACE_SECONDS = 25.0
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def database_url(
+    request: pytest.FixtureRequest, campus_databases: TestDatabases, tmp_path: Path
+) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
+        return
+    if not campus_databases.postgres:
+        pytest.skip("PostgreSQL part: set CAMPUS_MCP_TEST_DATABASE_URL")
+    url = await campus_databases.empty()
+    yield url
+    await campus_databases.drop(url)
+
+
+async def taken_by_the_test(lock: SchedulerLock) -> bool:
+    """Whether the test could take the scheduler lock now (it lets go at once if so)."""
+    got = await lock.try_acquire()
+    await lock.release()
+    return got
+
+
+async def slow_request(base: str) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        return await client.get("/race/slow", params={"seconds": SLOW_SECONDS})
+
+
+async def test_sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_frees_the_scheduler_lock(
+    database_url: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        "CAMPUS_MCP_DATABASE_URL": database_url,
+        "CAMPUS_MCP_DEMO": "false",
+        "CAMPUS_MCP_SECRET_KEY": "several-process-tests-only-" + "k" * 32,
+        "CAMPUS_MCP_PLUGINS": "race",
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+        "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+        "CAMPUS_MCP_SCHEDULER_RETRY_SECONDS": "0.5",
+        "CAMPUS_MCP_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS),
+        "CAMPUS_RACE_TICK_SECONDS": "60",
+        "PYTHONPATH": str(plugin_site(tmp_path / "site")),
+    }
+    migrated = await asyncio.to_thread(run_command, "db", "upgrade", env=env)
+    assert migrated.returncode == 0, migrated.stderr
+    log = tmp_path / "serve.log"
+    server = campus_mcp("serve", "--no-prepare", "--host", "127.0.0.1", "--port", str(port), env=env, log=log)
+    lock = scheduler_lock(database_url, timeout_seconds=5)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        with running(server):
+
+            async def healthy() -> bool:
+                return (await http.get("/healthz")).status_code == 200
+
+            async def the_scheduler() -> bool:
+                return "is the scheduler now" in log.read_text(errors="replace")
+
+            await wait_for(healthy, within=120, what="serve answering /healthz", log=log)
+            await wait_for(the_scheduler, within=30, what="serve becoming the scheduler", log=log)
+            assert not await taken_by_the_test(lock), "serve is the scheduler: the lock is its own"
+
+            # Each slow request on a connection of its own, in flight before the signal.
+            slow = [asyncio.create_task(slow_request(base)) for _ in range(IN_FLIGHT)]
+
+            async def all_in_flight() -> bool:
+                return bool((await http.get("/race/in-flight")).json()["slow"] == IN_FLIGHT)
+
+            await wait_for(all_in_flight, within=30, what=f"{IN_FLIGHT} slow requests in flight", log=log)
+            server.send_signal(signal.SIGTERM)
+            signalled = time.monotonic()
+
+            async def refused() -> bool:
+                try:
+                    async with httpx.AsyncClient(base_url=base, timeout=2) as newcomer:
+                        await newcomer.get("/healthz")
+                except httpx.ConnectError:
+                    return True
+                return False
+
+            await wait_for(refused, within=SLOW_SECONDS, what="a new connection refused after SIGTERM", log=log)
+            assert not any(task.done() for task in slow), "refused while the slow requests were still in flight"
+
+            answers = await asyncio.gather(*slow)
+            for answer in answers:
+                assert answer.status_code == 200, answer.text
+                assert answer.json() == {"slept": SLOW_SECONDS, "pid": server.pid}
+
+            async def exited() -> bool:
+                return server.poll() is not None
+
+            await wait_for(exited, within=GRACE_SECONDS, what="serve stopping within the grace", log=log)
+            took = time.monotonic() - signalled
+            # uvicorn ends a SIGTERM by raising it again once shut down, as a supervisor expects of
+            # a process it stopped (exit status 143 in a shell); before that its lifespan ended.
+            assert server.poll() == -signal.SIGTERM, f"serve ended with {server.poll()}\n{tail(log)}"
+            assert "Application shutdown complete." in log.read_text(errors="replace")
+            assert took < GRACE_SECONDS, f"serve took {took:.1f}s to stop"
+            # Free the moment it has gone: no waiting for a connection to time out.
+            assert await taken_by_the_test(lock), "the scheduler lock is still held after serve exited"
+    said = log.read_text(errors="replace")
+    assert "Traceback" not in said, said[-3000:]
