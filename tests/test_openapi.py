@@ -106,6 +106,10 @@ async def test_every_route_has_a_summary_and_every_argument_the_tools_descriptio
                 # The same words an MCP client reads in the tool's inputSchema.
                 assert description == tool_fields[name].get("description"), f"{where} {name}"
     assert not undocumented, "\n".join(undocumented)
+    # Two methods of one path do different things: their summaries say which (a reset is no change).
+    for path, item in document["paths"].items():
+        summaries = [operation["summary"] for method, operation in item.items() if method in METHODS]
+        assert len(set(summaries)) == len(summaries), f"{path}: {summaries}"
 
 
 async def test_each_route_needs_its_tools_scope_and_public_ones_need_no_sign_in(served: Served) -> None:

@@ -180,8 +180,23 @@ OPERATIONS = [
 
 # DELETE .../classes/{id} and DELETE .../{level}: the same tools, resetting every field.
 DELETE_OPERATIONS = [
-    dataclasses.replace(OPERATIONS[2], method="DELETE", input_model=ClassSettingsPath, examples=(), page_links=None),
-    dataclasses.replace(OPERATIONS[3], method="DELETE", input_model=LevelPath, examples=(), page_links=None),
+    # Their own titles: the OpenAPI document's summary of each route (a reset, not a change).
+    dataclasses.replace(
+        OPERATIONS[2],
+        method="DELETE",
+        title="Reset a class's settings",
+        input_model=ClassSettingsPath,
+        examples=(),
+        page_links=None,
+    ),
+    dataclasses.replace(
+        OPERATIONS[3],
+        method="DELETE",
+        title="Reset calendar settings",
+        input_model=LevelPath,
+        examples=(),
+        page_links=None,
+    ),
 ]
 
 
