@@ -180,6 +180,8 @@ class Section(Base):
         UniqueConstraint("term_id", "crn"),
         Index("ix_catalog_sections_course_id", "course_id"),
         Index("ix_catalog_sections_term_id_course_id", "term_id", "course_id"),
+        # get_section without a term: a CRN in any term (the unique index has the term first).
+        Index("ix_catalog_sections_crn", "crn"),
         # Covers listing, counting and paging a term's sections without reading the rows, which
         # carry a 1.5 KB vector each: at 100,000 sections a scan of the rows is what is slow.
         Index(
