@@ -64,8 +64,10 @@ async def _full_scans(campus: CampusHarness, statements: list[tuple[str, Any]]) 
                 plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
                 found += _pg_full_scans(plan)
             else:
-                rows = (await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)).all()
-                found += [row[3] for row in rows if any(row[3].startswith(f"SCAN {t}") for t in BIG_TABLES)]
+                result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+                # Each row is (id, parent, notused, detail).
+                details: list[str] = [str(row[-1]) for row in result.all()]
+                found += [line for line in details if any(line.startswith(f"SCAN {t}") for t in BIG_TABLES)]
         await connection.rollback()
     return found
 
