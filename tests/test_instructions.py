@@ -118,3 +118,11 @@ async def test_clients_see_the_instructions_and_the_topics(mode: str, campus_fac
     # Rooms and Rules give instructions but no tool: not topics of serverInfo.
     for title in ("Rooms topic", "Rules topic"):
         assert title not in server_info.description
+
+
+def test_the_say_so_rule_is_never_the_fragment_left_out(tmp_path: Path) -> None:
+    """Every installed family and the dining example fill the 2,048 characters; the host's rule that
+    nothing changes without the student's say-so must still be in what every client reads."""
+    text = assemble_instructions(registry_with(tmp_path))
+    assert "Never change a student's data without the student's say-so" in text
+    assert len(text) <= MAX_INSTRUCTIONS_LENGTH

@@ -52,7 +52,10 @@ def register_commands(settings: Settings) -> list[Any]:
 def register_instructions(settings: Settings) -> list[InstructionFragment]:
     return [
         InstructionFragment(
-            priority=900,
+            # Right after the first family's trigger, not last: a fragment that crosses the 2,048
+            # characters is left out, and with every family and the dining example installed a
+            # priority of 900 left out the one rule the whole product stands on.
+            priority=15,
             text=(
                 "Times are in the {timezone} time zone. Never change a student's data without "
                 "the student's say-so: write tools ask the student to confirm."
