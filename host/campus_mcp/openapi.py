@@ -44,6 +44,7 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec import OpenAPIMediaType as SpecMediaType
 from litestar.openapi.spec import Operation as OpenAPIOperation
 from litestar.routes import HTTPRoute
+from litestar.types import ControllerRouterHandler
 from pydantic import BaseModel, Field
 
 from campus_mcp.oauth.server import AUTHORIZE_PATH, TOKEN_PATH
@@ -90,13 +91,15 @@ def base_security(scope: str) -> list[dict[str, list[str]]]:
     return [{OAUTH_SCHEME: [scope]}, {SESSION_SCHEME: []}]
 
 
-def with_access(handler: HTTPRouteHandler, registry: Registry) -> HTTPRouteHandler:
+def with_access(handler: ControllerRouterHandler, registry: Registry) -> ControllerRouterHandler:
     """``handler`` as this deployment documents it: a route of an always-on scope needs no sign-in.
 
     Only the registry knows which scopes are always on, and the plugins make their routes
     before there is one; so the host's router gets a copy with the anonymous requirement first.
     """
-    if OPERATION_OPT not in handler.opt or not handler.security:
+    # A plugin's route group may hold a Controller class or a Router as well as route handlers: only
+    # a handler made from an Operation is documented here (a Controller's ``opt`` is a slot descriptor).
+    if not isinstance(handler, HTTPRouteHandler) or OPERATION_OPT not in handler.opt or not handler.security:
         return handler
     scope = next(iter(handler.security[0].get(OAUTH_SCHEME, [])), None)
     known = registry.scopes.get(scope) if scope is not None else None
