@@ -296,6 +296,37 @@ async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[S
     return [summary_of(by_id[i]) for i in ids if i in by_id]
 
 
+async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:
+    """The brief form of the sections of ``crns`` in a term (``serialize.section_brief``'s fields)."""
+    if not crns:
+        return []
+    rows = await session.execute(
+        select(
+            Section.crn,
+            Section.section_number,
+            Section.title,
+            Section.schedule_type,
+            Section.cancelled,
+            Course.subject_code,
+            Course.course_number,
+            Course.title.label("course_title"),
+        )
+        .join(Course, Course.id == Section.course_id)
+        .where(Section.term_id == term_id, Section.crn.in_(list(crns)))
+    )
+    return [
+        SectionBrief(
+            crn=row.crn,
+            course_code=f"{row.subject_code} {row.course_number}",
+            title=row.title or row.course_title,
+            section_number=row.section_number,
+            schedule_type=row.schedule_type,
+            cancelled=row.cancelled,
+        )
+        for row in rows
+    ]
+
+
 def brief_of(answer: SectionOut) -> SectionBrief:
     """The brief form of a section answer (``serialize.section_brief``'s fields)."""
     return SectionBrief(

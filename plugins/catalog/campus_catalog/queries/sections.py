@@ -26,7 +26,7 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries import fulltext, section_rows
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
-from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_out, section_summary
+from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_summary
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
@@ -211,11 +211,12 @@ async def search_sections(
     )
 
 
-async def find_section(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> Section:
-    """A section by CRN; without a term, the newest term that has the CRN."""
+async def section_key(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> tuple[int, int]:
+    """The id and term id of a section by CRN; without a term, the newest term that has the CRN."""
     if term is not None:
         chosen = await resolve_term(session, term, settings)
         section_id = await session.scalar(select(Section.id).where(Section.term_id == chosen.id, Section.crn == crn))
+        term_id = chosen.id
         if section_id is None:
             raise NotFound(
                 f"No section has CRN {crn} in {chosen.name} ({chosen.uid}). Check the CRN, or find it with "
@@ -223,34 +224,40 @@ async def find_section(session: AsyncSession, crn: str, term: str | None, settin
                 field="crn",
             )
     else:
-        section_id = await session.scalar(
-            select(Section.id)
-            .join(Term, Term.id == Section.term_id)
-            .where(Section.crn == crn)
-            .order_by(Term.start_date.desc())
-            .limit(1)
-        )
+        found = (
+            await session.execute(
+                select(Section.id, Section.term_id)
+                .join(Term, Term.id == Section.term_id)
+                .where(Section.crn == crn)
+                .order_by(Term.start_date.desc())
+                .limit(1)
+            )
+        ).first()
+        section_id, term_id = found if found is not None else (None, 0)
         if section_id is None:
             raise NotFound(
                 f"No section has CRN {crn} in any term. Check the CRN, or find the section with search_sections.",
                 field="crn",
             )
+    return section_id, term_id
+
+
+async def find_section(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> Section:
+    """The section (loaded with what an answer shows) by CRN; without a term, the newest term that has it."""
+    section_id, _term_id = await section_key(session, crn, term, settings)
     return (await load_sections(session, [section_id]))[0]
-
-
-async def _by_crns(session: AsyncSession, term_id: int, crns: list[str]) -> list[Section]:
-    if not crns:
-        return []
-    ids = (await session.scalars(select(Section.id).where(Section.term_id == term_id, Section.crn.in_(crns)))).all()
-    sections = await load_sections(session, list(ids))
-    return sorted(sections, key=lambda s: crns.index(s.crn))
 
 
 async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | None:
     """The exam of the section by CRN, else of its course, from the term's newest completed schedule."""
+    return await exam_of(session, section.term_id, section.crn, section.course.code)
+
+
+async def exam_of(session: AsyncSession, term_id: int, crn: str, course_code: str) -> FinalExamOut | None:
+    """``final_exam`` from the section's keys (the Core read path has no Section object)."""
     schedule_id = await session.scalar(
         select(FinalsSchedule.id)
-        .where(FinalsSchedule.term_id == section.term_id, FinalsSchedule.status == "completed")
+        .where(FinalsSchedule.term_id == term_id, FinalsSchedule.status == "completed")
         .order_by(FinalsSchedule.loaded_at.desc(), FinalsSchedule.id.desc())
         .limit(1)
     )
@@ -261,8 +268,8 @@ async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | 
             select(FinalExam).where(
                 FinalExam.schedule_id == schedule_id,
                 or_(
-                    FinalExam.crn == section.crn,
-                    and_(FinalExam.crn.is_(None), FinalExam.course_code == section.course.code),
+                    FinalExam.crn == crn,
+                    and_(FinalExam.crn.is_(None), FinalExam.course_code == course_code),
                 ),
             )
         )
@@ -282,15 +289,17 @@ async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | 
 async def get_section(
     session: AsyncSession, query: SectionLookup, settings: Settings, catalog: CatalogSettings
 ) -> SectionDetail:
-    section = await find_section(session, query.crn, query.term, settings)
-    base = section_out(section)
-    cross = await _by_crns(session, section.term_id, [c for c in base.cross_listed_crns if c != section.crn])
-    linked = await _by_crns(session, section.term_id, [c for c in base.linked_crns if c != section.crn])
+    section_id, term_id = await section_key(session, query.crn, query.term, settings)
+    (base,) = await section_rows.section_answers(session, [section_id])
+    # The cross-listed and linked sections of the same term, in one read for both lists.
+    others = [c for c in dict.fromkeys([*base.cross_listed_crns, *base.linked_crns]) if c != base.crn]
+    briefs = {brief.crn: brief for brief in await section_rows.section_briefs(session, term_id, others)}
+    exam = await exam_of(session, term_id, base.crn, base.course_code)
     return SectionDetail(
-        **base.model_dump(),
-        cross_listed=[section_brief(s) for s in cross],
-        linked=[section_brief(s) for s in linked],
-        final_exam=await final_exam(session, section),
+        **dict(base),
+        cross_listed=[briefs[c] for c in base.cross_listed_crns if c in briefs],
+        linked=[briefs[c] for c in base.linked_crns if c in briefs],
+        final_exam=exam,
     )
 
 
