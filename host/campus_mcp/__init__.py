@@ -42,6 +42,7 @@ from campus_mcp.jobs import last_success
 from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
 from campus_mcp.logsafe import escaped
 from campus_mcp.metrics import count as count_metric
+from campus_mcp.metrics import count_import_failures
 from campus_mcp.oauth.pages import hidden
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
@@ -101,6 +102,7 @@ __all__ = [
     "__version__",
     "check_rate_limit",
     "confirmation_template",
+    "count_import_failures",
     "count_metric",
     "csrf_ok",
     "csrf_token",

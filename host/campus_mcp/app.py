@@ -135,7 +135,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/metrics", media_type=MediaType.TEXT, opt={"exclude_from_parity": True}, guards=[metrics.metrics_guard])
+@get("/metrics", media_type=metrics.CONTENT_TYPE, opt={"exclude_from_parity": True}, guards=[metrics.metrics_guard])
 async def metrics_page() -> str:
     return metrics.render()
 
@@ -215,6 +215,8 @@ def create_app(
         # The session cookie, then the student it signs in (for the dashboard and REST user routes).
         # Last, a personal access token on a REST request, which then acts with the token's scopes.
         middleware=[
+            # Outermost: each request's time and answer by its route template (campus_mcp.metrics).
+            metrics.http_timing_middleware,
             cors_middleware(registry),  # first: a preflight is answered before the session is read
             session_config(registry.settings).middleware,
             signed_in_middleware_factory(registry, sessions),

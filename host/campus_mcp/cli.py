@@ -154,6 +154,10 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     # Each worker process builds its own app from the settings, so the options given here go to
     # them through the environment they inherit.
     os.environ["CAMPUS_MCP_HOST"], os.environ["CAMPUS_MCP_PORT"] = settings.host, str(settings.port)
+    # One /metrics for all of them: prometheus-client's multiprocess folder, emptied of an earlier start.
+    from campus_mcp.metrics import share_between_workers
+
+    share_between_workers(settings)
     uvicorn.run("campus_mcp.serving:app_for_worker", factory=True, workers=workers, **options)
 
 

@@ -34,6 +34,7 @@ from sqlalchemy import JSON, Integer, String, Text, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from campus_mcp import metrics
 from campus_mcp.contributions import Cron, Interval, Job, JobOutcome
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.job_context import JobContext
@@ -118,6 +119,7 @@ async def run_job(
         stored.error = error
         stored.outcome = "failed" if error else ("partial" if outcome.lost else "ok")
         await session.commit()
+        metrics.count_job_run(job.id, stored.outcome, stored.started_at, stored.finished_at)
         return stored
 
 
@@ -174,6 +176,7 @@ async def record_abandoned_runs(session: AsyncSession, *, as_scheduler: bool) ->
         await session.commit()
         for run in found:
             log.warning("job %s: run %s recorded as abandoned (%s)", run.job_id, run.id, run.error)
+            metrics.count_job_run(run.job_id, "abandoned")
     return found
 
 

@@ -29,6 +29,7 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from pydantic import BaseModel
 
+from campus_mcp import metrics
 from campus_mcp.access import check_call, may_call
 from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
@@ -202,13 +203,18 @@ def _check_scope(registry: Any, principal: Any, tool: Tool) -> None:
     """The tool's scope rule on its REST twin. A signed-in caller without the scope gets the
     tool's own permission text; an anonymous one is told to sign in (it has no app to fix)."""
     if principal.is_anonymous and not may_call(registry, principal, tool):
+        metrics.count_scope_denial(tool.name, tool.scope)
         raise PermissionMissing(
             f"{tool.name} needs the permission {tool.scope!r}, which only a signed-in student holds. "
             f"Sign in on the dashboard ({registry.settings.base_url}/login) and ask again, or use an app "
             "connected with a campus account.",
             scope=tool.scope,
         )
-    check_call(registry, principal, tool)
+    try:
+        check_call(registry, principal, tool)
+    except PermissionMissing as exc:
+        metrics.count_scope_denial(tool.name, exc.scope)  # as on MCP (CampusServer.call_tool)
+        raise
 
 
 def operation_route(operation: Operation) -> HTTPRouteHandler:

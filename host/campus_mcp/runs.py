@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_mcp import metrics
 from campus_mcp.contributions import JobOutcome
 from campus_mcp.db import utcnow
 from campus_mcp.jobs import JobRun
@@ -32,13 +33,15 @@ async def record_run(
     ``partial`` when ``outcome.lost`` names something, else ``ok``. ``finished_at`` defaults to now.
     """
     outcome = outcome or JobOutcome()
+    finished_at = finished_at or utcnow()
+    result = "failed" if error else ("partial" if outcome.lost else "ok")
     session.add(
         JobRun(
             job_id=job_id,
             plugin=plugin,
             started_at=started_at,
-            finished_at=finished_at or utcnow(),
-            outcome="failed" if error else ("partial" if outcome.lost else "ok"),
+            finished_at=finished_at,
+            outcome=result,
             items=outcome.items,
             lost=dict(outcome.lost),
             summary=outcome.summary,
@@ -47,3 +50,4 @@ async def record_run(
     )
     # Flushed now so that a bad value fails here, at the caller's line, not at its commit.
     await session.flush()
+    metrics.count_job_run(job_id, result, started_at, finished_at)

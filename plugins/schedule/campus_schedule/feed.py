@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from campus_catalog.models import Section, Term
+from campus_mcp import count_import_failures
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -192,6 +193,7 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
     _refuse_complete_without_rows(result, called_complete, keep)
     await _remove_vanished(session, result, keep)
     await session.commit()
+    count_import_failures("enrollment_feed", result.refused)  # on /metrics, by kind
     return result
 
 

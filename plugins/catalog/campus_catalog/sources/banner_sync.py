@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from campus_mcp import utcnow
+from campus_mcp import count_import_failures, utcnow
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -133,12 +133,16 @@ async def sync_term(
             # incomplete: every page was read, and one broken item must not stop the term's
             # freshness from ever moving again.
             report.problems.extend(parsed.problems)
+            # On /metrics: an item stored with a gap, or not stored (no CRN), is a mapping failure.
+            count_import_failures("banner", {"mapping": len(parsed.problems)})
             progress(f"term {term_code}", len(sections), parsed.total_count)
     except SourceError as exc:
         lost[f"term {term_code}"] = f"{exc.record()} after {len(sections)} section(s)"
+        count_import_failures("banner", {exc.kind: 1})  # the rest of the term: timeout, server, parse ...
         complete = False
     except ValueError as exc:
         lost[f"term {term_code}"] = f"parse: {exc} (final)"
+        count_import_failures("banner", {"parse": 1})
         complete = False
     if not sections:
         return False
@@ -151,6 +155,7 @@ async def sync_term(
             f"Banner listed {listed} sections but the pages held {distinct} different ones "
             "(the list changed while it was read); retried on the next run"
         )
+        count_import_failures("banner", {"pages_shifted": 1})
         complete = False
     now = utcnow()
     async with sessions() as session:
