@@ -10,8 +10,9 @@ processes open (no scheduler: ``CAMPUS_MCP_SCHEDULER`` is off).
 
 Only the 2026-07-28 era crosses processes: its tool call answers ``input_required`` with a sealed
 ``requestState``, and the client's answer is a new ``tools/call`` that any process may receive.
-In the 2025-11-25 era the question (``elicitation/create``) and its answer travel inside the one
-request that asked, on one process, so there is nothing to hand from one process to another there.
+The 2025-11-25 era hands nothing from one process to another: on this stateless HTTP endpoint a
+2025 client is not asked at all (no back channel; write_call's ``not_asked``), and on stdio the
+question (``elicitation/create``) and its answer travel inside the one call, in one process.
 
 - Begun on process 1, accepted on process 2: the change is made once; the same state and answer
   sent again to process 1 are refused (-32602: the answered state is recorded in the shared
