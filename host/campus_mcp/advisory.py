@@ -31,8 +31,9 @@ class DataSourceStatus(BaseModel):
     key: str
     source: str
     refresh: str
-    last_refresh: str | None = Field(description="ISO 8601; null: never.")
-    last_refresh_by_term: dict[str, str] | None = Field(default=None, description="Term uid: last full refresh.")
+    # No descriptions: the names say it, and every planning tool's schema carries them.
+    last_refresh: str | None
+    last_refresh_by_term: dict[str, str] | None = None
 
 
 class Advisory(BaseModel):

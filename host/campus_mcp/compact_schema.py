@@ -5,10 +5,20 @@ schemas), so what pydantic writes for its own use is left out.
 - ``title`` keywords: pydantic makes them from the names ("Course Code" for ``course_code``);
   the name already says it.
 - ``additionalProperties: true``: it is what JSON Schema means when the keyword is absent.
+- ``default: null``: an optional field left out is left out; the description says what that means.
 - ``anyOf: [{"type": "string"}, {"type": "null"}]`` becomes ``"type": ["string", "null"]``.
 
-Nested models stay one ``$defs`` entry each, referenced by ``$ref`` (pydantic already does so), so
-no definition is repeated. A validator accepts exactly what it accepted before.
+A validator accepts exactly what it accepted before (a default is an annotation, not a rule).
+
+An output schema (:func:`compact_output_schema`) goes further, because it is read, not obeyed: a
+client checks an answer against it and the model reads the answer itself, whose field names say
+what most fields are. So it types each key of the answer, and an object inside (a section, a
+term, a meeting, the advisory) is a loose ``object``, or a list of them, whose description keeps
+every note written on its fields (``seats.available: Open seats; 0 or less means full.``). Every
+word a plugin wrote for the model stays; what goes is the structure the answer shows anyway
+(property lists, types of self-explanatory fields, ``required`` lists of nested objects, the
+models' docstrings, which are written for developers). With 31 tools this took ``tools/list``
+from 115 KB to under 60 KB (issue 16); an answer that held to the full schema holds to this one.
 """
 
 from __future__ import annotations
@@ -22,8 +32,12 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "depe
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
 # A simple member of ``anyOf`` folds into a ``type`` list only with these keywords: each applies
-# to its own type alone (a format to strings, items to arrays), so the union means the same.
-_FOLDABLE = frozenset({"type", "format", "items"})
+# to its own type alone (a format or a length to strings, a bound to numbers, items to arrays), so
+# the union means the same. Not ``enum`` or ``const``: they would refuse the null.
+_FOLDABLE = frozenset(
+    {"type", "format", "items", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems"}
+    | {"exclusiveMinimum", "exclusiveMaximum"}
+)
 
 
 def compact_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -33,6 +47,8 @@ def compact_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         if key == "title" and isinstance(value, str):
             continue
         if key == "additionalProperties" and value is True:
+            continue
+        if key == "default" and value is None:
             continue
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             out[key] = {
@@ -59,3 +75,86 @@ def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:
     folded.update(other)
     folded["type"] = [other["type"], "null"]
     return folded
+
+
+def compact_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` of an answer, compact, with every object below its keys loose (see the module)."""
+    compact = compact_schema(schema)
+    definitions: Mapping[str, Any] = compact.get("$defs", {})
+    out = {key: value for key, value in compact.items() if key not in ("$defs", "description", "properties")}
+    out["properties"] = {name: _loose(field, definitions) for name, field in compact.get("properties", {}).items()}
+    return out
+
+
+def _loose(field: Mapping[str, Any], definitions: Mapping[str, Any]) -> dict[str, Any]:
+    """One key of an answer: its objects loose, their fields' notes appended to its description."""
+    notes: list[str] = []
+    loose = _without_objects(field, definitions, notes)
+    if notes:
+        own = loose.get("description", "")
+        loose["description"] = f"{own} {'; '.join(notes)}." if own else f"{'; '.join(notes)}."
+    return loose
+
+
+def _without_objects(schema: Mapping[str, Any], definitions: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    target = _object_of(schema, definitions)
+    if target is not None:
+        notes.extend(_field_notes(target, definitions, "", frozenset()))
+        return {**{k: v for k, v in schema.items() if k not in _OBJECT_KEYWORDS}, "type": "object"}
+    out = dict(schema)
+    if isinstance(schema.get("items"), Mapping):
+        out["items"] = _without_objects(schema["items"], definitions, notes)
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        out["additionalProperties"] = _without_objects(schema["additionalProperties"], definitions, notes)
+    if isinstance(schema.get("anyOf"), list):
+        out["anyOf"] = [
+            _without_objects(m, definitions, notes) if isinstance(m, Mapping) else m for m in schema["anyOf"]
+        ]
+        out = _fold_nullable(out)
+    return out
+
+
+# What describes an object's inside: left out of a loose object.
+_OBJECT_KEYWORDS = frozenset({"$ref", "properties", "required", "additionalProperties", "type"})
+
+
+def _object_of(schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The object ``schema`` describes with properties (through ``$ref`` or inline), else None."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = definitions.get(ref.removeprefix("#/$defs/"))
+        return target if isinstance(target, Mapping) else None
+    return schema if isinstance(schema.get("properties"), Mapping) else None
+
+
+def _field_notes(
+    target: Mapping[str, Any], definitions: Mapping[str, Any], prefix: str, seen: frozenset[int]
+) -> list[str]:
+    """``path: description`` for every described field inside ``target``, its objects' fields included."""
+    if id(target) in seen:  # a model that contains itself
+        return []
+    seen = seen | {id(target)}
+    notes: list[str] = []
+    for name, field in target.get("properties", {}).items():
+        if not isinstance(field, Mapping):
+            continue
+        description = field.get("description")
+        if isinstance(description, str) and description:
+            notes.append(f"{prefix}{name}: {description.rstrip('.')}")
+        for inner in _inner_schemas(field):
+            nested = _object_of(inner, definitions)
+            if nested is not None:
+                notes.extend(_field_notes(nested, definitions, f"{prefix}{name}.", seen))
+    return notes
+
+
+def _inner_schemas(field: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``field`` itself, what its list holds, and its ``anyOf`` members (a nullable object)."""
+    found = [field]
+    for member in field.get("anyOf", []):
+        if isinstance(member, Mapping):
+            found.extend(_inner_schemas(member))
+    for key in ("items", "additionalProperties"):
+        if isinstance(field.get(key), Mapping):
+            found.extend(_inner_schemas(field[key]))
+    return found

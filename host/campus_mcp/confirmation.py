@@ -72,9 +72,9 @@ class NotChanged(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Literal["declined", "cancelled"] = Field(
-        description="declined: the student said no or left the box clear; cancelled: the question was dismissed."
+        description="declined: the student said no; cancelled: the question was dismissed."
     )
-    message: str = Field(description="What happened, to tell the student.")
+    message: str = Field(description="Tell the student this.")
 
 
 _NOT_CHANGED_TEXT = {

@@ -37,8 +37,8 @@ SCHEMA: dict[str, Any] = {
     "minLength": 1,
     "maxLength": KEY_LIMIT,
     "description": (
-        "Optional. A value you make up for this one change (e.g. a UUID). Calling again with the same key "
-        "and arguments returns the first answer and changes nothing, so a retry after a lost answer is safe."
+        "Optional: a value you make up for this change (a UUID). A retry with the same key and arguments "
+        "returns the first answer and changes nothing."
     ),
 }
 

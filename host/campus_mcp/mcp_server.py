@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp import idempotency, metrics
 from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import build_advisory, with_advisory
-from campus_mcp.compact_schema import compact_schema
+from campus_mcp.compact_schema import compact_output_schema, compact_schema
 from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import AppResource, Completion, PageLink, Prompt, Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
@@ -72,13 +72,16 @@ def input_schema(tool: Tool) -> dict[str, Any]:
     if tool.writes:
         # Every write tool takes the host's optional idempotency key (campus_mcp.idempotency).
         schema["properties"] = {**schema.get("properties", {}), idempotency.FIELD: idempotency.SCHEMA}
+    # Not the model's docstring: it is written for developers; the tool's description says the rest.
+    schema.pop("description", None)
     return compact_schema(schema)
 
 
 def output_schema(tool: Tool) -> dict[str, Any]:
-    # Compact (campus_mcp.compact_schema): a client puts every schema in the model's context.
-    schema = compact_schema(tool.output_schema_override or tool.output_model.model_json_schema())
-    return with_advisory(schema) if tool.data_sources else schema
+    # Compact, objects below the answer's keys loose (campus_mcp.compact_schema): a client puts
+    # every schema in the model's context.
+    schema = tool.output_schema_override or tool.output_model.model_json_schema()
+    return compact_output_schema(with_advisory(schema) if tool.data_sources else schema)
 
 
 def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
@@ -88,19 +91,23 @@ def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
         meta["ui/resourceUri"] = tool.app_resource  # the old flat key, for older hosts
     scope = registry.scopes[tool.scope]
     description = tool.description
-    if not scope.always_on:
-        description = f"{description}\n\nNeeds the permission {scope.name!r} ({scope.description})."
+    already = (f"Needs {scope.name}", f"Needs the {scope.name} permission")
+    if not scope.always_on and not any(said in description for said in already):
+        # The name alone, once: the consent screen describes it, and a call without it gets an
+        # error that names it and says how to grant it.
+        description = f"{description}\n\nNeeds the permission {scope.name!r}."
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=description,
         input_schema=input_schema(tool),
         output_schema=output_schema(tool),
+        # No annotations.title: the tool's own title says it (the spec makes it optional), and the
+        # destructive and idempotent hints mean something only for a tool that writes.
         annotations=types.ToolAnnotations(
-            title=tool.title,
             read_only_hint=not tool.writes,
-            destructive_hint=False,
-            idempotent_hint=tool.idempotent or not tool.writes,
+            destructive_hint=False if tool.writes else None,
+            idempotent_hint=tool.idempotent if tool.writes else None,
             open_world_hint=tool.open_world,
         ),
         _meta=meta or None,

@@ -103,9 +103,7 @@ def normalize_course_code(value: str) -> str:
 
 class Paging(Arguments):
     limit: PageSize = Field(default=DEFAULT_PAGE_SIZE, description=f"Page size, at most {MAX_PAGE_SIZE}.")
-    offset: Offset = Field(
-        default=0, description=f"Skip this many results (at most {MAX_OFFSET}); use next_offset of the last page."
-    )
+    offset: Offset = Field(default=0, description="Use next_offset of the last page.")
 
 
 class Page(Answer):
@@ -122,7 +120,7 @@ class Page(Answer):
 
 
 class TermRef(Answer):
-    uid: str = Field(description="The term code, such as '202710'. Pass it as `term`.")
+    uid: str = Field(description="Pass it as `term`.")
     name: str
 
 

@@ -19,10 +19,7 @@ Visibility = Literal["default", "public", "private"]
 # Google Calendar's limits: at most 5 reminders, at most 4 weeks before the event.
 MAX_REMINDERS = 5
 MAX_REMINDER_MINUTES = 40320
-TEMPLATE_HELP = (
-    "Plain text with {{name}} placeholders; my_calendar_settings lists the names. Empty: not set "
-    "(the level below applies)."
-)
+TEMPLATE_HELP = "Plain text with {{name}} placeholders (my_calendar_settings lists them); empty: not set."
 
 # --- arguments ------------------------------------------------------------------------------
 
