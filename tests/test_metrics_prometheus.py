@@ -24,6 +24,7 @@ from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, serve
 from campus_mcp.testing import test_settings as settings_for
 from campus_schedule.feed import import_enrollments
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.parser import text_string_to_metric_families
 
 Series = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -189,6 +190,17 @@ async def test_two_serve_processes_sharing_the_folder_answer_one_scrape_with_bot
         await campus_databases.drop(env["CAMPUS_MCP_DATABASE_URL"])
 
 
+def leave_counts_of_an_earlier_start(folder: Path) -> None:
+    """A counter file as a worker of an earlier start leaves it: 100 list_terms calls, pid 99999."""
+    folder.mkdir(parents=True)
+    earlier = MmapedDict(str(folder / "counter_99999.db"))
+    key = mmap_key(
+        "campus_mcp_tool_calls", "campus_mcp_tool_calls_total", ["outcome", "tool"], ["ok", "list_terms"], ""
+    )
+    earlier.write_value(key, 100.0, 0.0)
+    earlier.close()
+
+
 async def test_serve_with_two_workers_sums_them_and_starts_clean(
     campus_databases: TestDatabases, tmp_path: Path
 ) -> None:
@@ -197,21 +209,16 @@ async def test_serve_with_two_workers_sums_them_and_starts_clean(
     env = served_env(await campus_databases.demo_copy(), tmp_path)
     port = free_port()
     folder = tmp_path / "var" / f"metrics-{port}"  # serve's own folder (metrics.share_between_workers)
+    leave_counts_of_an_earlier_start(folder)
     try:
-        with serve(env, port=port, log_path=tmp_path / "first.log", args=["--no-prepare", "--workers", "2"]) as first:
-            for _ in range(4):
-                call_list_terms(first.base)
-            assert scraped_calls(first.base) == 4
-        # A second start: the first one's counts are not added again.
-        with serve(env, port=port, log_path=tmp_path / "second.log", args=["--no-prepare", "--workers", "2"]) as second:
+        with serve(env, port=port, log_path=tmp_path / "serve.log", args=["--no-prepare", "--workers", "2"]) as served:
             calls = 0
             # Until both workers have answered (each keeps its own files, named by its pid).
-            while len({path.stem.rsplit("_", 1)[-1] for path in folder.glob("counter_*.db")}) < 2:
+            while len({path.stem for path in folder.glob("counter_*.db")} - {"counter_99999"}) < 2:
                 assert calls < 100, "one worker answered 100 new connections: the test cannot show a sum"
-                call_list_terms(second.base)
+                call_list_terms(served.base)
                 calls += 1
-            assert calls > 0
-            for _ in range(4):  # whichever worker answers the scrape reads every worker's counts
-                assert scraped_calls(second.base) == calls
+            for _ in range(4):  # whichever worker answers the scrape reads every worker's counts, and only theirs
+                assert scraped_calls(served.base) == calls
     finally:
         await campus_databases.drop(env["CAMPUS_MCP_DATABASE_URL"])
