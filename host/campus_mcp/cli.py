@@ -25,6 +25,10 @@ def _registry() -> Registry:
         raise click.ClickException(str(exc)) from None
 
 
+# Long enough for a worker's start on a loaded machine; a hung worker is still replaced.
+WORKER_HEALTHCHECK_SECONDS = 60
+
+
 class StartupError(click.ClickException):
     """A setting that keeps ``serve`` from starting: one line saying what is wrong and what to do.
 
@@ -122,7 +126,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
 
     import uvicorn
 
-    from campus_mcp.serving import several_processes_problem
+    from campus_mcp.serving import run_workers, several_processes_problem
 
     overrides: dict[str, Any] = {}
     if host:
@@ -145,6 +149,10 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
         "log_level": "info",
         "proxy_headers": False,
         "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
+        # uvicorn's supervisor kills a worker process that does not answer its ping within this,
+        # and a new worker answers only once it has imported the host and the plugins: longer than
+        # uvicorn's 5 s on a busy machine, where every worker was killed and started again for ever.
+        "timeout_worker_healthcheck": WORKER_HEALTHCHECK_SECONDS,
     }
     if workers == 1:
         from campus_mcp.app import create_app
@@ -158,7 +166,8 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     from campus_mcp.metrics import share_between_workers
 
     share_between_workers(settings)
-    uvicorn.run("campus_mcp.serving:app_for_worker", factory=True, workers=workers, **options)
+    # uvicorn's supervisor, except that a SIGTERM also closes its listening socket (serving.py).
+    run_workers(workers, options)
 
 
 @main.command()

@@ -5,7 +5,7 @@ Each worker process builds its own app (``app_for_worker``), so each has its own
 database pool, its own MCP session manager, its own place in the scheduler election
 (``campus_mcp.leader``). uvicorn's supervisor restarts a worker that dies and, on SIGTERM, passes
 it on to every worker, each of which finishes its in-flight requests and releases the scheduler
-lock if it held it.
+lock if it held it, and closes the listening socket, so a new connection is refused at once.
 
 What must agree across workers and machines comes from the settings, never from one process:
 
@@ -22,7 +22,10 @@ What must agree across workers and machines comes from the settings, never from 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from uvicorn.supervisors import Multiprocess
 
 from campus_mcp.settings import Settings
 
@@ -53,6 +56,32 @@ def several_processes_problem(settings: Settings, *, workers: int, command: str)
             f"Set it to one long random value on every worker and machine, for example: {MAKE_A_KEY}"
         )
     return None
+
+
+def run_workers(workers: int, options: Mapping[str, Any]) -> None:
+    """uvicorn with ``workers`` processes of :func:`app_for_worker` on one listening socket, under
+    :class:`_Supervisor`; ``options`` are ``uvicorn.Config``'s."""
+    import uvicorn
+
+    config = uvicorn.Config("campus_mcp.serving:app_for_worker", factory=True, workers=workers, **options)
+    _Supervisor(config, sockets=[config.bind_socket()]).run()
+
+
+class _Supervisor(Multiprocess):
+    """uvicorn's supervisor, which also lets go of the listening socket when it stops the workers.
+
+    The workers share the parent's listening socket. On SIGTERM each worker closes its own copy and
+    finishes its requests, but uvicorn's parent keeps its copy open until every worker has exited,
+    so for the whole grace the kernel still accepted new connections into a backlog nobody reads:
+    a client (or a load balancer) hung until the end instead of being refused at once and trying
+    another server. Closing the parent's copy once the workers are told to stop closes the socket.
+    """
+
+    def terminate_all(self) -> None:
+        super().terminate_all()
+        # Only reached on the way out (a restart replaces workers one by one, never through here).
+        for sock in self.sockets:
+            sock.close()
 
 
 def app_for_worker() -> Litestar:

@@ -5,8 +5,8 @@ The plugin ``race`` is installed for the subprocesses only: a module and its ``.
 the ``campus_mcp`` entry point) in a folder on their ``PYTHONPATH``, so the test's own process and
 the shared virtualenv never see it. Its job ``race.tick`` runs every ``CAMPUS_RACE_TICK_SECONDS``
 and records the pid of the process that ran it; its route ``GET /race/slow`` answers after
-``seconds``, a request that is in flight while the test signals the server, and
-``GET /race/in-flight`` says how many of those the process is inside.
+``seconds``, a request that is in flight while the test signals the server (a file for each
+in ``CAMPUS_RACE_IN_FLIGHT_DIR`` while it is).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ T = TypeVar("T")
 PLUGIN = """
 import asyncio
 import os
+import uuid
 
 from litestar import get
 
@@ -44,24 +45,20 @@ async def tick(_context):
     return JobOutcome(items=1, summary=f"pid {os.getpid()}")
 
 
-IN_FLIGHT = 0
-
-
 @get("/race/slow", sync_to_thread=False)
 async def slow(seconds: float) -> dict:
-    global IN_FLIGHT
-    IN_FLIGHT += 1
+    # A file for each request inside, in CAMPUS_RACE_IN_FLIGHT_DIR if set: the test counts them
+    # across every worker process and signals once all are in flight.
+    folder = os.environ.get("CAMPUS_RACE_IN_FLIGHT_DIR")
+    mark = os.path.join(folder, f"{os.getpid()}-{uuid.uuid4().hex}") if folder else None
+    if mark:
+        open(mark, "w").close()
     try:
         await asyncio.sleep(seconds)
     finally:
-        IN_FLIGHT -= 1
+        if mark:
+            os.remove(mark)
     return {"slept": seconds, "pid": os.getpid()}
-
-
-@get("/race/in-flight", sync_to_thread=False)
-async def in_flight() -> dict:
-    # How many /race/slow requests this process is inside: the test signals once they all are.
-    return {"slow": IN_FLIGHT}
 
 
 @hookimpl
@@ -77,11 +74,7 @@ def register_jobs():
 
 @hookimpl
 def register_routes():
-    return [
-        RouteGroup(
-            handlers=[slow, in_flight], exempt={"GET /race/slow": "test route", "GET /race/in-flight": "test route"}
-        )
-    ]
+    return [RouteGroup(handlers=[slow], exempt={"GET /race/slow": "test route"})]
 """
 
 
