@@ -209,6 +209,7 @@ class CampusServer:
         self.plugins: frozenset[str] | None = None if family is None else with_dependencies(registry, family)
         served = self.plugins
         self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if served is None or t.plugin in served}
+        self._input_schemas: dict[str, dict[str, Any]] = {}
         self.prompts: dict[str, Prompt] = {
             n: p for n, p in registry.prompts.items() if served is None or p.plugin in served
         }
@@ -232,7 +233,11 @@ class CampusServer:
     def _input_schema_of(self, name: str) -> dict[str, Any] | None:
         if self.toolboxes is not None:
             return self.toolboxes.input_schema(name)
-        return input_schema(self.tools[name]) if name in self.tools else None
+        # Asked on every 2026-07-28 tools/call (the Mcp-Param header check): made once per tool.
+        # Generating it per call was a third of the call's CPU (issue 16, bench/mcp_vs_rest.py).
+        if name not in self._input_schemas and name in self.tools:
+            self._input_schemas[name] = input_schema(self.tools[name])
+        return self._input_schemas.get(name)
 
     def _build(self) -> Server[Any]:
         registry = self.registry
