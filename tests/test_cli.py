@@ -42,7 +42,7 @@ def upgraded(workdir: tuple[Path, dict[str, str]]) -> subprocess.CompletedProces
 
 def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dict[str, str]]) -> None:
     folder, env = workdir
-    result = run_cli("plugins", cwd=folder, **env)
+    result = run_cli("plugins", "--contributions", cwd=folder, **env)
     assert result.returncode == 0, result.stderr
     report = {plugin["name"]: plugin for plugin in json.loads(result.stdout)}
     assert FAMILIES | {"dining", "core"} <= set(report)
@@ -63,7 +63,7 @@ def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dic
 
 def test_a_disabled_family_is_gone_from_the_plugin_list(workdir: tuple[Path, dict[str, str]]) -> None:
     folder, env = workdir
-    result = run_cli("plugins", cwd=folder, CAMPUS_MCP_DISABLE="friends", **env)
+    result = run_cli("plugins", "--contributions", cwd=folder, CAMPUS_MCP_DISABLE="friends", **env)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert "friends" not in {plugin["name"] for plugin in report}
@@ -73,7 +73,7 @@ def test_a_disabled_family_is_gone_from_the_plugin_list(workdir: tuple[Path, dic
 
 def test_disabling_catalog_while_schedule_is_enabled_fails_naming_both(workdir: tuple[Path, dict[str, str]]) -> None:
     folder, env = workdir
-    result = run_cli("plugins", cwd=folder, CAMPUS_MCP_DISABLE="catalog", **env)
+    result = run_cli("plugins", "--contributions", cwd=folder, CAMPUS_MCP_DISABLE="catalog", **env)
     assert result.returncode == 1
     assert "plugin 'schedule' needs plugin 'catalog'" in result.stderr
     assert "Traceback" not in result.stderr
@@ -123,14 +123,16 @@ def test_worker_runs_the_scheduler_until_interrupted(
 ) -> None:
     folder, env = workdir
     environment = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
-    environment.update(env, PYTHONUNBUFFERED="1")
+    # A worker beside serve must sign with the deployment's key, not one of its own (issue 15.3;
+    # test_workers checks the refusal without one).
+    environment.update(env, PYTHONUNBUFFERED="1", CAMPUS_MCP_SECRET_KEY="a-test-key-shared-by-every-process-0123456789")
     worker = subprocess.Popen(
         [str(CLI), "worker"], cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         assert worker.stdout is not None
-        first_line = worker.stdout.readline()  # blocks until the scheduler has started
-        assert first_line.startswith("Scheduler running "), first_line + (worker.stderr.read() if worker.stderr else "")
+        first_line = worker.stdout.readline()  # blocks until the election has started
+        assert first_line.startswith("Worker for "), first_line + (worker.stderr.read() if worker.stderr else "")
         assert "job(s)" in first_line
         worker.send_signal(signal.SIGINT)
         assert worker.wait(timeout=60) == 0
@@ -197,14 +199,14 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_the_readme_names_every_command_and_the_demo_password() -> None:
-    from campus_mcp.cli import main
+    from campus_mcp.cli import every_command
     from campus_mcp.settings import Settings
 
     readme = README.read_text(encoding="utf-8")
     table = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
     # Plugins' commands too (`import` from the catalog, `students` from the host), which the
     # advisories and the error messages tell the operator to run.
-    missing = [name for name in main.commands if f"`campus-mcp {name}" not in table]
+    missing = [name for name in every_command() if f"`campus-mcp {name}" not in table]
     assert missing == []
     settings = readme.split("<!-- settings-table -->", 1)[1].splitlines()
     header = [cell.strip() for cell in settings[1].strip("|").split(" | ")]
