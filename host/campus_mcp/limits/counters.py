@@ -39,6 +39,8 @@ class Verdict:
     allowed: bool
     remaining: int
     reset: float
+    # Refused because the counters cannot be reached (Redis down, fail closed), not for the count.
+    unavailable: bool = False
 
 
 class Counters(Protocol):
@@ -144,7 +146,7 @@ class RedisCounters:
                 "refused" if self.fail_closed else "let through uncounted",
             )
         if self.fail_closed:
-            return Verdict(False, 0, FAIL_CLOSED_RETRY_SECONDS)
+            return Verdict(False, 0, FAIL_CLOSED_RETRY_SECONDS, unavailable=True)
         return Verdict(True, limit, 0.0)
 
     async def close(self) -> None:

@@ -28,6 +28,8 @@ class RateLimit:
     window: float = 60.0
     what: str = "requests"
     whose: str = "from your network address"
+    # What to do other than wait, when waiting alone would not help (a refusal's message ends with it).
+    advice: str = ""
 
     def describe(self) -> str:
         """``at most 100 a minute`` / ``at most 20 in 10 minutes``."""
@@ -50,7 +52,18 @@ REGISTER = RateLimit(
 # A code exchange or a refresh per sign-in and per hour of use; 60 a minute is a burst of sign-ins.
 TOKEN = RateLimit("oauth/token", 60, what="token requests")
 REVOKE = RateLimit("oauth/revoke", 60, what="revocations")
-HOST_LIMITS = (USER, ADDRESS, PLATFORM, REGISTER, TOKEN, REVOKE)
+# Bearer checks that failed (unknown, expired, revoked, malformed), per address, on a counter of
+# their own: guesses from a campus NAT must not use up the budget of the students there whose
+# tokens are good (api/user) or who come without one (api/address). An honest client fails about
+# once an hour per student (its token expires, it signs in again); 60 a minute is a NAT's worth of
+# those and bounds a guesser to one check a second.
+BAD_TOKEN = RateLimit(
+    "api/bad-token",
+    60,
+    what="requests with an invalid, expired or revoked token",
+    advice="Retrying with the same token will not help: sign in again (or make a new token) and use the new one.",
+)
+HOST_LIMITS = (USER, ADDRESS, PLATFORM, REGISTER, TOKEN, REVOKE, BAD_TOKEN)
 
 # Anthropic's one published range (seed 000); OpenAI's changing list comes from
 # CAMPUS_MCP_PLATFORM_RANGES_SOURCE, refreshed by the job in campus_mcp.limits.platforms.
