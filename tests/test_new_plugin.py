@@ -143,7 +143,7 @@ def test_parity_passes_with_its_route(plugin: Path, tmp_path: Path) -> None:
 
 def test_disabling_it_removes_it(plugin: Path, tmp_path: Path) -> None:
     def plugin_names(**env: str) -> list[str]:
-        result = run([str(CLI), "plugins"], cwd=tmp_path, env=clean_env(**env))
+        result = run([str(CLI), "plugins", "--contributions"], cwd=tmp_path, env=clean_env(**env))
         assert result.returncode == 0, result.stderr
         return [entry["name"] for entry in json.loads(result.stdout)]
 

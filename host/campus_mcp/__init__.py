@@ -1,59 +1,146 @@
-"""Campus MCP: a host that gives AI assistants safe access to campus data through plugins."""
+"""Campus MCP: a host that gives AI assistants safe access to campus data through plugins.
 
-from campus_mcp.confirmation import (
-    Decision,
-    NotChanged,
-    PlannedChange,
-    confirmation_template,
-    format_number,
-    not_changed,
-    plural,
-)
-from campus_mcp.contributions import (
-    AppResource,
-    Completion,
-    Connection,
-    ConnectionState,
-    Cron,
-    DataSource,
-    DemoData,
-    InstructionFragment,
-    Interval,
-    Job,
-    JobOutcome,
-    Migrations,
-    PageLink,
-    PluginInfo,
-    Prompt,
-    PromptArgument,
-    RouteGroup,
-    RouteRef,
-    Scope,
-    Tool,
-    ToolExample,
-)
-from campus_mcp.db import Base, UTCDateTime, utcnow
-from campus_mcp.deployment import Deployment, open_deployment
-from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
-from campus_mcp.fields import MAX_ROW_ID, RowId
-from campus_mcp.hookspecs import hookimpl
-from campus_mcp.job_context import JobContext
-from campus_mcp.jobs import last_success
-from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
-from campus_mcp.logsafe import escaped
-from campus_mcp.metrics import count as count_metric
-from campus_mcp.metrics import count_import_failures
-from campus_mcp.oauth.pages import hidden
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
-from campus_mcp.plugin_settings import PluginSettings
-from campus_mcp.principal import Principal
-from campus_mcp.registry import PluginError
-from campus_mcp.runs import record_run
-from campus_mcp.settings import Settings
-from campus_mcp.tool_context import ToolContext
-from campus_mcp.version import __version__
-from campus_mcp.web import dashboard_page
+The names load on first use (PEP 562): ``from campus_mcp import Tool`` imports what ``Tool``
+needs and no more, so ``campus-mcp --help`` and ``campus-mcp plugins`` start without the web stack,
+the database layer or the MCP SDK (issue 14.7). A type checker reads the imports below; the
+table after them says where each name lives at run time, and
+tests/test_cli_startup.py holds the two to the same names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from campus_mcp.confirmation import (
+        Decision,
+        NotChanged,
+        PlannedChange,
+        confirmation_template,
+        format_number,
+        not_changed,
+        plural,
+    )
+    from campus_mcp.contributions import (
+        AppResource,
+        Completion,
+        Connection,
+        ConnectionState,
+        Cron,
+        DataSource,
+        DemoData,
+        InstructionFragment,
+        Interval,
+        Job,
+        JobOutcome,
+        Migrations,
+        PageLink,
+        PluginInfo,
+        Prompt,
+        PromptArgument,
+        RouteGroup,
+        RouteRef,
+        Scope,
+        Tool,
+        ToolExample,
+    )
+    from campus_mcp.db import Base, UTCDateTime, utcnow
+    from campus_mcp.deployment import Deployment, open_deployment
+    from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
+    from campus_mcp.fields import MAX_ROW_ID, RowId
+    from campus_mcp.hookspecs import hookimpl
+    from campus_mcp.job_context import JobContext
+    from campus_mcp.jobs import last_success
+    from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
+    from campus_mcp.logsafe import escaped
+    from campus_mcp.metrics import count as count_metric
+    from campus_mcp.metrics import count_import_failures
+    from campus_mcp.oauth.pages import hidden
+    from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+    from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
+    from campus_mcp.plugin_settings import PluginSettings
+    from campus_mcp.principal import Principal
+    from campus_mcp.registry import PluginError
+    from campus_mcp.runs import record_run
+    from campus_mcp.settings import Settings
+    from campus_mcp.tool_context import ToolContext
+    from campus_mcp.version import __version__
+    from campus_mcp.web import dashboard_page
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "campus_mcp.confirmation": (
+        "Decision",
+        "NotChanged",
+        "PlannedChange",
+        "confirmation_template",
+        "format_number",
+        "not_changed",
+        "plural",
+    ),
+    "campus_mcp.contributions": (
+        "AppResource",
+        "Completion",
+        "Connection",
+        "ConnectionState",
+        "Cron",
+        "DataSource",
+        "DemoData",
+        "InstructionFragment",
+        "Interval",
+        "Job",
+        "JobOutcome",
+        "Migrations",
+        "PageLink",
+        "PluginInfo",
+        "Prompt",
+        "PromptArgument",
+        "RouteGroup",
+        "RouteRef",
+        "Scope",
+        "Tool",
+        "ToolExample",
+    ),
+    "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
+    "campus_mcp.deployment": ("Deployment", "open_deployment"),
+    "campus_mcp.errors": ("CampusError", "InvalidInput", "NotFound", "PermissionMissing"),
+    "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
+    "campus_mcp.hookspecs": ("hookimpl",),
+    "campus_mcp.job_context": ("JobContext",),
+    "campus_mcp.jobs": ("last_success",),
+    "campus_mcp.limits": ("RateLimit", "RateLimited", "check_rate_limit"),
+    "campus_mcp.logsafe": ("escaped",),
+    "campus_mcp.metrics": ("count_metric", "count_import_failures"),
+    "campus_mcp.oauth.pages": ("hidden",),
+    "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
+    "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
+    "campus_mcp.plugin_settings": ("PluginSettings",),
+    "campus_mcp.principal": ("Principal",),
+    "campus_mcp.registry": ("PluginError",),
+    "campus_mcp.runs": ("record_run",),
+    "campus_mcp.settings": ("Settings",),
+    "campus_mcp.tool_context": ("ToolContext",),
+    "campus_mcp.version": ("__version__",),
+    "campus_mcp.web": ("dashboard_page",),
+}
+# A name that is not the attribute's own.
+_RENAMED: dict[str, str] = {"count_metric": "count"}
+_WHERE: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"module 'campus_mcp' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "CSRF_FIELD",

@@ -1,4 +1,12 @@
-"""``campus-mcp``: serve, run the scheduler, migrate, load the demo, inspect plugins and jobs."""
+"""``campus-mcp``: serve, run the scheduler, migrate, load the demo, inspect plugins and jobs.
+
+Start-up loads only what the command needs (issue 14.7): this module imports click and nothing
+heavy at the top, each command imports its own modules, the host's commands kept in other
+modules (``token``, ``students``) load when asked for, and the plugins (with their commands, such
+as the catalog's ``import``) load only for a command that is not the host's. So ``--help`` and
+``plugins`` start without a plugin, the web stack, the database layer or the MCP SDK
+(tests/test_cli_startup.py; figures from bench/cli_startup.py in the README).
+"""
 
 from __future__ import annotations
 
@@ -6,17 +14,22 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
-from pydantic import ValidationError
 
-from campus_mcp.oauth.token_cli import token
-from campus_mcp.registry import PluginError, Registry, load_registry
-from campus_mcp.settings import Settings, config_file
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from campus_mcp.registry import Registry
 
 
 def _registry() -> Registry:
+    from pydantic import ValidationError
+
+    from campus_mcp.registry import PluginError, load_registry
+    from campus_mcp.settings import Settings
+
     try:
         return load_registry(Settings())
     except ValidationError as exc:
@@ -38,6 +51,8 @@ class StartupError(click.ClickException):
 
 
 def _settings_problem(exc: ValidationError) -> str:
+    from campus_mcp.settings import config_file
+
     # Never the value: a bad CAMPUS_MCP_SECRET_KEY or database URL must not reach the terminal.
     problems = []
     for error in exc.errors(include_input=False, include_url=False):
@@ -56,6 +71,11 @@ def _log_to_stderr() -> None:
 def _startup(overrides: dict[str, Any]) -> Registry:
     """The settings, the seal key and the plugins ``serve`` needs, checked before anything is
     written (no database migrated by a server that then cannot start)."""
+    from pydantic import ValidationError
+
+    from campus_mcp.registry import PluginError, load_registry
+    from campus_mcp.settings import Settings
+
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
@@ -76,9 +96,77 @@ def _startup(overrides: dict[str, Any]) -> Registry:
         raise StartupError(str(exc)) from None
 
 
-@click.group()
+class CampusCommands(click.Group):
+    """The host's commands, with those kept in other modules imported on use, and the enabled
+    plugins' commands loaded only when a command is not the host's."""
+
+    # name -> (module, attribute, the command's short help): listed by --help without the import.
+    # tests/test_cli_startup.py holds each short help to the command's own.
+    elsewhere: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "token": (
+            "campus_mcp.oauth.token_cli",
+            "token",
+            "Print a short-lived access token for a student (only the token, on stdout).",
+        ),
+        # Registered by the core plugin's register_commands too; the same object either way.
+        "students": (
+            "campus_mcp.oauth.students_cli",
+            "students",
+            "Local student accounts (passwords hashed with argon2id).",
+        ),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.elsewhere})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name in self.elsewhere:
+            import importlib
+
+            module, attribute, _ = self.elsewhere[cmd_name]
+            command: click.Command = getattr(importlib.import_module(module), attribute)
+            self.add_command(command, cmd_name)
+            return command
+        _plugin_commands(strict=True)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's listing, with the short help of a command not imported yet from the table.
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name)
+            if command is None:
+                rows.append((name, click.Command(name, help=self.elsewhere[name][2]).get_short_help_str(limit)))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(
+    cls=CampusCommands,
+    epilog=(
+        "Enabled plugins add commands of their own, such as the catalog's `import`; "
+        "`campus-mcp COMMAND --help` loads the plugins and shows one."
+    ),
+)
 def main() -> None:
     """Campus MCP: campus data for AI assistants, as installable plugins."""
+
+
+def _host_models() -> None:
+    """Import every model of the host before a demo load: a reload clears the tables of the models
+    imported in the process (campus_mcp.demo.load_demo), and a command no longer imports them all by
+    importing ``campus_mcp``."""
+    import campus_mcp.accounts
+    import campus_mcp.confirmation_state
+    import campus_mcp.idempotency
+    import campus_mcp.jobs
+    import campus_mcp.oauth.models
+    import campus_mcp.oauth.personal_tokens  # noqa: F401
 
 
 def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False) -> None:
@@ -90,6 +178,7 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_s
 
     upgrade(registry)
     if load_demo_if_empty and registry.settings.demo:
+        _host_models()
 
         async def _load() -> str | None:
             engine = make_engine(registry.settings.database_url)
@@ -249,6 +338,7 @@ def demo(scale: int) -> None:
 
     registry = _registry()
     upgrade(registry)
+    _host_models()
 
     async def _load() -> None:
         engine = make_engine(registry.settings.database_url)
@@ -292,10 +382,59 @@ def _routes_of(registry: Registry, plugin: str) -> list[str]:
     return sorted(set(routes))
 
 
+def installed_plugins() -> list[dict[str, Any]]:
+    """Every installed plugin from its entry point's metadata, none imported: its name, its
+    distribution's version, and whether the allow and block lists enable it (and if not, which)."""
+    from importlib.metadata import entry_points
+
+    from pydantic import ValidationError
+
+    from campus_mcp.registry import BUILTIN_PLUGINS, ENTRY_POINT_GROUP, PluginError, check_plugin_names
+    from campus_mcp.settings import Settings
+    from campus_mcp.version import __version__
+
+    try:
+        settings = Settings()
+        entries = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
+        check_plugin_names(settings, [entry.name for entry in entries])
+    except ValidationError as exc:
+        raise click.ClickException(_settings_problem(exc)) from None
+    except PluginError as exc:
+        raise click.ClickException(str(exc)) from None
+    listed: list[dict[str, Any]] = [
+        {"name": module.rsplit(".", 1)[-1], "version": __version__, "distribution": "campus-mcp", "enabled": True}
+        for module in BUILTIN_PLUGINS
+    ]
+    for entry in entries:
+        plugin: dict[str, Any] = {
+            "name": entry.name,
+            "version": entry.dist.version if entry.dist else None,
+            "distribution": entry.dist.name if entry.dist else None,
+            "enabled": True,
+        }
+        if settings.plugins is not None and entry.name not in settings.plugins:
+            plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_PLUGINS (not in the allow list)"}
+        elif entry.name in settings.disable:
+            plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_DISABLE"}
+        listed.append(plugin)
+    return listed
+
+
 @main.command()
-def plugins() -> None:
-    """Print the loaded plugins as JSON: versions, hooks, tools, scopes, routes, jobs."""
-    click.echo(json.dumps(plugins_report(_registry()), indent=2))
+@click.option(
+    "--contributions",
+    is_flag=True,
+    help="Load the enabled plugins and print what each contributes: title, dependencies, hooks, "
+    "tools, scopes, prompts, jobs, views and routes.",
+)
+def plugins(contributions: bool) -> None:
+    """Print the installed plugins as JSON: name, version, enabled (read from their metadata)."""
+    if contributions:
+        # Only the plugin's own code knows its hooks and contributions, and only the app its
+        # routes' paths: this loads every enabled plugin (and checks their dependencies).
+        click.echo(json.dumps(plugins_report(_registry()), indent=2))
+    else:
+        click.echo(json.dumps(installed_plugins(), indent=2))
 
 
 @main.command()
@@ -427,14 +566,31 @@ def jobs_run(job_id: str) -> None:
         sys.exit(1)
 
 
-def _plugin_commands() -> None:
-    """Commands that plugins add (``campus-mcp import ...``)."""
+def _plugin_commands(*, strict: bool = False) -> None:
+    """Add the commands the enabled plugins register (``campus-mcp import ...``).
+
+    ``strict``: a plugin set or settings that cannot load is the error to show (the command asked
+    for may be a plugin's); otherwise such a command is left out in silence, and the commands that
+    need the settings or the registry report the error themselves."""
+    from pydantic import ValidationError
+
+    from campus_mcp.registry import PluginError, load_registry
+    from campus_mcp.settings import Settings
+
     try:
         registry = load_registry(Settings())
-    except (PluginError, ValidationError):
-        return  # the commands that need the settings or the registry report the error themselves
+    except ValidationError as exc:
+        if strict:
+            raise click.ClickException(_settings_problem(exc)) from None
+        return
+    except PluginError as exc:
+        if strict:
+            raise click.ClickException(f"{exc} (the plugins load for a command that is not the host's)") from None
+        return
     for command in registry.commands:
         existing = main.commands.get(command.name or "")
+        if existing is None and command.name in CampusCommands.elsewhere:
+            existing = main.get_command(click.Context(main), command.name)
         if existing is not None and existing is not command:
             # click would silently replace it: a plugin must never swap out `serve` or `db`.
             click.echo(
@@ -446,6 +602,8 @@ def _plugin_commands() -> None:
         main.add_command(command)
 
 
-# Registered here, not through the core plugin's hook: it reports a plugin that cannot load itself.
-main.add_command(token)
-_plugin_commands()
+def every_command() -> dict[str, click.Command]:
+    """Every command, the plugins' too, each imported (the README's command table is checked by it)."""
+    _plugin_commands(strict=True)
+    context = click.Context(main)
+    return {name: command for name in main.list_commands(context) if (command := main.get_command(context, name))}
