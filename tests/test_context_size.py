@@ -2,22 +2,25 @@
 bench/context_size.py measures them (campus_mcp.context_size), so a new field or a long
 description cannot silently grow every chat.
 
-The answer goals hold: a default search_sections page under 8 KB, every read example's answer
-under 16 KB. tools/list and the largest tool definition do not meet issue 16's goals yet (60 KB,
-6 KB): they are held at today's figures, to be lowered as they come down.
+Issue 16's goals, all met and held here: tools/list under 60 KB with every installed family, no
+tool definition over 6 KB, a default search_sections page under 8 KB, every read example's answer
+under 16 KB.
 """
 
 from __future__ import annotations
 
 import pytest
-from campus_mcp.context_size import ANSWER_GOAL, SEARCH_PAGE_GOAL, answer_bytes, definition_bytes
+from campus_mcp.context_size import (
+    ANSWER_GOAL,
+    SEARCH_PAGE_GOAL,
+    TOOL_DEFINITION_GOAL,
+    TOOLS_LIST_GOAL,
+    answer_bytes,
+    definition_bytes,
+)
 from campus_mcp.testing import CampusHarness
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-# Today's figures (bench/context_size.py, every family and the dining example), with a little room.
-TOOLS_LIST_CEILING = 116_000
-TOOL_DEFINITION_CEILING = 9_000
 
 
 async def test_a_default_search_sections_page_fits_in_8_kb(demo_campus: CampusHarness) -> None:
@@ -31,8 +34,11 @@ async def test_the_tool_definitions_do_not_grow(demo_campus: CampusHarness) -> N
     student = await demo_campus.student_principal("student1")
     async with demo_campus.mcp(principal=student) as client:
         sizes = {tool.name: definition_bytes(tool) for tool in (await client.list_tools()).tools}
-    assert sum(sizes.values()) <= TOOLS_LIST_CEILING, sizes
-    assert max(sizes.values()) <= TOOL_DEFINITION_CEILING, sizes
+    # 57.4 KB and 4.7 KB (search_sections) when the goals were met: see bench/context_size.py for
+    # where the bytes are (per tool: description, input and output schemas, annotations, _meta).
+    assert sum(sizes.values()) < TOOLS_LIST_GOAL, sizes
+    too_big = {name: size for name, size in sizes.items() if size > TOOL_DEFINITION_GOAL}
+    assert too_big == {}, too_big
 
 
 async def test_every_read_example_answers_in_under_16_kb(demo_campus: CampusHarness) -> None:

@@ -14,11 +14,13 @@ An output schema (:func:`compact_output_schema`) goes further, because it is rea
 client checks an answer against it and the model reads the answer itself, whose field names say
 what most fields are. So it types each key of the answer, and an object inside (a section, a
 term, a meeting, the advisory) is a loose ``object``, or a list of them, whose description keeps
-every note written on its fields (``seats.available: Open seats; 0 or less means full.``). Every
-word a plugin wrote for the model stays; what goes is the structure the answer shows anyway
-(property lists, types of self-explanatory fields, ``required`` lists of nested objects, the
-models' docstrings, which are written for developers). With 31 tools this took ``tools/list``
-from 115 KB to under 60 KB (issue 16); an answer that held to the full schema holds to this one.
+every note written on its fields (``seats.available: 0 or less: full.``). Every word a plugin
+wrote for the model stays; what goes is the structure the answer shows anyway: property lists,
+types of self-explanatory fields, the models' docstrings (written for developers), and the
+``required`` lists, which only repeated the property names (an answer model writes every field,
+null when empty; seed 000's rule that ``required`` names no key that can be missing still holds).
+With 31 tools this took ``tools/list`` from 115 KB to under 60 KB (issue 16); an answer that held
+to the full schema holds to this one.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def compact_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``schema`` of an answer, compact, with every object below its keys loose (see the module)."""
     compact = compact_schema(schema)
     definitions: Mapping[str, Any] = compact.get("$defs", {})
-    out = {key: value for key, value in compact.items() if key not in ("$defs", "description", "properties")}
+    left_out = ("$defs", "description", "properties", "required")
+    out = {key: value for key, value in compact.items() if key not in left_out}
     out["properties"] = {name: _loose(field, definitions) for name, field in compact.get("properties", {}).items()}
     return out
 

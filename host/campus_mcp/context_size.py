@@ -22,9 +22,24 @@ SEARCH_PAGE_GOAL = 8 * KB  # a default search_sections page (25 sections)
 ANSWER_GOAL = 16 * KB  # any example's answer, unless the student asked for more
 
 
+# The parts of a definition, as tools/list names them; "other" is the rest (name, title, keys).
+DEFINITION_PARTS = ("description", "inputSchema", "outputSchema", "annotations", "_meta")
+
+
+def _compact_bytes(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
 def definition_bytes(tool: ListedTool) -> int:
+    return _compact_bytes(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def definition_parts(tool: ListedTool) -> dict[str, int]:
+    """Where a definition's bytes are: each of DEFINITION_PARTS (its JSON value), and ``other``."""
     listed: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return len(json.dumps(listed, ensure_ascii=False, separators=(",", ":")).encode())
+    parts = {part: _compact_bytes(listed[part]) if part in listed else 0 for part in DEFINITION_PARTS}
+    parts["other"] = _compact_bytes(listed) - sum(parts.values())
+    return parts
 
 
 def answer_bytes(result: CallToolResult) -> int:

@@ -25,17 +25,17 @@ class HallSlug(BaseModel):
 
 class OpeningHours(BaseModel):
     day: Weekday
-    opens: str = Field(description="Opening time, HH:MM, in the campus time zone.")
-    closes: str = Field(description="Closing time, HH:MM; earlier than `opens` means after midnight.")
+    opens: str = Field(description="HH:MM, campus time.")
+    closes: str = Field(description="Earlier than `opens`: after midnight.")
 
 
 class DiningHallInfo(BaseModel):
     slug: str
     name: str
-    building: str | None = Field(description="The building it is in, or null when the feed does not say.")
+    building: str | None
     description: str | None
-    hours: list[OpeningHours] = Field(description="Weekly openings; empty when the hall has no hours this week.")
-    updated_at: datetime = Field(description="When these hours were last read from the dining feed.")
+    hours: list[OpeningHours] = Field(description="Empty: no hours this week.")
+    updated_at: datetime = Field(description="When the dining feed was last read.")
 
 
 class DiningHallList(BaseModel):

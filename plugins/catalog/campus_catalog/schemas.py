@@ -107,13 +107,10 @@ class Paging(Arguments):
 
 
 class Page(Answer):
-    total: int = Field(
-        description="How many results match in all. A search by meaning counts what it ranks (at most 200, "
-        "best first), not how many are about the topic."
-    )
+    total: int = Field(description="How many match in all.")
     offset: int
     limit: int
-    next_offset: int | None = Field(description="Pass as offset to get the next page; null on the last page.")
+    next_offset: int | None = Field(description="Pass as offset for the next page; null: the last page.")
 
 
 # --- terms and subjects -----------------------------------------------------------------------
@@ -180,7 +177,7 @@ class CampusOut(Answer):
 
 
 class PersonRef(Answer):
-    pub_id: str = Field(description="The instructor's public id; pass it to get_instructor.")
+    pub_id: str = Field(description="Pass it to get_instructor.")
     name: str
 
 
@@ -189,8 +186,8 @@ class InstructorRef(PersonRef):
 
 
 class MeetingOut(Answer):
-    days: str = Field(description="Banner day letters, M T W R F S U (R is Thursday); '' when no fixed day.")
-    start: str | None = Field(description="HH:MM, campus time; null when no time is set.")
+    days: str = Field(description="M T W R F S U (R is Thursday); '' when none.")
+    start: str | None = Field(description="HH:MM, campus time.")
     end: str | None
     start_date: date | None
     end_date: date | None
@@ -202,12 +199,13 @@ class MeetingOut(Answer):
 class Seats(Answer):
     capacity: int | None
     enrolled: int | None
-    available: int | None = Field(description="Open seats; 0 or less means full.")
+    available: int | None = Field(description="0 or less: full.")
 
 
 class Waitlist(Answer):
-    capacity: int = Field(description="0 means the section has no waitlist.")
-    available: int | None = Field(description="Open waitlist seats.")
+    # Described where a section holds it (``waitlist``), once.
+    capacity: int
+    available: int | None
 
 
 class AttributeOut(Answer):
@@ -228,18 +226,18 @@ class SectionOut(Answer):
     credits_min: float | None
     credits_max: float | None
     seats: Seats
-    waitlist: Waitlist | None = Field(description="null: the waitlist has not been read yet. capacity 0: no waitlist.")
+    waitlist: Waitlist | None = Field(description="null: not read yet; capacity 0: no waitlist.")
     cancelled: bool
     cross_listed_crns: list[str]
-    linked_crns: list[str] = Field(description="Sections to take together with this one (lecture and lab).")
+    linked_crns: list[str] = Field(description="Take these with this one (lecture and lab).")
     instructors: list[InstructorRef]
     meetings: list[MeetingOut]
     attributes: list[AttributeOut]
 
 
 class MeetingSummary(Answer):
-    days: str = Field(description="M T W R F S U (R is Thursday); '' when no fixed day.")
-    start: str | None = Field(description="12-hour campus time, such as '1:30 PM'; null when no time is set.")
+    days: str = Field(description="M T W R F S U (R is Thursday); '' when none.")
+    start: str | None = Field(description="12-hour, campus time.")
     end: str | None
 
 
@@ -320,7 +318,13 @@ class SectionSearch(Paging):
         return self
 
 
+# What ``total`` counts for a search by meaning (semantic.RELEVANCE_FLOOR says why the two differ).
+MEANING_MATCHES = "How many match in all; by meaning, those close enough to q to be about it (at most 200)."
+MEANING_RANKED = "How many match in all; by meaning, every one ranked, best first (at most 200)."
+
+
 class SectionPage(Page):
+    total: int = Field(description=MEANING_MATCHES)
     term: TermRef
     sections: list[SectionSummary]
 
@@ -404,11 +408,11 @@ class ConflictSide(Answer):
 class Conflict(Answer):
     first: ConflictSide
     second: ConflictSide
-    days: str = Field(description="The days both meet at overlapping times.")
+    days: str = Field(description="The days both meet.")
     overlap_start: str
     overlap_end: str
-    overlap_minutes: int = Field(description="Minutes of overlap on each of those days.")
-    override: str = Field(description="The registration override this needs.")
+    overlap_minutes: int = Field(description="On each of those days.")
+    override: str = Field(description="The override it needs.")
 
 
 class LabPair(Answer):
@@ -416,7 +420,7 @@ class LabPair(Answer):
     course_code: str
     schedule_type: str | None
     paired_crns: list[str] = Field(description="Its linked sections that are in the plan.")
-    missing: bool = Field(description="True when the plan has none of the sections it must be taken with.")
+    missing: bool = Field(description="The plan has none of the sections it must be taken with.")
     options: list[str] = Field(description="CRNs that would complete the pair.")
 
 
@@ -478,6 +482,7 @@ class CourseBrief(Answer):
 
 
 class CoursePage(Page):
+    total: int = Field(description=MEANING_MATCHES)
     courses: list[CourseBrief]
 
 
@@ -660,6 +665,7 @@ class InstructorBrief(Answer):
 
 
 class InstructorPage(Page):
+    total: int = Field(description=MEANING_RANKED)
     instructors: list[InstructorBrief]
 
 
@@ -736,6 +742,7 @@ class ReviewSearch(Paging):
 
 
 class ReviewPage(Page):
+    total: int = Field(description=MEANING_RANKED)
     reviews: list[ReviewOut]
 
 

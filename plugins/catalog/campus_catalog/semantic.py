@@ -53,6 +53,17 @@ Vector = NDArray[np.float32]
 # per student with a token, per address without.
 SEMANTIC_LIMIT = RateLimit("catalog/semantic", 30, what="searches by meaning")
 SearchKind = Literal["sections", "courses", "instructors", "reviews"]
+# A section or course is about a student's words when its cosine similarity to them reaches this.
+# e5 scores crowd together (most of a catalog scores 0.76-0.84 to any question), so the floor
+# comes from measured cases. The demo catalog (test_semantic_relevance.py's cases): the course
+# each case means scores 0.854-0.900; the best course for a question the catalog has nothing on
+# ('underwater basket weaving', 'something fun') 0.80-0.81. A real Banner import of titles only
+# (the TAMU CSCE fixture, test_import_vectors.py): 'databases' gives DATABASE SYSTEMS 0.891 and
+# three more at 0.84 or above, while 'a class about the stock market' reaches 0.830 there. A
+# search by meaning lists and counts only what reaches the floor, so its total is the matches, not
+# the candidates (issue 16). Instructors' and reviews' texts crowd closer still (half of them reach
+# any floor that keeps the relevant ones), so their searches rank every row (search_by_meaning).
+RELEVANCE_FLOOR = 0.84
 
 
 _TABLES: dict[SearchKind, type[Any]] = {
@@ -237,14 +248,32 @@ async def semantic_search(
 async def sections_by_meaning(
     session: AsyncSession, query: str, *, within: Select[Any], limit: int
 ) -> tuple[list[Match], int]:
-    """The best sections among ``within`` (a select of section ids), and how many it could rank.
-
-    The count is what a page's ``total`` should say: the candidates with a vector to compare,
-    that is the sections whose course has one (untitled) or that have their own (titled). It
-    comes from the rows the ranking reads anyway, so no query reads a vector column to count.
+    """The best sections among ``within`` (a select of section ids) that reach the relevance
+    floor, and how many reach it: what a page's ``total`` says. The count comes from the scores
+    the ranking computes anyway (one per course, one per titled section), so it costs no query.
     """
     target = await _target("sections", query)
-    return await _rank_sections(session, _section_candidates((), within, ()), target, limit)
+    return await _rank_sections(session, _section_candidates((), within, ()), target, limit, floor=RELEVANCE_FLOOR)
+
+
+async def search_by_meaning(
+    session: AsyncSession,
+    kind: Literal["courses", "instructors", "reviews"],
+    query: str,
+    *,
+    filters: Sequence[ColumnElement[bool]] = (),
+    limit: int,
+) -> tuple[list[Match], int]:
+    """The best rows of ``kind`` for a student's words, and how many match in all.
+
+    Courses match when they reach :data:`RELEVANCE_FLOOR`. Instructors and reviews have no floor
+    (see it): every row with a vector is a match, ranked, so the count is the rows ranked.
+    """
+    target = await _target(kind, query)
+    table = _TABLES[kind]
+    statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
+    floor = RELEVANCE_FLOOR if kind == "courses" else None
+    return await _rank_rows_counted(session, statement, target, limit, floor)
 
 
 async def _target(kind: SearchKind, query: str | Vector) -> Vector:
@@ -263,20 +292,33 @@ async def _target(kind: SearchKind, query: str | Vector) -> Vector:
 
 
 async def _rank_rows(session: AsyncSession, statement: Select[Any], target: Vector, limit: int) -> list[Match]:
+    matches, _count = await _rank_rows_counted(session, statement, target, limit, None)
+    return matches
+
+
+async def _rank_rows_counted(
+    session: AsyncSession, statement: Select[Any], target: Vector, limit: int, floor: float | None
+) -> tuple[list[Match], int]:
+    """The ``limit`` best rows reaching ``floor`` (every row without one), and how many reach it."""
     best_ids: list[int] = []
     best_scores: list[float] = []
+    counted = 0
     result = await session.stream(statement.execution_options(yield_per=RANK_CHUNK))
     async for chunk in result.partitions(RANK_CHUNK):
         ids = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
         matrix = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4").reshape(len(chunk), DIMENSIONS)
         scores = matrix @ target
-        keep = min(limit, len(chunk))
+        if floor is not None:
+            reaching = scores >= floor
+            ids, scores = ids[reaching], scores[reaching]
+        counted += len(ids)
+        keep = min(limit, len(ids))
         top = np.argpartition(-scores, keep - 1)[:keep] if keep else np.array([], dtype=np.int64)
         best_ids.extend(int(i) for i in ids[top])
         best_scores.extend(float(s) for s in scores[top])
 
     order = sorted(range(len(best_ids)), key=lambda i: (-best_scores[i], best_ids[i]))[:limit]
-    return [Match(id=best_ids[i], score=round(best_scores[i], 4)) for i in order]
+    return [Match(id=best_ids[i], score=round(best_scores[i], 4)) for i in order], counted
 
 
 def _section_candidates(
@@ -304,10 +346,16 @@ def _section_candidates(
 
 
 async def _rank_sections(
-    session: AsyncSession, statement: Select[int, int, str | None], target: Vector, limit: int
+    session: AsyncSession,
+    statement: Select[int, int, str | None],
+    target: Vector,
+    limit: int,
+    *,
+    floor: float | None = None,
 ) -> tuple[list[Match], int]:
     """Sections by meaning without reading a vector, or even a row, per candidate section, and
-    how many candidates could be ranked (those with a vector of their own or of their course).
+    how many candidates could be ranked (those with a vector of their own or of their course);
+    with a ``floor``, only those reaching it, listed and counted.
 
     A section without a title of its own has its course's vector (``fill_missing_vectors`` and
     the demo write it so). So the database names the distinct courses among the candidates, each
@@ -333,6 +381,8 @@ async def _rank_sections(
     if untitled:
         found = await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(list(untitled))))
         course_score = {cid: float(from_bytes(blob) @ target) for cid, blob in found if blob is not None}
+    if floor is not None:
+        course_score = {cid: score for cid, score in course_score.items() if score >= floor}
 
     titled = (
         await session.execute(
@@ -344,6 +394,8 @@ async def _rank_sections(
     ranked: list[tuple[float, int]] = [
         (float(from_bytes(blob) @ target), int(section_id)) for section_id, blob in titled if blob is not None
     ]
+    if floor is not None:
+        ranked = [(score, section_id) for score, section_id in ranked if score >= floor]
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
     rankable = len(ranked) + sum(untitled[cid] for cid in course_score)
     if limit <= 0:

@@ -59,7 +59,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
     campus, short, office, tz = n["campus"], n["short"], n["office"], n["tz"]
     return {
         "list_terms": (
-            f"Lists the {campus} ({short}) terms (semesters), with the current term and the next term, their "
+            f"Lists the {short} terms (semesters), with the current term and the next term, their "
             "dates, registration windows and parts of term. Call it first: the other catalog tools take its term "
             "uid. Use it for: 'What semester is it?', 'When does the spring semester start?', 'Is the fall "
             "schedule out yet?' (section_count 0: its sections are not listed yet). "
@@ -72,7 +72,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "Do not use it to find a course by topic: use search_courses."
         ),
         "search_sections": (
-            f"Searches the {campus} ({short}) class schedule of one term: sections with their CRNs, meeting days "
+            f"Searches the {short} class schedule of one term: sections with their CRNs, meeting days "
             "and times, instructors, campus and open seats; get_section gives one in full (rooms, waitlists, labs). "
             "Use it for: 'Are there open sections of COMP 2350 on Tuesdays and Thursdays?', 'Find me a class "
             "after 10 AM with no Friday meetings', 'Who teaches Calculus II this spring?', 'Any online HSS "
@@ -182,7 +182,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "are the opinions of a few students."
         ),
         "university_events": (
-            f"Lists the {campus} ({short}) academic calendar between two dates (default: the next 180 days): "
+            f"Lists the {short} academic calendar between two dates (default: the next 180 days): "
             "holidays and breaks, deadlines (add/drop, withdrawal), registration dates, term dates and finals "
             "week. Use it for: 'When is spring break?', 'When are finals?', 'What is the last day to drop a "
             f"class?', 'Is there class on Monday?'. Dates are in {tz}.\n"

@@ -47,8 +47,9 @@ async def test_sections_of_a_banner_import_are_found_by_meaning(
     assert "vectors for" in run.summary
 
     page = await search(campus, {"term": "202131", "q": "databases", "semantic": True})
-    assert page["total"] == 157
-    assert page["sections"], page
+    # The sections about databases (semantic.RELEVANCE_FLOOR), not all 157 of the import.
+    assert 0 < page["total"] < 157
+    assert len(page["sections"]) == page["total"], page
     assert (page["sections"][0]["course_code"], page["sections"][0]["title"]) == ("CSCE 310", "DATABASE SYSTEMS")
 
 
@@ -83,7 +84,6 @@ async def test_the_total_of_a_search_by_meaning_counts_only_what_it_can_rank(
 
     question = {"term": "202131", "q": "databases", "semantic": True, "limit": 100}
     first = await search(campus, question)
-    assert first["total"] == 157 - its_sections
     rest = await search(campus, {**question, "offset": 100})
     listed = [s["course_code"] for s in first["sections"] + rest["sections"]]
     assert len(listed) == first["total"]  # every section the total counts can be paged to

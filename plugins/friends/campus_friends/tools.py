@@ -72,9 +72,9 @@ async def friend_busy_links(context: ToolContext, result: Mapping[str, Any]) -> 
 
 
 def _list_description(settings: Settings, plugin_settings: Any) -> str:
-    campus, short = settings.campus_name, settings.campus_short_name
+    short = settings.campus_short_name
     return (
-        f"Lists the {campus} ({short}) student's friends on {settings.product_name}: the accepted friends "
+        f"Lists the {short} student's friends on {settings.product_name}: the accepted friends "
         "with their friend_id, and the friend requests still waiting, both those the student received and "
         "those the student sent. Use it for: 'Who are my friends on here?', 'Did Sam accept my friend "
         "request?', 'Has anyone asked to be my friend?'. Call it first when the student names a friend: "
@@ -84,9 +84,9 @@ def _list_description(settings: Settings, plugin_settings: Any) -> str:
 
 
 def _busy_description(settings: Settings, plugin_settings: Any) -> str:
-    campus, short = settings.campus_name, settings.campus_short_name
+    short = settings.campus_short_name
     return (
-        f"Gives when one {campus} ({short}) friend of the student is busy between two dates, in the campus "
+        f"Gives when one {short} friend of the student is busy between two dates, in the campus "
         f"time zone ({settings.timezone}): start and end times only, with no course, room, instructor or "
         "meeting details (ask the friend for those). Use it for: 'Is Sam free Thursday afternoon?', 'When "
         "is my friend busy this week?', 'When could Alex and I meet on Friday?'. friend_id comes from "

@@ -73,11 +73,11 @@ class SetMySections(TermSectionsUpdate, TermSectionsPath):
 
 class WeeklyMeeting(Answer):
     meeting_time_id: int = Field(description="This meeting on this weekday; class settings are keyed on it.")
-    day: str | None = Field(description="Banner day letter (M T W R F S U, R is Thursday); null: no fixed day.")
+    day: str | None = Field(description="M T W R F S U (R is Thursday); null: none.")
     day_name: str | None
-    start: str | None = Field(description="HH:MM, 24-hour, campus time; null when no time is set.")
+    start: str | None = Field(description="HH:MM, 24-hour, campus time.")
     end: str | None
-    start_12h: str | None = Field(description="The start on a 12-hour clock, such as '10:00 AM'.")
+    start_12h: str | None
     end_12h: str | None
     start_date: date | None
     end_date: date | None
@@ -95,7 +95,7 @@ class MyCourse(Answer):
     credits: float | None
     cancelled: bool
     instructors: list[str]
-    linked_crns: list[str] = Field(description="Sections Banner requires with this one (lecture and lab).")
+    linked_crns: list[str] = Field(description="Take these with this one (lecture and lab).")
     meetings: list[WeeklyMeeting]
 
 

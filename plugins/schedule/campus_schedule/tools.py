@@ -106,7 +106,7 @@ OPERATIONS = [
         name="my_courses",
         title="My courses",
         description=_words(
-            "The signed-in {campus} ({short}) student's own courses in one term: CRN, course code and "
+            "The signed-in {short} student's own courses in one term: CRN, course code and "
             "title, each weekly meeting with its meeting_time_id, day, 24-hour and 12-hour times, room and "
             "instructor, credits, and time conflicts between them. Use it for: 'What are my classes?', "
             "'What time is my chem lab?', 'Do I have class on Friday?', 'What time does my first class "
@@ -132,7 +132,7 @@ OPERATIONS = [
         name="my_course_history",
         title="My course history",
         description=_words(
-            "Every term the signed-in {campus} ({short}) student has courses on record for, newest first, "
+            "Every term the signed-in {short} student has courses on record for, newest first, "
             "with the courses of each term (CRN, code, title, credits). Use it for: 'What courses have I "
             "taken?', 'Which classes did I take last spring?', 'Have I done Calculus I yet?'. It has no "
             "grades: when a prerequisite needs a minimum grade, ask the student for their grade. Terms the "
@@ -152,7 +152,7 @@ OPERATIONS = [
         name="my_busy_times",
         title="My busy times",
         description=_words(
-            "When the signed-in {campus} ({short}) student is busy between two dates: classes, final exams "
+            "When the signed-in {short} student is busy between two dates: classes, final exams "
             "and meetings with friends, in the campus time zone (correct across daylight-saving changes); "
             "no class on holidays, breaks or in finals week. Use it for: 'When am I free on Thursday?', "
             "'Am I busy Friday afternoon?', 'Is my Thursday morning open?', 'What free time do I "
@@ -172,7 +172,7 @@ OPERATIONS = [
         name="my_finals",
         title="My finals",
         description=_words(
-            "The signed-in {campus} ({short}) student's own final exams in one term: date, 24-hour and "
+            "The signed-in {short} student's own final exams in one term: date, 24-hour and "
             "12-hour times, room, for each course, and the courses with no exam in the finals schedule. "
             "Use it for: 'When are my finals?', 'When is my Calculus final?', 'What time does my "
             "psych final start?', 'What day is my last exam?', 'Where is my final exam held?', 'Do I have "
@@ -191,7 +191,7 @@ OPERATIONS = [
         name="set_my_sections",
         title="Set my sections of a term",
         description=_words(
-            "Sets the whole list of sections the signed-in {campus} ({short}) student takes in one term, by "
+            "Sets the whole list of sections the signed-in {short} student takes in one term, by "
             "CRN: sections left out are removed, new ones added. Call my_courses for that term first and send "
             "every CRN the student keeps plus the new ones. Use it for: 'Add CRN 21345 to my schedule', 'Drop "
             "CRN 21346 from my schedule', 'I switched to CRN 21350, update my schedule'. term: a uid or name from list_terms; crns: "

@@ -73,7 +73,7 @@ OPERATIONS = [
         name="my_calendar_settings",
         title="My calendar settings",
         description=_words(
-            "The signed-in {campus} ({short}) student's calendar event settings at each level (all classes, each "
+            "The signed-in {short} student's calendar event settings at each level (all classes, each "
             "kind of class, final exams, university events and their categories), the class meetings with "
             "settings of their own (with resolved values, the level each comes from, and a preview), whether "
             "reminders are paused, and the color names and template variables the settings tools take. Use it "
@@ -93,7 +93,7 @@ OPERATIONS = [
         name="preview_template",
         title="Preview a template",
         description=_words(
-            "What an event title, description or location template gives for one of the {campus} ({short}) "
+            "What an event title, description or location template gives for one of the {short} "
             "student's class meetings, without saving it. A template is text with {{{{name}}}} placeholders "
             "from the list my_calendar_settings gives, such as '{{{{course_code}}}} in {{{{room}}}}'. Use it for: "
             "'What would my class titles look like with the room in them?'. meeting_time_id from my_courses; "
@@ -112,7 +112,7 @@ OPERATIONS = [
         title="Change a class's settings",
         description=_words(
             "Changes the calendar event title, description or location template, color, visibility or reminders "
-            "of ONE weekly class meeting of the {campus} ({short}) student (a class setting). Use it for: 'Make my "
+            "of ONE weekly class meeting of the {short} student (a class setting). Use it for: 'Make my "
             "Thursday chem lab green', 'No reminders for my Friday seminar'. meeting_time_id from my_courses: a "
             "course meeting Monday and Wednesday has two, so change each. Only the fields given change; reset "
             "lists fields to remove (the level below applies again), and the row goes when none is left. "
@@ -136,7 +136,7 @@ OPERATIONS = [
         title="Change calendar settings",
         description=_words(
             "Changes the calendar event settings (title, description and location templates, color, "
-            "visibility, reminders) of a whole level for the {campus} ({short}) student: all_classes, one kind "
+            "visibility, reminders) of a whole level for the {short} student: all_classes, one kind "
             "of class (lecture, laboratory, ...), final_exam, university_events, or "
             "university_events:<category>. Use it for: 'Make my lab events green', 'Change my reminders to 30 "
             "minutes', 'Put the room in my class titles'. A class meeting or a kind of class with settings of "
@@ -159,7 +159,7 @@ OPERATIONS = [
         name="set_notifications",
         title="Pause or resume reminders",
         description=_words(
-            "Pauses or resumes every reminder of the {campus} ({short}) student's calendar sync (also those of "
+            "Pauses or resumes every reminder of the {short} student's calendar sync (also those of "
             "class settings). Use it for: 'Turn off my reminders for finals week', 'Pause my notifications for 2 "
             "hours', 'Turn my reminders back on'. paused: true or false; a length in minutes or hours (whole "
             f"minutes, at least one), else until turned on. {CONFIRM} Needs notifications:write."

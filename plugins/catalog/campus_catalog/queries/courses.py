@@ -14,12 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.models import Course, Section, Subject
+from campus_catalog.models import Course, Section, Subject, Term
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.subjects import resolve_subject
-from campus_catalog.queries.terms import all_terms, current_and_future, term_ref
 from campus_catalog.schemas import (
     CourseBrief,
     CourseDetail,
@@ -31,6 +30,7 @@ from campus_catalog.schemas import (
     Requirement,
     Restriction,
     TermOffering,
+    TermRef,
 )
 
 DESCRIPTION_PREVIEW = 300
@@ -65,13 +65,10 @@ async def search_courses(
     subject_only = (query.q or "").strip().upper()
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        matches = await semantic.semantic_search(session, "courses", query.q, filters=where, limit=depth)
-        ids = [m.id for m in matches]
-        total = min(
-            await session.scalar(select(func.count()).where(Course.embedding.is_not(None), *where)) or 0,
-            SEMANTIC_DEPTH,
-        )
-        ids = ids[query.offset : query.offset + query.limit]
+        # The courses that reach the relevance floor, listed and counted (semantic.RELEVANCE_FLOOR).
+        matches, matching = await semantic.search_by_meaning(session, "courses", query.q, filters=where, limit=depth)
+        total = min(matching, SEMANTIC_DEPTH)
+        ids = [m.id for m in matches][query.offset : query.offset + query.limit]
     elif query.q and (code or await session.scalar(select(Subject.id).where(Subject.code == subject_only))):
         # A code ("COMP 2350", "comp2" as a start) or a bare subject code ("MATH").
         if code:
@@ -166,50 +163,86 @@ async def _titles(session: AsyncSession, codes: set[str]) -> dict[str, str]:
 
 async def unlocks(session: AsyncSession, code: str) -> list[CourseLink]:
     """Courses whose prerequisite tree names ``code``. The JSON text is searched for the quoted
-    code first (cheap on both backends), then each candidate's tree is read to be sure."""
+    code first (cheap on both backends), then each candidate's tree is read to be sure. Only the
+    four columns used are read: a whole course row carries its 1.5 KB vector."""
     needle = f"%{json.dumps(code)}%"
     candidates = (
-        await session.scalars(
-            select(Course).where(Course.prerequisites.is_not(None), cast(Course.prerequisites, String).like(needle))
+        await session.execute(
+            select(Course.subject_code, Course.course_number, Course.title, Course.prerequisites)
+            .where(Course.prerequisites.is_not(None), cast(Course.prerequisites, String).like(needle))
+            .order_by(Course.subject_code, Course.course_number)
         )
     ).all()
     return [
-        CourseLink(code=c.code, title=c.title)
-        for c in sorted(candidates, key=lambda c: (c.subject_code, c.course_number))
+        CourseLink(code=f"{c.subject_code} {c.course_number}", title=c.title)
+        for c in candidates
         if code in _codes_in(c.prerequisites)
     ]
+
+
+# What a course answer shows, and its school (whose dean's office gives overrides), in one row.
+_DETAIL_COLUMNS = (
+    Course.id,
+    Course.subject_code,
+    Course.course_number,
+    Course.title,
+    Course.description,
+    Course.credits_min,
+    Course.credits_max,
+    Course.prerequisites,
+    Course.corequisites,
+    Course.restrictions,
+    Course.mutual_exclusions,
+    Course.catalog_entry,
+    Course.fees,
+    Course.learning_objectives,
+    Course.terms_offered,
+    Course.details_synced_at,
+    Subject.school,
+)
 
 
 async def get_course(
     session: AsyncSession, query: CourseLookup, settings: Settings, catalog: CatalogSettings
 ) -> CourseDetail:
-    course = await find_course(session, query.code)
-    school = await session.scalar(select(Subject.school).where(Subject.code == course.subject_code))
-    titles = await _titles(session, _codes_in(course.prerequisites))
-    terms = current_and_future(await all_terms(session), campus_today(settings.timezone))
-    counts = {
-        term_id: count
-        for term_id, count in (
-            await session.execute(
-                select(Section.term_id, func.count())
-                .where(
-                    Section.course_id == course.id,
-                    Section.cancelled.is_(False),
-                    Section.term_id.in_([t.id for t in terms]),
-                )
-                .group_by(Section.term_id)
-            )
+    # Narrow Core selects, no Course object (issue 16): the course with its school in one row,
+    # then its prerequisites' titles, its sections per current or future term, what it unlocks.
+    subject, number = query.code.split(" ", 1)
+    course = (
+        await session.execute(
+            select(*_DETAIL_COLUMNS)
+            .outerjoin(Subject, Subject.code == Course.subject_code)
+            .where(Course.subject_code == subject, Course.course_number == number)
         )
-    }
+    ).first()
+    if course is None:
+        raise NotFound(
+            f"No course {query.code} is in the catalog. Check the code, or find it with search_courses by title words.",
+            field="code",
+        )
+    code = f"{course.subject_code} {course.course_number}"
+    titles = await _titles(session, _codes_in(course.prerequisites))
+    # The terms not over yet (terms.current_and_future) in which the course has sections.
+    offered = await session.execute(
+        select(Term.uid, Term.name, func.count())
+        .join(Section, Section.term_id == Term.id)
+        .where(
+            Section.course_id == course.id,
+            Section.cancelled.is_(False),
+            Term.end_date >= campus_today(settings.timezone),
+        )
+        .group_by(Term.id, Term.uid, Term.name, Term.start_date)
+        .order_by(Term.start_date)
+    )
     return CourseDetail(
-        code=course.code,
+        code=code,
         subject_code=course.subject_code,
         course_number=course.course_number,
         title=course.title,
         description=course.description,
         credits_min=course.credits_min,
         credits_max=course.credits_max,
-        school=school,
+        school=course.school,
         prerequisites=_requirement(course.prerequisites, titles),
         corequisites=list(course.corequisites or []),
         restrictions=[Restriction.model_validate(r) for r in course.restrictions or [] if isinstance(r, dict)],
@@ -218,11 +251,9 @@ async def get_course(
         fees=[Fee.model_validate(f) for f in course.fees or [] if isinstance(f, dict)],
         learning_objectives=list(course.learning_objectives or []),
         terms_offered=list(course.terms_offered or []),
-        unlocks=await unlocks(session, course.code),
+        unlocks=await unlocks(session, code),
         offered_in=[
-            TermOffering(term=term_ref(t), section_count=counts[t.id])
-            for t in sorted(terms, key=lambda t: t.start_date)
-            if counts.get(t.id)
+            TermOffering(term=TermRef(uid=uid, name=name), section_count=count) for uid, name, count in offered
         ],
         details_synced_at=course.details_synced_at,
     )
