@@ -3,7 +3,7 @@ on the demo campus with every installed family (issue 14 point 4).
 
 What a client reads there: only the REST twins of the operations (no pages, no OAuth, no
 ``/api/mcp``), each with a summary, each argument described in the words of the MCP tool's own
-``inputSchema``, and each with the OAuth scope it needs (none for an always-on scope).
+``inputSchema``, and each with the scope its personal access token needs (none for an always-on scope).
 """
 
 from __future__ import annotations
@@ -116,21 +116,22 @@ async def test_each_route_needs_its_tools_scope_and_public_ones_need_no_sign_in(
     document, campus = served.document, served.campus
     registry = campus.registry
     base = campus.settings.base_url
-    oauth = document["components"]["securitySchemes"]["campus_oauth"]
-    flow = oauth["flows"]["authorizationCode"]
-    assert (flow["authorizationUrl"], flow["tokenUrl"]) == (f"{base}/api/oauth/authorize", f"{base}/api/oauth/token")
-    assert set(flow["scopes"]) == set(registry.scopes)
+    # What REST takes (tests/test_rest_bearer.py tries each): a personal access token, no OAuth flow.
+    token = document["components"]["securitySchemes"]["personal_token"]
+    assert (token["type"], token["scheme"]) == ("http", "bearer")
+    assert f"{base}/dashboard/tokens" in token["description"]
+    assert all(f"`{name}`" in token["description"] for name in registry.scopes)
     assert document["components"]["securitySchemes"]["dashboard_session"]["in"] == "cookie"
     names = _operation_routes(campus)
     for method, path, operation in _operations(document):
         tool = registry.tools[names[(method, path)]]
         security = operation["security"]
-        assert {"campus_oauth": [tool.scope]} in security, f"{method} {path}"
+        assert {"personal_token": [tool.scope]} in security, f"{method} {path}"
         assert ({} in security) == registry.scopes[tool.scope].always_on, f"{method} {path}: {security}"
     catalog = document["paths"]["/api/v1/catalog/sections"]["get"]
     me = document["paths"]["/api/v1/me/courses"]["get"]
     assert {} in catalog["security"] and {} not in me["security"]
-    assert set(me["responses"]) >= {"200", "400", "403"}
+    assert set(me["responses"]) >= {"200", "400", "401", "403"}
 
 
 async def test_the_docs_page_lists_every_route_with_no_script_and_no_cdn(served: Served) -> None:

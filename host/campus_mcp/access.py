@@ -23,6 +23,9 @@ from campus_mcp.registry import Registry
 
 # Tokens and clients from before the scopes were split carry ``read``; it stands for every read scope.
 LEGACY_READ_SCOPE = "read"
+# The dashboard page where a student makes personal access tokens (oauth/token_pages.py): where
+# the errors about a token's permissions send its student.
+TOKENS_PAGE = "/dashboard/tokens"
 
 
 def always_on_scopes(registry: Registry) -> frozenset[str]:
@@ -64,10 +67,31 @@ def may_call(registry: Registry, principal: Principal, tool: Tool) -> bool:
     return tool.scope in effective_scopes(registry, principal)
 
 
-def permission_missing(registry: Registry, tool: Tool) -> PermissionMissing:
-    """The tool error a student reads when the app lacks the tool's scope: what to do, and where."""
+def permission_missing(registry: Registry, tool: Tool, principal: Principal | None = None) -> PermissionMissing:
+    """The tool error a student reads when the app lacks the tool's scope: what to do, and where.
+
+    A personal access token keeps the permissions it was made with (no consent page to go back
+    to), so its student is sent to make a new token instead.
+    """
     scope = registry.scopes[tool.scope]
     settings = registry.settings
+    if principal is not None and principal.personal_token:
+        tokens_url = f"{settings.base_url}{TOKENS_PAGE}"
+        return PermissionMissing(
+            f"{tool.name} needs the permission {scope.name!r} ({scope.description}), which this personal "
+            "access token was not given, and a token's permissions cannot be changed. To add it: make a "
+            f"new token with the box for {scope.name!r} checked on the dashboard's Access tokens page "
+            f"({tokens_url}), use it instead of this one, and disconnect this one there.",
+            scope=tool.scope,
+            links=[
+                PageLink(
+                    name="access-tokens",
+                    title="Access tokens",
+                    url=tokens_url,
+                    description="Make a personal access token with the permissions you choose; disconnect old ones.",
+                )
+            ],
+        )
     settings_url = f"{settings.base_url}/dashboard/settings#connected-apps"
     return PermissionMissing(
         f"{tool.name} needs the permission {scope.name!r} ({scope.description}), which this app "
@@ -90,7 +114,7 @@ def permission_missing(registry: Registry, tool: Tool) -> PermissionMissing:
 def check_call(registry: Registry, principal: Principal, tool: Tool) -> None:
     """Raise the permission error unless the caller may call ``tool``."""
     if not may_call(registry, principal, tool):
-        raise permission_missing(registry, tool)
+        raise permission_missing(registry, tool, principal)
 
 
 def step_up_scope(registry: Registry, principal: Principal, tool: Tool) -> str | None:

@@ -335,7 +335,7 @@ class CampusServer:
             else:
                 result, links = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
-            metrics.count("scope_denials_total", tool=tool.name, scope=exc.scope)
+            metrics.count_scope_denial(tool.name, exc.scope)  # "needs a signed-in student": signed_in, as on REST
             metrics.count_tool_call(tool.name, "denied")
             return _text_result(exc.message, exc.links, with_links=with_links)
         except MCPError:

@@ -10,9 +10,13 @@ operation whose parameters (GET, DELETE) or JSON body (POST, PUT, PATCH) are the
 Only the REST API is in the document: the app leaves every route out (``include_in_schema=False``
 on the app) and an Operation's route puts itself back in; pages, OAuth and ``/api/mcp`` stay out.
 
-Security: a route's Operation scope is an OAuth scope of the ``campus_oauth`` scheme; the
-student's own dashboard session (the ``campus_session`` cookie) holds every scope; a route of an
-always-on scope may be called by anyone (an empty requirement, :func:`with_access`).
+Security, as the server does it: a route's Operation scope is a permission of the student's
+personal access token (the ``personal_token`` bearer scheme, ``cmcp_pat_…``, made on the
+dashboard's Access tokens page); the student's own dashboard session (the ``campus_session``
+cookie) holds every scope; a route of an always-on scope may be called by anyone (an empty
+requirement, :func:`with_access`). No OAuth flow is declared: an app's OAuth access token is bound
+to the MCP resource ``/api/mcp`` (RFC 8707, docs/sign-in.md), and REST answers it with the 401
+declared here (``oauth/personal_tokens.rest_token_middleware_factory``).
 
 The page at ``/api/v1/docs`` is rendered here from the document, with no script: every bundled
 UI of Litestar 2.25 (Swagger, ReDoc, RapiDoc, Elements, Scalar) loads its code from a CDN, and a
@@ -35,8 +39,6 @@ from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin
 from litestar.openapi.spec import (
     Components,
-    OAuthFlow,
-    OAuthFlows,
     Parameter,
     RequestBody,
     SecurityScheme,
@@ -47,15 +49,16 @@ from litestar.routes import HTTPRoute
 from litestar.types import ControllerRouterHandler
 from pydantic import BaseModel, Field
 
-from campus_mcp.oauth.server import AUTHORIZE_PATH, TOKEN_PATH
+from campus_mcp.access import TOKENS_PAGE
+from campus_mcp.oauth.personal_tokens import REST_API_PATH
 from campus_mcp.oauth.session import SESSION_COOKIE
 from campus_mcp.registry import Registry
 from campus_mcp.version import __version__
 
-OPENAPI_PATH = "/api/v1"
+OPENAPI_PATH = REST_API_PATH
 OPENAPI_JSON = f"{OPENAPI_PATH}/openapi.json"
 DOCS_PAGE = f"{OPENAPI_PATH}/docs"
-OAUTH_SCHEME = "campus_oauth"
+TOKEN_SCHEME = "personal_token"  # noqa: S105 - a security scheme's name
 SESSION_SCHEME = "dashboard_session"
 # An operation's route carries this opt (operations.operation_route): its name.
 OPERATION_OPT = "campus_operation"
@@ -78,7 +81,21 @@ class ErrorAnswer(BaseModel):
     fields: list[FieldProblemOut] | None = Field(default=None, description="Each argument that broke a rule (400).")
 
 
+class BearerRefusal(BaseModel):
+    """What a refused bearer token answers (401, with ``WWW-Authenticate: Bearer error="invalid_token"``)."""
+
+    error: str = Field(description="Always 'invalid_token' (RFC 6750).")
+    error_description: str = Field(description="Why the token was refused and what to use instead.")
+
+
 ERROR_RESPONSES: dict[int, ResponseSpec] = {
+    401: ResponseSpec(
+        BearerRefusal,
+        description=(
+            "The bearer token is not a live personal access token: unknown, expired or revoked, or an "
+            "OAuth access token (those work on the MCP server only). Leave the header out on a public route."
+        ),
+    ),
     400: ResponseSpec(ErrorAnswer, description="An argument breaks a rule: the answer names the field and the rule."),
     403: ResponseSpec(ErrorAnswer, description="The caller lacks the route's scope, or must sign in first."),
     404: ResponseSpec(ErrorAnswer, description="What the arguments name does not exist."),
@@ -87,8 +104,8 @@ ERROR_RESPONSES: dict[int, ResponseSpec] = {
 
 
 def base_security(scope: str) -> list[dict[str, list[str]]]:
-    """A route of ``scope``: a bearer token with the scope, or the student's dashboard session."""
-    return [{OAUTH_SCHEME: [scope]}, {SESSION_SCHEME: []}]
+    """A route of ``scope``: a personal access token with the scope, or the student's dashboard session."""
+    return [{TOKEN_SCHEME: [scope]}, {SESSION_SCHEME: []}]
 
 
 def with_access(handler: ControllerRouterHandler, registry: Registry) -> ControllerRouterHandler:
@@ -101,7 +118,7 @@ def with_access(handler: ControllerRouterHandler, registry: Registry) -> Control
     # a handler made from an Operation is documented here (a Controller's ``opt`` is a slot descriptor).
     if not isinstance(handler, HTTPRouteHandler) or OPERATION_OPT not in handler.opt or not handler.security:
         return handler
-    scope = next(iter(handler.security[0].get(OAUTH_SCHEME, [])), None)
+    scope = next(iter(handler.security[0].get(TOKEN_SCHEME, [])), None)
     known = registry.scopes.get(scope) if scope is not None else None
     if known is None or not known.always_on:
         return handler
@@ -194,28 +211,37 @@ def openapi_config(registry: Registry) -> OpenAPIConfig:
     """The OpenAPI configuration of one deployment: its name, its scopes, its sign-in URLs."""
     settings = registry.settings
     base = settings.base_url
-    scopes = {name: scope.description for name, scope in sorted(registry.scopes.items())}
+    tokens_page = f"{base}{TOKENS_PAGE}"
+    scopes = "; ".join(
+        f"`{name}`{' (always on: every token holds it, and its routes answer anyone)' if scope.always_on else ''}: "
+        f"{scope.description}"
+        for name, scope in sorted(registry.scopes.items())
+    )
     return OpenAPIConfig(
         title=f"{settings.product_name} REST API",
         version=__version__,
         description=(
             "The REST twins of the MCP tools: each route makes the same call as its tool, with the same "
-            f"arguments and answer. Routes of a public scope answer anyone; the others need a bearer token "
-            f"with the route's scope, or the student signed in on {base}/dashboard. The MCP server itself "
-            f"is at {settings.mcp_url}."
+            "arguments and answer. Routes of a public scope answer anyone; the others need the student's "
+            f"personal access token with the route's scope (made on the dashboard's Access tokens page, "
+            f"{tokens_page}), or the student signed in on {base}/dashboard. The MCP server itself is at "
+            f"{settings.mcp_url}; an app's OAuth access token works there, not here."
         ),
         path=OPENAPI_PATH,
         # The page first: it is also what /api/v1 itself shows.
         render_plugins=[OperationsPage(path="/docs"), JsonRenderPlugin(path="/openapi.json")],
         components=Components(
             security_schemes={
-                OAUTH_SCHEME: SecurityScheme(
-                    type="oauth2",
-                    description="A bearer token from the campus's OAuth server (authorization code with PKCE).",
-                    flows=OAuthFlows(
-                        authorization_code=OAuthFlow(
-                            authorization_url=f"{base}{AUTHORIZE_PATH}", token_url=f"{base}{TOKEN_PATH}", scopes=scopes
-                        )
+                TOKEN_SCHEME: SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    bearer_format="cmcp_pat_<id>_<secret>",
+                    description=(
+                        "A personal access token (cmcp_pat_...) as `Authorization: Bearer <token>`: the student "
+                        f"makes one on the dashboard's Access tokens page ({tokens_page}), checking the "
+                        "permissions it carries, and a route needs the scope its requirement names (a token "
+                        "without it gets the 403). An app's OAuth access token is bound to the MCP server "
+                        f"({settings.mcp_url}) and gets the 401 here. The scopes: {scopes}."
                     ),
                 ),
                 SESSION_SCHEME: SecurityScheme(
@@ -284,9 +310,9 @@ def _operation_html(method: str, path: str, operation: Mapping[str, Any]) -> str
             f"<td>{'yes' if name in body.get('required', []) else 'no'}</td>"
             f"<td>{html.escape(str(prop.get('description', '')))}</td></tr>"
         )
-    scopes = sorted({s for requirement in operation.get("security", []) for s in requirement.get(OAUTH_SCHEME, [])})
+    scopes = sorted({s for requirement in operation.get("security", []) for s in requirement.get(TOKEN_SCHEME, [])})
     public = any(not requirement for requirement in operation.get("security", []))
-    access = "anyone" if public else "a bearer token or the signed-in student"
+    access = "anyone" if public else "a personal access token or the signed-in student"
     table = (
         "<table><thead><tr><th>Argument</th><th>In</th><th>Type</th><th>Required</th><th>What it is</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"

@@ -16,6 +16,9 @@ class Principal:
     client_id: str | None
     scopes: frozenset[str]
     audience: str | None = None
+    # A student's personal access token (oauth/personal_tokens.py), not an app's OAuth token: its
+    # permissions are fixed when it is made, so a missing one is fixed differently (access.py).
+    personal_token: bool = False
 
     @property
     def is_anonymous(self) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -31,12 +32,16 @@ from sqlalchemy import ForeignKey, Integer, String, Text, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from campus_mcp.access import TOKENS_PAGE
 from campus_mcp.accounts import Student
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.principal import Principal
 from campus_mcp.settings import Settings
 
 PREFIX = "cmcp_pat_"
+# The REST API's root (campus_mcp.openapi documents what is under it): there a bearer token must be
+# a personal access token (rest_token_middleware_factory).
+REST_API_PATH = "/api/v1"
 # The choices of the dashboard form; nothing longer is accepted, so a forgotten token dies.
 EXPIRY_DAYS = (7, 30, 90)
 DEFAULT_EXPIRY_DAYS = 30
@@ -186,6 +191,7 @@ class PersonalTokens:
             client_id=CLIENT_PREFIX + public_id,
             scopes=frozenset(row.scope.split()),
             audience=self.settings.mcp_url,
+            personal_token=True,
         )
 
     async def live(self, user_id: int) -> list[TokenInfo]:
@@ -248,19 +254,30 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-def rest_token_middleware_factory(personal: PersonalTokens, skip_prefixes: Sequence[str]) -> Any:
+def rest_token_middleware_factory(
+    personal: PersonalTokens, skip_prefixes: Sequence[str], *, rest_api: str | None = REST_API_PATH
+) -> Any:
     """ASGI middleware: a personal access token on a REST request signs that request in.
 
     The token's principal replaces the browser session's for ``scope["campus_principal"]``, so a
     REST twin holds it to the token's scopes. Pages read the session only, so a token never opens
     the dashboard. A token that does not resolve (unknown, expired, revoked) gets the 401 the MCP
-    endpoint answers. Other bearer tokens (OAuth ones, bound to the MCP endpoint) are left alone,
-    as before; ``skip_prefixes`` are the paths that check tokens themselves (``/api/mcp``).
+    endpoint answers. ``skip_prefixes`` are the paths that check tokens themselves (``/api/mcp``).
+
+    Under ``rest_api`` (``/api/v1``) any other bearer token gets a 401 too, saying what REST takes:
+    an OAuth access token is bound to the MCP resource (RFC 8707), so REST may not accept it, and
+    ignoring it would answer as if anonymous ("sign in") to a caller who thinks it has. Elsewhere
+    (``/metrics`` reads its own bearer token) other tokens are left alone.
     """
+    foreign = _foreign_token_body(personal.settings)
+
+    def on_rest_api(path: str) -> bool:
+        return rest_api is not None and (path == rest_api or path.startswith(rest_api + "/"))
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] == ScopeType.HTTP and not any(scope["path"].startswith(p) for p in skip_prefixes):
+            path = scope["path"] if scope["type"] == ScopeType.HTTP else ""
+            if path and not any(path.startswith(p) for p in skip_prefixes):
                 token = _bearer(scope)
                 if token is not None and looks_personal(token):
                     principal = await personal.principal_for(token)
@@ -268,6 +285,9 @@ def rest_token_middleware_factory(personal: PersonalTokens, skip_prefixes: Seque
                         await _unauthorized(send)
                         return
                     scope["campus_principal"] = principal  # type: ignore[typeddict-unknown-key]
+                elif token is not None and on_rest_api(path):
+                    await _unauthorized(send, foreign, _FOREIGN_CHALLENGE)
+                    return
             await app(scope, receive, send)
 
         return wrapped
@@ -275,11 +295,28 @@ def rest_token_middleware_factory(personal: PersonalTokens, skip_prefixes: Seque
     return middleware
 
 
-async def _unauthorized(send: Send) -> None:
-    body = (
-        b'{"error":"invalid_token","error_description":"The personal access token is invalid, expired or revoked. '
-        b'Make a new one on the dashboard (Access tokens)."}'
+_INVALID_BODY = (
+    b'{"error":"invalid_token","error_description":"The personal access token is invalid, expired or revoked. '
+    b'Make a new one on the dashboard (Access tokens)."}'
+)
+
+
+def _foreign_token_body(settings: Settings) -> bytes:
+    # The URLs come from the settings, so the sentence goes through json.dumps, not a literal.
+    said = (
+        "The REST API takes a personal access token (cmcp_pat_...), not this bearer token: an OAuth "
+        f"access token of an app works on the MCP server ({settings.mcp_url}) only. Make a personal "
+        f"access token on the dashboard's Access tokens page ({settings.base_url}{TOKENS_PAGE}), "
+        "or send no Authorization header to the public routes."
     )
+    return json.dumps({"error": "invalid_token", "error_description": said}, separators=(",", ":")).encode()
+
+
+_INVALID_CHALLENGE = b'Bearer error="invalid_token", error_description="The token is invalid or expired"'
+_FOREIGN_CHALLENGE = b'Bearer error="invalid_token", error_description="The REST API takes a personal access token"'
+
+
+async def _unauthorized(send: Send, body: bytes = _INVALID_BODY, challenge: bytes = _INVALID_CHALLENGE) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -287,10 +324,7 @@ async def _unauthorized(send: Send) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (
-                    b"www-authenticate",
-                    b'Bearer error="invalid_token", error_description="The token is invalid or expired"',
-                ),
+                (b"www-authenticate", challenge),
                 (b"cache-control", b"no-store"),
             ],
         }

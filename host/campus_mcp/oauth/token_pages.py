@@ -19,7 +19,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
-from campus_mcp.access import granted_scope
+from campus_mcp.access import TOKENS_PAGE, granted_scope
 from campus_mcp.deployment import Deployment
 from campus_mcp.oauth.pages import ScopeChoice, hidden
 from campus_mcp.oauth.personal_tokens import (
@@ -33,7 +33,7 @@ from campus_mcp.oauth.personal_tokens import (
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.registry import Registry
 
-TOKENS_PATH = "/dashboard/tokens"
+TOKENS_PATH = TOKENS_PAGE
 REVOKE_PATH = "/dashboard/tokens/revoke"
 NO_PARITY = {"exclude_from_parity": True}
 EXPIRED_FORM = "The form expired. Reload the page and try again."
