@@ -2,15 +2,17 @@
 
 schemathesis reads ``/api/v1/openapi.json`` from a real ``campus-mcp serve`` on loopback (the demo
 campus, every installed family) and sends each route generated arguments, valid ones and broken
-ones: the public routes anonymously, the student routes as student1 signed in (the dashboard
-session, a security scheme the document declares). Every answer must be no 5xx, of the declared
+ones: the public routes anonymously, the student routes with student1's personal access token as
+``Authorization: Bearer`` (made on the dashboard's Access tokens page with every permission, as a
+student makes one: the ``personal_token`` scheme the document declares). Every answer must be no 5xx, of the declared
 content type, and match the declared schema of its status (the answer model, or the error body
-of a 400/403/404). Seeded and bounded (``MAX_EXAMPLES`` per route, no coverage or stateful
+of a 400/401/403/404). Seeded and bounded (``MAX_EXAMPLES`` per route, no coverage or stateful
 phase), so a failure reproduces and the test stays within about a minute of CI.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 MAX_EXAMPLES = 8
 SEED = 14_4
 CHECKS = [not_a_server_error, content_type_conformance, response_schema_conformance]
+PAT = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -51,14 +54,21 @@ async def served(
 
 
 @pytest.fixture(scope="module")
-def student_cookies(served: ServedCampus) -> dict[str, str]:
-    """student1 signed in through the real login form: the session cookie the dashboard uses."""
+def student_token(served: ServedCampus) -> str:
+    """student1's personal access token with every permission the page offers (the write ones too,
+    so that the write routes answer rather than 403), made through the real login and token forms."""
     with httpx.Client(base_url=served.base, follow_redirects=False, timeout=30) as browser:
         login = next(form for form in parse_forms(browser.get("/login").text) if form.action == "/login")
         data = {field.name: field.value for field in login.fields if field.kind == "hidden"}
         answer = browser.post("/login", data={**data, "username": "student1", "password": "demo"})
         assert answer.status_code == 303, answer.text
-        return dict(browser.cookies)
+        page = browser.get("/dashboard/tokens")
+        form = next(form for form in parse_forms(page.text) if form.action == "/dashboard/tokens")
+        fields = {field.name: field.value for field in form.fields if field.kind == "hidden"}
+        choice = {"name": "openapi property test", "expiry_days": "7", "scope_choice": list(form.checkboxes)}
+        made = browser.post("/dashboard/tokens", data={**fields, **choice})
+        (token,) = PAT.findall(made.text)
+        return token
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +91,12 @@ def _public(operation: dict[str, Any]) -> bool:
 
 
 @schema.parametrize()
-def test_the_rest_api_answers_what_its_document_says(case: Any, student_cookies: dict[str, str]) -> None:
-    cookies = None if _public(case.operation.definition.raw) else student_cookies
-    response = case.call(cookies=cookies, timeout=60)
+def test_the_rest_api_answers_what_its_document_says(case: Any, student_token: str) -> None:
+    headers = None if _public(case.operation.definition.raw) else {"Authorization": f"Bearer {student_token}"}
+    response = case.call(headers=headers, timeout=60)
     case.validate_response(response, checks=CHECKS)
+    # The document declares a 401 for a refused token: this token is live, so it must never get one.
+    assert response.status_code != 401, response.text[:300]
 
 
 def test_the_server_logged_no_crash(served: ServedCampus) -> None:
