@@ -27,7 +27,7 @@ from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_
 from campus_mcp.errors import CampusError
 from campus_mcp.health import readyz
 from campus_mcp.jobs import scheduler_election
-from campus_mcp.limits import limits_middleware, request_limits
+from campus_mcp.limits import bad_token_middleware, limits_middleware, request_limits
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
 from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, rest_token_middleware_factory
@@ -220,6 +220,7 @@ def create_app(
             cors_middleware(registry),  # first: a preflight is answered before the session is read
             session_config(registry.settings).middleware,
             signed_in_middleware_factory(registry, sessions),
+            *bad_token_middleware(limits),  # outside every bearer check: counts the 401s of bad tokens
             rest_token_middleware_factory(personal_tokens, [MCP_PATH]),
             *limits_middleware(limits),  # last: it counts the student the others found
         ],
