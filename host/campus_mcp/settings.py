@@ -153,7 +153,8 @@ class Settings(BaseSettings):
         description="Networks of MCP platforms (claude.ai): one backstop per range instead of per-address limits.",
     )
     platform_ranges_source: str = Field(
-        default="", description="An https URL or a file of more platform networks (OpenAI's), read every 6 hours."
+        default="",
+        description="More platform networks (OpenAI's): an https URL or a file, read every 6 h into Redis or var_dir.",
     )
     trusted_proxies: list[str] = Field(
         default_factory=list,
@@ -164,7 +165,8 @@ class Settings(BaseSettings):
         description="Redis (redis://host:6379/0) for the rate-limit counters every worker shares; unset: in process.",
     )
     redis_fail_closed: bool = Field(
-        default=False, description="Refuse requests while Redis is unreachable (default: let them through)."
+        default=False,
+        description="Refuse requests while Redis is unreachable, with 503 and Retry-After (default: let them through).",
     )
     session_hours: int = Field(default=12, description="How long a dashboard sign-in lasts.")
     oidc_issuer: str = Field(default="", description="The campus identity provider (OpenID Connect issuer URL).")
