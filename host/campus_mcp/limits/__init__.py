@@ -281,7 +281,7 @@ class RequestLimits:
         return found
 
     def middleware(self, app: ASGIApp) -> ASGIApp:
-        """ASGI middleware (after the sign-in one): count the request, or answer 429."""
+        """ASGI middleware (after the sign-in one): count the request, or answer the refusal (429; 503 failing closed)."""
 
         async def limited(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != ScopeType.HTTP or not scope["path"].startswith(LIMITED_PREFIXES):
