@@ -13,6 +13,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from campus_mcp.advisory import forget_freshness
+    from campus_mcp.answer_cache import AnswerStore, MemoryAnswers, answer_key, redis_answers
+    from campus_mcp.answer_cache import cached as cached_answer
     from campus_mcp.confirmation import (
         Decision,
         NotChanged,
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
         ToolExample,
     )
     from campus_mcp.db import Base, UTCDateTime, utcnow
+    from campus_mcp.demo import CampusState
     from campus_mcp.deployment import Deployment, open_deployment
     from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
     from campus_mcp.fields import MAX_ROW_ID, RowId
@@ -69,6 +73,8 @@ if TYPE_CHECKING:
     from campus_mcp.web import dashboard_page
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "campus_mcp.advisory": ("forget_freshness",),
+    "campus_mcp.answer_cache": ("AnswerStore", "MemoryAnswers", "answer_key", "cached_answer", "redis_answers"),
     "campus_mcp.confirmation": (
         "Decision",
         "NotChanged",
@@ -102,6 +108,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolExample",
     ),
     "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
+    "campus_mcp.demo": ("CampusState",),
     "campus_mcp.deployment": ("Deployment", "open_deployment"),
     "campus_mcp.errors": ("CampusError", "InvalidInput", "NotFound", "PermissionMissing"),
     "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
@@ -124,7 +131,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.web": ("dashboard_page",),
 }
 # A name that is not the attribute's own.
-_RENAMED: dict[str, str] = {"count_metric": "count"}
+_RENAMED: dict[str, str] = {"count_metric": "count", "cached_answer": "cached"}
 _WHERE: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
@@ -145,9 +152,11 @@ def __dir__() -> list[str]:
 __all__ = [
     "CSRF_FIELD",
     "MAX_ROW_ID",
+    "AnswerStore",
     "AppResource",
     "Base",
     "CampusError",
+    "CampusState",
     "Completion",
     "Connection",
     "ConnectionState",
@@ -162,6 +171,7 @@ __all__ = [
     "Job",
     "JobContext",
     "JobOutcome",
+    "MemoryAnswers",
     "Migrations",
     "NotChanged",
     "NotFound",
@@ -187,6 +197,8 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "answer_key",
+    "cached_answer",
     "check_rate_limit",
     "confirmation_template",
     "count_import_failures",
@@ -195,6 +207,7 @@ __all__ = [
     "csrf_token",
     "dashboard_page",
     "escaped",
+    "forget_freshness",
     "format_number",
     "hidden",
     "hookimpl",
@@ -206,6 +219,7 @@ __all__ = [
     "operation_tools",
     "plural",
     "record_run",
+    "redis_answers",
     "session_user",
     "to_login",
     "utcnow",

@@ -78,6 +78,12 @@ class FreshnessCache:
 freshness = FreshnessCache()
 
 
+def forget_freshness() -> None:
+    """Forget the cached freshness times: for a plugin whose data just changed in this process, so
+    the next advisory says so at once instead of within the ten minutes (public)."""
+    freshness.clear()
+
+
 async def build_advisory(registry: Registry, session: AsyncSession, keys: Sequence[str]) -> Advisory:
     statuses: list[DataSourceStatus] = []
     for key in keys:

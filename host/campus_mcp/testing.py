@@ -61,6 +61,7 @@ from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import assemble_instructions
 from campus_mcp.jobs import JobRun, run_job
 from campus_mcp.migrate import alembic_config, upgrade
+from campus_mcp.oauth.testkit import free_port
 from campus_mcp.parity import ParityReport, check_parity
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
@@ -79,6 +80,7 @@ __all__ = [
     "StudentBrowser",
     "TestDatabases",
     "cli_main",
+    "free_port",
     "harness_app",
     "load_plugins",
     "plugin_contract",

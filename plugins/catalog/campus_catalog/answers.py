@@ -17,9 +17,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
-from campus_mcp import ToolContext
-from campus_mcp.advisory import freshness
-from campus_mcp.answer_cache import AnswerStore, MemoryAnswers, answer_key, cached, redis_answers
+from campus_mcp import (
+    AnswerStore,
+    MemoryAnswers,
+    ToolContext,
+    answer_key,
+    cached_answer,
+    forget_freshness,
+    redis_answers,
+)
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,7 +39,7 @@ _stores: WeakKeyDictionary[Any, AnswerStore | None] = WeakKeyDictionary()
 # The advisory's freshness times are cached ten minutes (seed 000); a change committed in this
 # process (an import job, a section refresh) shows at once instead. Other processes' changes show
 # within the ten minutes, as the seed allows.
-data_version.on_change.append(freshness.clear)
+data_version.on_change.append(forget_freshness)
 
 
 def store_of(context: ToolContext) -> AnswerStore | None:
@@ -72,4 +78,4 @@ async def answer(
         return await compute()
     version = await data_version.current(session)
     key = answer_key(name, args, version, campus_today(context.settings.timezone), _database(context))
-    return await cached(store, key, model, compute)
+    return await cached_answer(store, key, model, compute)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from campus_mcp.demo import CampusState
+from campus_mcp import CampusState
 from sqlalchemy import event, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert

@@ -22,8 +22,7 @@ import pytest
 from campus_catalog import data_version
 from campus_catalog.models import Section
 from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp.oauth.testkit import free_port
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, free_port
 from sqlalchemy import update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
