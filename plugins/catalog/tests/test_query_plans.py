@@ -52,8 +52,10 @@ async def _statements(campus: CampusHarness, run: Callable[[AsyncSession], Await
     return seen
 
 
-async def _full_scans(campus: CampusHarness, statements: list[tuple[str, Any]]) -> list[str]:
-    """The full scans of the big tables in the plans of ``statements``, as plan lines."""
+async def _full_scans(
+    campus: CampusHarness, statements: list[tuple[str, Any]], tables: tuple[str, ...] = BIG_TABLES
+) -> list[str]:
+    """The full scans of ``tables`` in the plans of ``statements``, as plan lines."""
     found: list[str] = []
     async with campus.deployment.engine.connect() as connection:
         postgres = connection.dialect.name == "postgresql"
@@ -62,17 +64,17 @@ async def _full_scans(campus: CampusHarness, statements: list[tuple[str, Any]]) 
         for statement, parameters in statements:
             if postgres:
                 plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
-                found += _pg_full_scans(plan)
+                found += _pg_full_scans(plan, tables)
             else:
                 result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
                 # Each row is (id, parent, notused, detail).
                 details: list[str] = [str(row[-1]) for row in result.all()]
-                found += [line for line in details if any(line.startswith(f"SCAN {t}") for t in BIG_TABLES)]
+                found += [line for line in details if any(line.startswith(f"SCAN {t}") for t in tables)]
         await connection.rollback()
     return found
 
 
-def _pg_full_scans(plan: Any) -> list[str]:
+def _pg_full_scans(plan: Any, big: tuple[str, ...] = BIG_TABLES) -> list[str]:
     nodes = [json.loads(plan) if isinstance(plan, str) else plan]
     tables: list[str] = []
     while nodes:
@@ -83,7 +85,7 @@ def _pg_full_scans(plan: Any) -> list[str]:
             kind, table = node.get("Node Type"), node.get("Relation Name")
             # A sequential scan, or an index read end to end (no condition on its columns).
             whole_index = kind in ("Index Scan", "Index Only Scan") and "Index Cond" not in node
-            if table in BIG_TABLES and (kind == "Seq Scan" or whole_index):
+            if table in big and (kind == "Seq Scan" or whole_index):
                 tables.append(f"{kind} on {table}")
             nodes.extend(v for v in node.values() if isinstance(v, list | dict))
     return tables

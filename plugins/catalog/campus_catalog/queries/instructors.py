@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from campus_mcp import NotFound, Settings
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, Row, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -20,7 +22,9 @@ from campus_catalog.schemas import (
     InstructorLookup,
     InstructorPage,
     InstructorSearch,
+    PersonRef,
     RatingDetail,
+    ReviewOut,
     ReviewPage,
     ReviewSearch,
     SimilarInstructor,
@@ -55,6 +59,14 @@ async def find_instructor(session: AsyncSession, pub_id: str) -> Instructor:
             field="pub_id",
         )
     return instructor
+
+
+async def _instructor_id(session: AsyncSession, pub_id: str) -> int:
+    """``find_instructor``'s id alone: one indexed read, no rating loaded."""
+    found = await session.scalar(select(Instructor.id).where(Instructor.pub_id == pub_id.strip()))
+    if found is None:
+        await find_instructor(session, pub_id)  # raises its NotFound, the one message for this
+    return int(found or 0)
 
 
 async def search_instructors(
@@ -196,7 +208,7 @@ async def search_reviews(
 ) -> ReviewPage:
     where: list[ColumnElement[bool]] = []
     if query.instructor:
-        where.append(Review.instructor_id == (await find_instructor(session, query.instructor)).id)
+        where.append(Review.instructor_id == await _instructor_id(session, query.instructor))
     if query.course:
         where.append(Review.course_code == query.course)
     if query.sentiment == "positive":
@@ -225,20 +237,58 @@ async def search_reviews(
         total = len(ranked)
         ids = ranked[query.offset : query.offset + query.limit]
     else:
-        total = await session.scalar(select(func.count()).select_from(Review).where(*where)) or 0
-        ids = list(
-            (
-                await session.scalars(
-                    select(Review.id)
-                    .where(*where)
-                    .order_by(Review.posted_on.desc(), Review.id.desc())
-                    .offset(query.offset)
-                    .limit(query.limit)
-                )
-            ).all()
+        # The page and its count in one statement: each statement is hops to SQLite's thread.
+        total_of = select(func.count()).select_from(Review).where(*where).scalar_subquery().label("total")
+        page = (
+            await session.execute(
+                _review_select(total_of)
+                .where(*where)
+                .order_by(Review.posted_on.desc(), Review.id.desc())
+                .offset(query.offset)
+                .limit(query.limit)
+            )
+        ).all()
+        total = (
+            page[0].total
+            if page
+            else (await session.scalar(select(func.count()).select_from(Review).where(*where)) or 0)
         )
-    rows = (
-        await session.scalars(select(Review).where(Review.id.in_(ids)).options(selectinload(Review.instructor)))
-    ).all()
-    by_id = {r.id: r for r in rows}
-    return ReviewPage(reviews=[review_out(by_id[i]) for i in ids if i in by_id], **page_fields(query, total))
+        return ReviewPage(reviews=[_review_of(row) for row in page], **page_fields(query, total))
+    rows = {row.id: row for row in await session.execute(_review_select().where(Review.id.in_(ids)))}
+    return ReviewPage(reviews=[_review_of(rows[i]) for i in ids if i in rows], **page_fields(query, total))
+
+
+def _review_select(*extra: ColumnElement[Any]) -> Select[*tuple[Any, ...]]:
+    """Reviews with their instructor's name, as columns (no Review object, no vector read)."""
+    return select(
+        Review.id,
+        Review.course_code,
+        Review.posted_on,
+        Review.overall,
+        Review.difficulty,
+        Review.would_take_again,
+        Review.grade,
+        Review.tags,
+        Review.text,
+        Review.sentiment,
+        Instructor.pub_id,
+        Instructor.name,
+        *extra,
+    ).join(Instructor, Instructor.id == Review.instructor_id)
+
+
+def _review_of(row: Row[*tuple[Any, ...]]) -> ReviewOut:
+    """``serialize.review_out`` of one row of :func:`_review_select`."""
+    return ReviewOut(
+        id=row.id,
+        instructor=PersonRef(pub_id=row.pub_id, name=row.name),
+        course_code=row.course_code,
+        posted_on=row.posted_on,
+        overall=row.overall,
+        difficulty=row.difficulty,
+        would_take_again=row.would_take_again,
+        grade=row.grade,
+        tags=list(row.tags or []),
+        text=row.text,
+        sentiment=row.sentiment,
+    )

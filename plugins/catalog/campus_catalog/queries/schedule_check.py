@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
 
 from campus_mcp import Settings
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import MeetingTime, Section
+from campus_catalog.queries import section_rows
 from campus_catalog.queries.clock import days_string, hhmm
-from campus_catalog.queries.serialize import load_sections, section_credits, section_out
+from campus_catalog.queries.serialize import section_credits
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     Conflict,
@@ -197,6 +200,62 @@ def totals(sections: Sequence[Section]) -> ScheduleTotals:
     )
 
 
+@dataclass(frozen=True)
+class _CourseOf:
+    code: str
+    credits_min: float | None
+    credits_max: float | None
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A section of the plan read as rows (``section_rows.section_parts``), with the attributes of
+    ``Section`` the checks above read: the plan needs no ORM load of seven relationships."""
+
+    id: int
+    crn: str
+    term_id: int
+    course_id: int
+    schedule_type: str | None
+    instructional_method: str | None
+    credits_min: float | None
+    credits_max: float | None
+    seats_available: int | None
+    waitlist_capacity: int | None
+    waitlist_available: int | None
+    cancelled: bool
+    cross_listed_crns: list[str]
+    linked_crns: list[str]
+    course: _CourseOf
+    meeting_times: list[Row[*tuple[Any, ...]]]
+
+
+def _planned(parts: section_rows.SectionParts) -> _Planned:
+    row = parts.row
+    return _Planned(
+        id=row.id,
+        crn=row.crn,
+        term_id=row.term_id,
+        course_id=row.course_id,
+        schedule_type=row.schedule_type,
+        instructional_method=row.instructional_method,
+        credits_min=row.credits_min,
+        credits_max=row.credits_max,
+        seats_available=row.seats_available,
+        waitlist_capacity=row.waitlist_capacity,
+        waitlist_available=row.waitlist_available,
+        cancelled=row.cancelled,
+        cross_listed_crns=list(row.cross_listed_crns or []),
+        linked_crns=list(row.linked_crns or []),
+        course=_CourseOf(
+            code=f"{row.subject_code} {row.course_number}",
+            credits_min=row.course_credits_min,
+            credits_max=row.course_credits_max,
+        ),
+        meeting_times=parts.meetings,
+    )
+
+
 async def check_schedule(
     session: AsyncSession, query: ScheduleCheckQuery, settings: Settings, catalog: CatalogSettings
 ) -> ScheduleCheck:
@@ -204,7 +263,9 @@ async def check_schedule(
     ids = (
         await session.scalars(select(Section.id).where(Section.term_id == term.id, Section.crn.in_(query.crns)))
     ).all()
-    found = sorted(await load_sections(session, list(ids)), key=lambda s: query.crns.index(s.crn))
+    parts = sorted(await section_rows.section_parts(session, list(ids)), key=lambda p: query.crns.index(p.row.crn))
+    # The checks read a section's attributes only; the rows carry them under the model's names.
+    found = cast(list[Section], [_planned(p) for p in parts])
     active = [s for s in found if not s.cancelled]
     conflicts = find_conflicts(active)
     needs = [
@@ -220,7 +281,7 @@ async def check_schedule(
     ]
     return ScheduleCheck(
         term=term_ref(term),
-        sections=[section_out(s) for s in found],
+        sections=[section_rows.answer_of(p) for p in parts],
         unknown_crns=[c for c in query.crns if c not in {s.crn for s in found}],
         cancelled_crns=[s.crn for s in found if s.cancelled],
         conflicts=conflicts,

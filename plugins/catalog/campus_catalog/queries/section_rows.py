@@ -48,6 +48,8 @@ from campus_catalog.schemas import (
 
 _SECTION_COLUMNS = (
     Section.id,
+    Section.term_id,
+    Section.course_id,
     Section.crn,
     Section.section_number,
     Section.title,
@@ -142,8 +144,19 @@ async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*t
     return [by_id[i] for i in ids if i in by_id]
 
 
-async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[SectionOut]:
-    """Sections by id, as answers, in the order of ``ids``."""
+class SectionParts(NamedTuple):
+    """A section's row (with course, term, campus and part of term) and its meeting, instructor
+    and attribute rows: what :func:`answer_of` turns into an answer, and what a schedule check
+    reads its meetings from."""
+
+    row: Row[*tuple[Any, ...]]
+    meetings: list[Row[*tuple[Any, ...]]]
+    teachers: list[Row[*tuple[Any, ...]]]
+    attributes: list[Row[*tuple[Any, ...]]]
+
+
+async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[SectionParts]:
+    """Sections by id, in the order of ``ids``, as rows: four narrow selects."""
     rows = await section_rows(session, ids)
     if not rows:
         return []
@@ -164,8 +177,19 @@ async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[Sec
         ),
     )
     return [
-        _answer(row, meetings.get(row.id, []), teachers.get(row.id, []), attributes.get(row.id, [])) for row in rows
+        SectionParts(row, meetings.get(row.id, []), teachers.get(row.id, []), attributes.get(row.id, []))
+        for row in rows
     ]
+
+
+async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[SectionOut]:
+    """Sections by id, as answers, in the order of ``ids``."""
+    return [answer_of(parts) for parts in await section_parts(session, ids)]
+
+
+def answer_of(parts: SectionParts) -> SectionOut:
+    """The answer of one section's rows (``serialize.section_out``'s fields)."""
+    return _answer(parts.row, parts.meetings, parts.teachers, parts.attributes)
 
 
 def _answer(
@@ -287,13 +311,18 @@ def summary_of(row: Row[*tuple[Any, ...]]) -> SectionSummary:
     )
 
 
+async def summaries_by_id(session: AsyncSession, ids: Sequence[int]) -> dict[int, SectionSummary]:
+    """Sections by id as a search lists them, in one statement."""
+    if not ids:
+        return {}
+    statement = summary_select(session.get_bind().dialect.name).where(Section.id.in_(list(ids)))
+    return {row.id: summary_of(row) for row in await session.execute(statement)}
+
+
 async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[SectionSummary]:
     """Sections by id as a search lists them, in the order of ``ids``, in one statement."""
-    if not ids:
-        return []
-    statement = summary_select(session.get_bind().dialect.name).where(Section.id.in_(list(ids)))
-    by_id = {row.id: row for row in await session.execute(statement)}
-    return [summary_of(by_id[i]) for i in ids if i in by_id]
+    by_id = await summaries_by_id(session, ids)
+    return [by_id[i] for i in ids if i in by_id]
 
 
 async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:

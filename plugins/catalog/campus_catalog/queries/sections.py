@@ -26,11 +26,12 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries import fulltext, section_rows
 from campus_catalog.queries.clock import hhmm, parse_time_of_day, weekdays_of
-from campus_catalog.queries.serialize import load_sections, page_fields, section_brief, section_summary
+from campus_catalog.queries.serialize import load_sections, page_fields
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     FinalExamOut,
+    SectionBrief,
     SectionDetail,
     SectionLookup,
     SectionPage,
@@ -38,6 +39,7 @@ from campus_catalog.schemas import (
     SimilarSection,
     SimilarSections,
     SimilarSectionsQuery,
+    TermRef,
 )
 
 # A search by meaning ranks at most this many sections; further pages of it end there.
@@ -308,9 +310,31 @@ async def similar_sections(
 ) -> SimilarSections:
     """Sections of other courses in the same term that teach something close: by meaning when the
     section has a vector, else by the words of its course title."""
-    section = await find_section(session, query.crn, query.term, settings)
+    section_id, term_id = await section_key(session, query.crn, query.term, settings)
+    # The section itself in one narrow row: its course, its term and the fields of its brief.
+    section = (
+        await session.execute(
+            select(
+                Section.id,
+                Section.course_id,
+                Section.crn,
+                Section.section_number,
+                Section.title,
+                Section.schedule_type,
+                Section.cancelled,
+                Course.subject_code,
+                Course.course_number,
+                Course.title.label("course_title"),
+                Term.uid.label("term_uid"),
+                Term.name.label("term_name"),
+            )
+            .join(Course, Course.id == Section.course_id)
+            .join(Term, Term.id == Section.term_id)
+            .where(Section.id == section_id)
+        )
+    ).one()
     others: list[ColumnElement[bool]] = [
-        Section.term_id == section.term_id,
+        Section.term_id == term_id,
         Section.cancelled.is_(False),
         Section.course_id != section.course_id,
     ]
@@ -335,7 +359,7 @@ async def similar_sections(
                 scored.append((match.id, match.score))
     else:
         method = "words"
-        course_ids = await fulltext.matching_ids(session, "courses", section.course.title)
+        course_ids = await fulltext.matching_ids(session, "courses", section.course_title)
         course_ids = [c for c in course_ids if c != section.course_id][: query.limit]
         # The first section of each course, from one query for all of them (not one per course).
         first: dict[int, int] = {}
@@ -350,12 +374,17 @@ async def similar_sections(
             if course_id in first:
                 scored.append((first[course_id], round(1.0 / (position + 1), 4)))
     scored = scored[: query.limit]
-    loaded = {s.id: s for s in await load_sections(session, [i for i, _ in scored])}
+    summaries = await section_rows.summaries_by_id(session, [i for i, _ in scored])
     return SimilarSections(
-        term=term_ref(section.term),
-        section=section_brief(section),
+        term=TermRef(uid=section.term_uid, name=section.term_name),
+        section=SectionBrief(
+            crn=section.crn,
+            course_code=f"{section.subject_code} {section.course_number}",
+            title=section.title or section.course_title,
+            section_number=section.section_number,
+            schedule_type=section.schedule_type,
+            cancelled=section.cancelled,
+        ),
         method=method,
-        sections=[
-            SimilarSection(**section_summary(loaded[i]).model_dump(), score=score) for i, score in scored if i in loaded
-        ],
+        sections=[SimilarSection(**summaries[i].model_dump(), score=score) for i, score in scored if i in summaries],
     )
