@@ -1,7 +1,7 @@
 """The feed's secret never reaches the access log (issue 12, point 7).
 
-``campus-mcp serve`` runs uvicorn with its access log on (``log_level="info"``), which logs each
-request's path. This runs the campus app under a real uvicorn server configured the same way,
+With ``CAMPUS_MCP_ACCESS_LOG=true``, ``campus-mcp serve`` runs uvicorn with its access log on,
+which logs each request's path. This runs the campus app under a real uvicorn server configured the same way,
 reads the feed over loopback, and reads what uvicorn's access logger passed to its handlers.
 """
 
@@ -46,7 +46,7 @@ async def test_the_access_log_of_serve_never_prints_the_feed_token(campus_factor
         token = await tokens.issue(session, student)
         await session.commit()
     port = _free_port()
-    # As campus-mcp serve configures it: uvicorn's own logging config, access log on.
+    # As campus-mcp serve configures it with the access log on: uvicorn's own logging config.
     config = uvicorn.Config(campus.app, host="127.0.0.1", port=port, log_level="info", lifespan="on")
     seen = Lines()
     access = logging.getLogger("uvicorn.access")

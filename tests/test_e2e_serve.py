@@ -52,4 +52,8 @@ async def test_serve_then_list_tools_in_both_eras(campus_databases: TestDatabase
                     assert tool.output_schema is not None
                     assert tool.annotations is not None
         assert seen == {"legacy": expected, "2026-07-28": expected, "auto": expected}
+        # Issue 16: no log line per request by default (CAMPUS_MCP_ACCESS_LOG turns uvicorn's on).
+        log = served.log.read_text(errors="replace")
+        assert "Serving " in log, log
+        assert "POST /api/mcp" not in log and "GET /healthz" not in log, log
     await campus_databases.drop(database_url)

@@ -236,6 +236,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
         "host": settings.host,
         "port": settings.port,
         "log_level": "info",
+        "access_log": settings.access_log,  # issue 16: no log line per request unless asked for
         "proxy_headers": False,
         "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
         # uvicorn's supervisor kills a worker process that does not answer its ping within this,

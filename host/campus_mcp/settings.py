@@ -109,6 +109,13 @@ class Settings(BaseSettings):
         gt=0,
         description="On SIGTERM, how long `serve` lets in-flight requests finish before it stops.",
     )
+    access_log: bool = Field(
+        default=False,
+        description=(
+            "Whether `serve` logs a line for every HTTP request (uvicorn's access log). Off by default: "
+            "at a few hundred requests a second it is most of the log and a cost on every answer."
+        ),
+    )
     sdk_log_level: str = Field(
         default="WARNING",
         description=(
