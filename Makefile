@@ -25,6 +25,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy host $(filter-out %.egg-info,$(wildcard plugins/*/campus_* examples/*/campus_*))
 
+# Two test processes (pytest-xdist; one on a one-core machine): CI has two cores, and most of a
+# test's time is a served app or a subprocess waiting. pyproject's --dist loadfile keeps a file's
+# tests in one process, so a module's served campus starts once. PYTEST_ARGS replaces these
+# (`make pytest PYTEST_ARGS=tests/test_x.py` runs in one process).
+PYTEST_ARGS ?= -n auto --maxprocesses 2
+
 pytest: $(STAMP)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
