@@ -5,8 +5,10 @@ One command, one run:
 
     .venv/bin/python bench/mcp_vs_rest.py                 # demo campus, 5 s per row, 8 connections
     .venv/bin/python bench/mcp_vs_rest.py --scale 67      # a 100,000-section campus (built once)
+    .venv/bin/python bench/mcp_vs_rest.py --database-url postgresql+asyncpg://campus@127.0.0.1:55432/bench
 
-It builds a SQLite demo campus (``campus-mcp demo --scale N``, skipped when the database exists),
+It builds a SQLite demo campus (``campus-mcp demo --scale N``, skipped when the database exists;
+with ``--database-url``, in that database, created when missing and skipped when it has sections),
 makes a virtualenv with FastMCP (pinned, ``FASTMCP_VERSION``) under the work folder the first
 time, and then, for the answer cache off ("cold": every call runs the query) and on ("warm"),
 starts ``campus-mcp serve`` (one uvicorn worker, anonymous access, no scheduler) and loads it
@@ -121,8 +123,54 @@ def running(args: list[str], env: dict[str, str], probe: str, log: Path) -> Iter
                 process.wait()
 
 
-def campus_server(database: Path, port: int, log: Path, *, cache: bool) -> contextlib.AbstractContextManager[None]:
-    env = campus_env(database)
+def target_env(database: Path, url: str | None) -> dict[str, str]:
+    """The environment of a campus process: the SQLite file, or the ``--database-url``."""
+    env: dict[str, str] = campus_env(database)
+    if url:
+        env["CAMPUS_MCP_DATABASE_URL"] = url
+    return env
+
+
+def build_target(database: Path, url: str | None, scale: int) -> float | None:
+    """``build_campus`` for either target; on a server database, created when missing and built
+    when it has no sections yet."""
+    if not url:
+        seconds: float | None = build_campus(database, scale)
+        return seconds
+    from sqlalchemy import make_url, text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def has_sections() -> bool:
+        name = make_url(url).database
+        server = create_async_engine(make_url(url).set(database="postgres"), isolation_level="AUTOCOMMIT")
+        async with server.connect() as connection:
+            exists = await connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+            if not exists:
+                await connection.execute(text(f'CREATE DATABASE "{name}"'))
+        await server.dispose()
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return bool(await connection.scalar(text("SELECT count(*) FROM catalog_sections")))
+        except Exception:  # no tables yet
+            return False
+        finally:
+            await engine.dispose()
+
+    if asyncio.run(has_sections()):
+        return None
+    started = time.perf_counter()
+    subprocess.run(
+        [command("campus-mcp"), "demo", "--scale", str(scale)],
+        env=target_env(database, url),
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - started
+
+
+def campus_server(env: dict[str, str], port: int, log: Path, *, cache: bool) -> contextlib.AbstractContextManager[None]:
+    env = dict(env)
     env["CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES"] = "2048" if cache else "0"
     # The limits still count every request (their cost is measured), at numbers the load never reaches.
     env["CAMPUS_MCP_RATE_LIMIT_OVERRIDES"] = "api/address=10000000,catalog/semantic=10000000"
@@ -163,9 +211,9 @@ def fastmcp_python(venv: Path) -> Path:
     return python
 
 
-def fastmcp_server(python: Path, database: Path, port: int, log: Path) -> contextlib.AbstractContextManager[None]:
+def fastmcp_server(python: Path, env: dict[str, str], port: int, log: Path) -> contextlib.AbstractContextManager[None]:
     args = [str(python), str(ROOT / "bench" / "fastmcp_twin.py"), "--port", str(port)]
-    return running(args, campus_env(database), f"http://127.0.0.1:{port}/mcp", log)
+    return running(args, env, f"http://127.0.0.1:{port}/mcp", log)
 
 
 # -- the load ------------------------------------------------------------------------------
@@ -293,9 +341,9 @@ async def campus_samples(origin: str) -> tuple[list[str], str]:
 # -- in process ----------------------------------------------------------------------------
 
 
-async def in_process(database: Path, runs: int) -> dict[str, tuple[float, float]]:
+async def in_process(env: dict[str, str], runs: int) -> dict[str, tuple[float, float]]:
     """p50 and p95 (ms) of ``sections.search_sections`` alone, per kind of question."""
-    os.environ.update(campus_env(database))
+    os.environ.update(env)
     from campus_catalog.catalog_settings import CatalogSettings
     from campus_catalog.queries import sections
     from campus_catalog.schemas import SectionSearch
@@ -325,7 +373,14 @@ async def in_process(database: Path, runs: int) -> dict[str, tuple[float, float]
 
 def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, options: argparse.Namespace) -> None:
     print(f"\n{date.today()} · {platform.node() or 'this machine'} · {os.cpu_count()} cores · scale {scale}")
-    print(f"{options.connections} connections, {options.seconds:g} s per row, SQLite, one uvicorn worker\n")
+    engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
+    loads = (options.load_at_start, os.getloadavg())
+    print(
+        "load average (1, 5, 15 min) at start {} and at end {}".format(
+            *(" ".join(f"{x:.1f}" for x in la) for la in loads)
+        )
+    )
+    print(f"{options.connections} connections, {options.seconds:g} s per row, {engine}, one uvicorn worker\n")
     print("In process, sections.search_sections alone (ms):")
     print("| question | p50 | p95 |\n| --- | --- | --- |")
     for name, (p50, p95) in inproc.items():
@@ -364,26 +419,31 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50, help="In-process runs per kind of question.")
     parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for databases, logs, venv.")
     parser.add_argument("--skip-fastmcp", action="store_true", help="Do not install or measure FastMCP.")
+    parser.add_argument(
+        "--database-url", help="Serve this database (PostgreSQL: created if missing) instead of a SQLite file."
+    )
     options = parser.parse_args()
+    options.load_at_start = os.getloadavg()
     work = options.work.resolve()
     database = work / f"demo-scale-{options.scale}.db"
-    built = build_campus(database, options.scale)
+    env = target_env(database, options.database_url)
+    built = build_target(database, options.database_url, options.scale)
     print(f"scale {options.scale}: " + (f"demo loaded in {built:.0f} s" if built is not None else "existing database"))
     python = None if options.skip_fastmcp else fastmcp_python(work / "fastmcp-venv")
 
-    inproc = asyncio.run(in_process(database, options.runs))
+    inproc = asyncio.run(in_process(env, options.runs))
     rows: list[Row] = []
     asked: list[Question] = []
     for cache in ("cold", "warm"):
         port = free_port()
-        with campus_server(database, port, work / f"mcp-vs-rest-{cache}.log", cache=cache == "warm"):
+        with campus_server(env, port, work / f"mcp-vs-rest-{cache}.log", cache=cache == "warm"):
             origin = f"http://127.0.0.1:{port}"
             if not asked:
                 asked = questions(*asyncio.run(campus_samples(origin)))
             rows += asyncio.run(measure_campus(origin, asked, cache, options.seconds, options.connections))
     if python is not None:
         port = free_port()
-        with fastmcp_server(python, database, port, work / "fastmcp.log"):
+        with fastmcp_server(python, env, port, work / "fastmcp.log"):
             rows += asyncio.run(measure_fastmcp(f"http://127.0.0.1:{port}", options.seconds, options.connections))
     report(rows, inproc, options.scale, options)
 
