@@ -124,6 +124,7 @@ _UNREACHABLE_DRIVER_ERRORS = frozenset(
 def make_sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
+
 # What a client is told while the database is unreachable: what happened and what to do.
 DATABASE_UNREACHABLE_TEXT = (
     "The campus database cannot be reached right now, so this could not be answered. "

@@ -93,9 +93,7 @@ async def run_job(
 ) -> JobRun:
     """Run one job now and record the run. Never raises for the job's own failure."""
     async with sessions() as session:
-        run = JobRun(
-            job_id=job.id, plugin=job.plugin, started_at=utcnow(), outcome="running", summary=run_owner(kind)
-        )
+        run = JobRun(job_id=job.id, plugin=job.plugin, started_at=utcnow(), outcome="running", summary=run_owner(kind))
         session.add(run)
         await session.commit()
         run_id = run.id
