@@ -302,6 +302,8 @@ class TestDatabases:
         self._numbers = itertools.count()
         self._template: str | None = None
         self._template_lock = asyncio.Lock()
+        # Migrated, empty databases by plugin selection (plugins, disable): copied like the demo one.
+        self._migrated: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], str] = {}
         self._live: set[str] = set()
 
     @property
@@ -337,7 +339,27 @@ class TestDatabases:
 
     async def demo_copy(self) -> str:
         """The URL of a new database holding the demo campus of every installed plugin."""
-        template = await self._demo_template()
+        return await self._copy(await self._demo_template())
+
+    async def migrated_copy(self, plugins: Sequence[str] | None = None, disable: Sequence[str] = ()) -> str:
+        """The URL of a new database with the migrations of that plugin selection applied, and no data.
+
+        The first one of a selection is migrated into a template, the others copy it: an upgrade
+        from nothing loads every plugin's migration scripts and costs far more than the copy.
+        """
+        key = (tuple(plugins) if plugins is not None else None, tuple(disable))
+        async with self._template_lock:
+            template = self._migrated.get(key)
+            if template is None:
+                url = await self.empty()
+                settings = test_settings(
+                    url, plugins=list(plugins) if plugins is not None else None, disable=list(disable)
+                )
+                await asyncio.to_thread(upgrade, load_registry(settings))
+                template = self._migrated[key] = make_url(url).database or ""
+        return await self._copy(template)
+
+    async def _copy(self, template: str) -> str:
         name = self._next_name()
         if self.postgres:
             await self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
@@ -426,14 +448,22 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
         extras = list(extra_plugins)
         # The template holds every installed plugin's demo data: only the default plugin set may copy it.
         from_template = demo and plugins is None and not disable and not extras
-        url = await (campus_databases.demo_copy() if from_template else campus_databases.empty())
+        # Without demo data a campus is its selection's migrations only, from a template of them
+        # (a plugin given as an object may bring migrations of its own: that one is migrated here).
+        migrated = not demo and not extras
+        if from_template:
+            url = await campus_databases.demo_copy()
+        elif migrated:
+            url = await campus_databases.migrated_copy(plugins, disable)
+        else:
+            url = await campus_databases.empty()
         settings = test_settings(
             url, plugins=list(plugins) if plugins is not None else None, disable=list(disable), **overrides
         )
         registry = load_registry(settings, extras, plugin_settings=plugin_settings)
         if from_template:
             await asyncio.to_thread(upgrade, registry)
-        else:
+        elif not migrated:
             await prepare_database(registry, demo=demo)
         harness = CampusHarness(app=harness_app(registry), registry=registry)
         made.append(harness)
