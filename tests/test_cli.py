@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import signal
 import sqlite3
 import subprocess
@@ -131,7 +132,11 @@ def test_worker_runs_the_scheduler_until_interrupted(
     )
     try:
         assert worker.stdout is not None
-        first_line = worker.stdout.readline()  # blocks until the election has started
+        # Until the election has started; bounded, so a worker that never says so fails the test
+        # instead of hanging the run.
+        ready, _, _ = select.select([worker.stdout], [], [], 120)
+        assert ready, "campus-mcp worker printed nothing in 120 s"
+        first_line = worker.stdout.readline()
         assert first_line.startswith("Worker for "), first_line + (worker.stderr.read() if worker.stderr else "")
         assert "job(s)" in first_line
         worker.send_signal(signal.SIGINT)
