@@ -57,8 +57,15 @@ def with_advisory(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class FreshnessCache:
+    """When each data source last refreshed, read at most once in ``CACHE_SECONDS`` per database.
+
+    Keyed by the database as well as the source: one process may serve several campuses (the
+    test suite does, and so may a command beside a server), and one campus's times must never
+    be told about another's.
+    """
+
     def __init__(self) -> None:
-        self._cached: dict[str, tuple[float, datetime | Mapping[str, datetime] | None]] = {}
+        self._cached: dict[tuple[str, str], tuple[float, datetime | Mapping[str, datetime] | None]] = {}
 
     def clear(self) -> None:
         self._cached.clear()
@@ -67,11 +74,12 @@ class FreshnessCache:
         self, registry: Registry, session: AsyncSession, key: str
     ) -> datetime | Mapping[str, datetime] | None:
         now = time.monotonic()
-        hit = self._cached.get(key)
+        where = (registry.settings.database_url, key)
+        hit = self._cached.get(where)
         if hit is not None and now - hit[0] < CACHE_SECONDS:
             return hit[1]
         value = await registry.data_sources[key].last_refresh(session)
-        self._cached[key] = (now, value)
+        self._cached[where] = (now, value)
         return value
 
 
