@@ -40,7 +40,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.support.scale_out import campus_mcp, run_command, running, tail, wait_for
+from tests.support.scale_out import SHARED_KEY, campus_mcp, run_command, running, tail, wait_for
 
 MODERN = "2026-07-28"
 TOOL = "update_calendar_settings"
@@ -66,7 +66,7 @@ def started(database_url: str, folder: Path) -> Iterator[tuple[list[str], list[P
     public = f"http://127.0.0.1:{ports[0]}"
     env = {
         "CAMPUS_MCP_DATABASE_URL": database_url,
-        "CAMPUS_MCP_SECRET_KEY": "several-process-tests-only-" + "k" * 32,
+        "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
         "CAMPUS_MCP_PUBLIC_URL": public,
         "CAMPUS_MCP_ALLOWED_HOSTS": ",".join(f"127.0.0.1:{port}" for port in ports),
         "CAMPUS_MCP_SCHEDULER": "false",  # the jobs would fetch from the campus's servers

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,26 +35,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
-from tests.support.scale_out import campus_mcp, job_runs, run_command, running, tail, wait_for
+from tests.support.scale_out import (  # both_engines: the database_url fixture
+    SHARED_KEY,
+    both_engines,  # noqa: F401
+    campus_mcp,
+    job_runs,
+    run_command,
+    running,
+    tail,
+    wait_for,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
-SECRET = "several-process-tests-only-" + "k" * 32
 JOB = "catalog.sections_sync"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def database_url(
-    request: pytest.FixtureRequest, campus_databases: TestDatabases, tmp_path: Path
-) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
-        return
-    if not campus_databases.postgres:
-        pytest.skip("PostgreSQL part: set CAMPUS_MCP_TEST_DATABASE_URL")
-    url = await campus_databases.empty()
-    yield url
-    await campus_databases.drop(url)
 
 
 async def scalar(database_url: str, query: str) -> Any:
@@ -89,7 +83,7 @@ async def test_a_banner_import_killed_midway_leaves_the_term_untouched_and_the_r
         env = {
             "CAMPUS_MCP_DATABASE_URL": database_url,
             "CAMPUS_MCP_DEMO": "false",
-            "CAMPUS_MCP_SECRET_KEY": SECRET,
+            "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
             "CAMPUS_MCP_PLUGINS": "catalog",
             "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
             "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
@@ -228,7 +222,7 @@ async def test_the_database_unreachable_for_a_while(campus_databases: TestDataba
         through = real.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
         env = {
             "CAMPUS_MCP_DATABASE_URL": through,
-            "CAMPUS_MCP_SECRET_KEY": SECRET,
+            "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
             "CAMPUS_MCP_PLUGINS": "catalog",
             "CAMPUS_MCP_ANONYMOUS_ACCESS": "true",
             "CAMPUS_MCP_SCHEDULER": "false",

@@ -10,37 +10,28 @@ import asyncio
 import re
 import signal
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-from campus_mcp.testing import TestDatabases
-
-from tests.support.scale_out import campus_mcp, job_runs, plugin_site, run_command, running, wait_for
+from tests.support.scale_out import (  # both_engines: the database_url fixture
+    SHARED_KEY,
+    both_engines,  # noqa: F401
+    campus_mcp,
+    job_runs,
+    plugin_site,
+    run_command,
+    running,
+    wait_for,
+)
 
 TICK_SECONDS = 1.0
 RETRY_SECONDS = 0.5
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def database_url(
-    request: pytest.FixtureRequest, campus_databases: TestDatabases, tmp_path: Path
-) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
-        return
-    if not campus_databases.postgres:
-        pytest.skip("PostgreSQL part: set CAMPUS_MCP_TEST_DATABASE_URL")
-    url = await campus_databases.empty()
-    yield url
-    await campus_databases.drop(url)
 
 
 def race_env(database_url: str, tmp_path: Path) -> dict[str, str]:
     return {
         "CAMPUS_MCP_DATABASE_URL": database_url,
         "CAMPUS_MCP_DEMO": "false",
-        "CAMPUS_MCP_SECRET_KEY": "several-process-tests-only-" + "k" * 32,
+        "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
         "CAMPUS_MCP_PLUGINS": "race",
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),

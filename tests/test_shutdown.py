@@ -17,34 +17,26 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest
 from campus_mcp.leader import SchedulerLock, scheduler_lock
 from campus_mcp.oauth.testkit import free_port
-from campus_mcp.testing import TestDatabases
 
-from tests.support.scale_out import campus_mcp, plugin_site, run_command, running, tail, wait_for
+from tests.support.scale_out import (  # both_engines: the database_url fixture
+    SHARED_KEY,
+    both_engines,  # noqa: F401
+    campus_mcp,
+    plugin_site,
+    run_command,
+    running,
+    tail,
+    wait_for,
+)
 
 SLOW_SECONDS = 5.0
 IN_FLIGHT = 3
 GRACE_SECONDS = 25.0
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def database_url(
-    request: pytest.FixtureRequest, campus_databases: TestDatabases, tmp_path: Path
-) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
-        return
-    if not campus_databases.postgres:
-        pytest.skip("PostgreSQL part: set CAMPUS_MCP_TEST_DATABASE_URL")
-    url = await campus_databases.empty()
-    yield url
-    await campus_databases.drop(url)
 
 
 async def taken_by_the_test(lock: SchedulerLock) -> bool:
@@ -69,7 +61,7 @@ async def test_sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_frees
     env = {
         "CAMPUS_MCP_DATABASE_URL": database_url,
         "CAMPUS_MCP_DEMO": "false",
-        "CAMPUS_MCP_SECRET_KEY": "several-process-tests-only-" + "k" * 32,
+        "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
         "CAMPUS_MCP_PLUGINS": "race",
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),

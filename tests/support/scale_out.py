@@ -18,15 +18,20 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+from campus_mcp.testing import TestDatabases
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 T = TypeVar("T")
+
+# The one deployment key every process of a several-process test shares (a key of its own is refused).
+SHARED_KEY = "several-process-tests-only-" + "k" * 32
 
 PLUGIN = """
 import asyncio
@@ -161,3 +166,19 @@ async def wait_for(condition: Callable[[], Awaitable[T]], *, within: float, what
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within:g}s\n{tail(log)}")
         await asyncio.sleep(0.1)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"], name="database_url")
+async def both_engines(
+    request: pytest.FixtureRequest, campus_databases: TestDatabases, tmp_path: Path
+) -> AsyncIterator[str]:
+    """An empty campus database on SQLite, and on PostgreSQL when the run has one: a test module
+    takes it with ``from tests.support.scale_out import both_engines``."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
+        return
+    if not campus_databases.postgres:
+        pytest.skip("PostgreSQL part: set CAMPUS_MCP_TEST_DATABASE_URL")
+    url = await campus_databases.empty()
+    yield url
+    await campus_databases.drop(url)
