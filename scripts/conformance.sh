@@ -30,19 +30,9 @@ use_node22 conformance
 node_install @modelcontextprotocol/conformance "$CONFORMANCE_VERSION" conformance
 echo "conformance: node $(node --version), suite $("$SUITE" --version)"
 
-WORK=$(mktemp -d)
-SERVER_PID=""
-cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -INT "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck source=scripts/served.sh
+source "$ROOT/scripts/served.sh"
+PORT=$(free_port)
 # Only CAMPUS_MCP_ settings chosen here: a developer's own (a token, another database) must not leak in.
 # The conformance suite's server scenarios connect without OAuth, so this server opts in to the
 # anonymous toolset; sign-in is the default otherwise (tests/test_e2e_student_tools.py covers it).

@@ -35,19 +35,9 @@ node_install @modelcontextprotocol/inspector "$INSPECTOR_VERSION" inspector
 echo "inspector: node $(node --version), inspector $("$INSPECTOR" --cli --version)"
 
 umask 077  # the config files below hold tokens
-WORK=$(mktemp -d)
-SERVER_PID=""
-cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -INT "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# shellcheck source=scripts/served.sh
+source "$ROOT/scripts/served.sh"
+PORT=$(free_port)
 # Only CAMPUS_MCP_ settings chosen here (a developer's own must not leak in); the same for the
 # server, the token commands and the stdio process, so they share the database, key and MCP URL.
 CAMPUS_ENV=(
