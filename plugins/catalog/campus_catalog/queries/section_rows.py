@@ -325,21 +325,25 @@ async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[S
     return [by_id[i] for i in ids if i in by_id]
 
 
+# The columns of a section's brief (``serialize.section_brief``'s fields), joined to its course.
+BRIEF_COLUMNS = (
+    Section.crn,
+    Section.section_number,
+    Section.title,
+    Section.schedule_type,
+    Section.cancelled,
+    Course.subject_code,
+    Course.course_number,
+    Course.title.label("course_title"),
+)
+
+
 async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:
     """The brief form of the sections of ``crns`` in a term (``serialize.section_brief``'s fields)."""
     if not crns:
         return []
     rows = await session.execute(
-        select(
-            Section.crn,
-            Section.section_number,
-            Section.title,
-            Section.schedule_type,
-            Section.cancelled,
-            Course.subject_code,
-            Course.course_number,
-            Course.title.label("course_title"),
-        )
+        select(*BRIEF_COLUMNS)
         .join(Course, Course.id == Section.course_id)
         .where(Section.term_id == term_id, Section.crn.in_(list(crns)))
     )

@@ -317,14 +317,7 @@ async def similar_sections(
             select(
                 Section.id,
                 Section.course_id,
-                Section.crn,
-                Section.section_number,
-                Section.title,
-                Section.schedule_type,
-                Section.cancelled,
-                Course.subject_code,
-                Course.course_number,
-                Course.title.label("course_title"),
+                *section_rows.BRIEF_COLUMNS,
                 Term.uid.label("term_uid"),
                 Term.name.label("term_name"),
             )
