@@ -11,20 +11,15 @@ where a skip would hide a missing Redis, so it fails.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 from campus_mcp.oauth.testkit import free_port
-from campus_mcp.testing import serve
+from campus_mcp.testing import private_redis, serve
 
 HEADERS = {
     "Accept": "application/json, text/event-stream",
@@ -32,38 +27,6 @@ HEADERS = {
     "MCP-Protocol-Version": "2025-11-25",
 }
 WARNING = "rate limits: Redis is unreachable"
-
-
-def redis_binary() -> str:
-    found = shutil.which("redis-server")
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must have redis-server (.ci/run installs it): the Redis rate-limit tests cannot skip there")
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    return found
-
-
-@contextlib.contextmanager
-def private_redis(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A redis-server of this test on a free loopback port, no persistence; yields (URL, process)."""
-    port = free_port()
-    folder.mkdir(parents=True, exist_ok=True)
-    command = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        import socket
-
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0", process
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def ping(http: httpx.Client, base: str, token: str, method: str = "ping") -> httpx.Response:

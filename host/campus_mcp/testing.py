@@ -67,7 +67,7 @@ from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 from campus_mcp.testing_browser import StudentBrowser
-from campus_mcp.testing_serve import ServedCampus, serve
+from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
 
@@ -85,6 +85,7 @@ __all__ = [
     "load_plugins",
     "plugin_contract",
     "prepare_database",
+    "private_redis",
     "serve",
     "test_settings",
 ]

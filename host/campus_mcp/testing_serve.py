@@ -96,3 +96,38 @@ def _wait_until_healthy(process: subprocess.Popen[bytes], base: str, log_path: P
 
 def _tail(log_path: Path) -> str:
     return log_path.read_text(errors="replace")[-LOG_TAIL_CHARS:]
+
+
+@contextlib.contextmanager
+def private_redis(folder: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A ``redis-server`` of the test's own on a free loopback port, with no persistence, until the
+    block ends; yields its URL and its process (a test of a Redis fault stops it).
+
+    Skips without ``redis-server`` on the machine, except under ``CI=true``: CI installs it
+    (``.ci/run``), so a missing one there is a failure, not a silent skip.
+    """
+    import shutil
+    import socket
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must have redis-server (.ci/run installs it): a Redis test cannot skip there")
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    folder.mkdir(parents=True, exist_ok=True)
+    # The machine's own redis-server with fixed arguments, never a shell.
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0", process
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -8,13 +8,6 @@ data-version bump. A real change (an import, a section refresh) always goes thro
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,39 +15,12 @@ import pytest
 from campus_catalog import data_version
 from campus_catalog.models import Section
 from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp.testing import CampusFactory, CampusHarness, free_port
+from campus_mcp.testing import CampusFactory, CampusHarness, private_redis
 from sqlalchemy import update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
 BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
 CRN, TERM = "45405", "202131"  # CSCE 110-500: 21 seats, 21 enrolled in the fixture
-
-
-@contextlib.contextmanager
-def private_redis(folder: Path) -> Iterator[str]:
-    """A redis-server of this test on a free loopback port (as tests/test_rate_limits_redis.py
-    starts one, which a plugin's tests cannot import); skips without redis-server, except in CI."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must have redis-server (.ci/run installs it)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    folder.mkdir(parents=True, exist_ok=True)
-    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 async def _campus(campus_factory: CampusFactory, redis_url: str = "", **catalog: Any) -> CampusHarness:
@@ -130,7 +96,7 @@ async def test_a_rolled_back_change_bumps_nothing_and_the_cache_can_be_turned_of
 async def test_with_redis_configured_the_answers_are_kept_in_redis(
     campus_factory: CampusFactory, tmp_path: Path
 ) -> None:
-    with private_redis(tmp_path / "redis") as redis_url:
+    with private_redis(tmp_path / "redis") as (redis_url, _redis):
         campus = await _campus(campus_factory, redis_url=redis_url)
         assert await _seats(campus) == 0
         await _set_seats_behind_the_catalogs_back(campus, 7)

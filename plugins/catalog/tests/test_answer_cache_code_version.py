@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 from campus_catalog import answers
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, private_redis
 from pydantic import BaseModel
 
-from .test_answer_cache import _campus, _seats, _set_seats_behind_the_catalogs_back, private_redis
+from .test_answer_cache import _campus, _seats, _set_seats_behind_the_catalogs_back
 
 
 async def test_a_new_release_does_not_read_the_answers_an_older_one_left_in_redis(
     campus_factory: CampusFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with private_redis(tmp_path / "redis") as redis_url:
+    with private_redis(tmp_path / "redis") as (redis_url, _redis):
         campus = await _campus(campus_factory, redis_url=redis_url)
         assert await _seats(campus) == 0
         await _set_seats_behind_the_catalogs_back(campus, 7)
