@@ -112,11 +112,9 @@ class RedisAnswers:
 def redis_answers(url: str) -> RedisAnswers:
     """The shared store at ``url`` (``redis://host:6379/0``, the host's ``redis_url``). The client
     connects on first use; a Redis that does not answer in a second is skipped, not waited for."""
-    from redis.asyncio import Redis
+    from campus_mcp.redis_client import redis_client
 
-    return RedisAnswers(
-        Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
-    )
+    return RedisAnswers(redis_client(url, timeout_seconds=REDIS_TIMEOUT_SECONDS))
 
 
 async def cached(

@@ -113,13 +113,11 @@ class RedisCounters:
     PREFIX = "campus-mcp:limit:"
 
     def __init__(self, url: str, *, fail_closed: bool = False) -> None:
-        import redis.asyncio as redis_asyncio
+        from campus_mcp.redis_client import redis_client
 
         self.url = url
         self.fail_closed = fail_closed
-        self._client: Any = redis_asyncio.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
-        )
+        self._client: Any = redis_client(url, timeout_seconds=REDIS_TIMEOUT_SECONDS)
         self._script: Any = self._client.register_script(SLIDING_LOG)
         self._warned_at: float | None = None
 

@@ -119,11 +119,9 @@ def _read_file(path: Path) -> bytes:
 
 
 async def _redis_call(settings: Settings, command: str, *args: Any) -> Any:
-    import redis.asyncio as redis_asyncio
+    from campus_mcp.redis_client import redis_client
 
-    client = redis_asyncio.Redis.from_url(
-        settings.redis_url.get_secret_value(), socket_timeout=2, socket_connect_timeout=2
-    )
+    client = redis_client(settings.redis_url.get_secret_value(), timeout_seconds=2)
     try:
         return await getattr(client, command)(*args)
     finally:
