@@ -29,6 +29,7 @@ KEY = "catalog_data_version"
 # Written on reads or by bookkeeping; changing them changes no catalog answer.
 NOT_DATA = frozenset({"catalog_section_refresh_keys"})
 _CHANGED = "catalog_data_changed"
+_READ = "catalog_data_version_read"
 
 # Called in the process that committed a change (after the commit), for caches of its own that
 # cannot wait for a version read: the advisory's freshness times.
@@ -40,9 +41,23 @@ def _is_data(table_name: str | None) -> bool:
 
 
 async def current(session: AsyncSession) -> int:
-    """The version now: 0 on a database whose catalog never changed since this row existed."""
+    """The version now: 0 on a database whose catalog never changed since this row existed.
+    Noted on the session for the rest of its transaction (:func:`known`)."""
     value = await session.scalar(select(CampusState.version).where(CampusState.key == KEY))
-    return int(value or 0)
+    session.info[_READ] = version = int(value or 0)
+    return version
+
+
+def known(session: AsyncSession) -> int | None:
+    """The version this session's transaction already read, if it did: what the lookup tables
+    held in process (``queries.lookups``) compare with, at no extra query."""
+    value = session.info.get(_READ)
+    return value if isinstance(value, int) else None
+
+
+def writing(session: AsyncSession) -> bool:
+    """Whether this session holds catalog writes it has not committed (they may be rolled back)."""
+    return bool(session.info.get(_CHANGED)) or _pending_data(session.sync_session)
 
 
 def _bump(session: Session) -> None:
@@ -88,6 +103,7 @@ def _bump_before_commit(session: Session) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
+    session.info.pop(_READ, None)
     if session.info.pop("catalog_data_bumped", False):
         for callback in on_change:
             callback()
@@ -97,3 +113,4 @@ def _after_commit(session: Session) -> None:
 def _forget(session: Session) -> None:
     session.info.pop(_CHANGED, None)
     session.info.pop("catalog_data_bumped", None)
+    session.info.pop(_READ, None)

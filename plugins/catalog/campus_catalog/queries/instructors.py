@@ -16,7 +16,7 @@ from campus_catalog.models import Course, Instructor, Review, Section, SectionIn
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_summary
 from campus_catalog.queries.subjects import resolve_subject
-from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
     InstructorDetail,
     InstructorLookup,
@@ -74,7 +74,7 @@ async def search_instructors(
 ) -> InstructorPage:
     where: list[ColumnElement[bool]] = []
     if query.subject:
-        term = await resolve_term(session, query.term, settings)
+        term = await known_term(session, query.term, settings)
         where.append(
             Instructor.id.in_(
                 select(SectionInstructor.instructor_id)
@@ -114,7 +114,7 @@ async def get_instructor(
     session: AsyncSession, query: InstructorLookup, settings: Settings, catalog: CatalogSettings
 ) -> InstructorDetail:
     instructor = await find_instructor(session, query.pub_id)
-    term = await resolve_term(session, query.term, settings)
+    term = await known_term(session, query.term, settings)
     section_ids = (
         await session.scalars(
             select(Section.id)

@@ -17,7 +17,7 @@ from campus_catalog.models import MeetingTime, Section
 from campus_catalog.queries import section_rows
 from campus_catalog.queries.clock import days_string, hhmm
 from campus_catalog.queries.serialize import section_credits
-from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
     Conflict,
     ConflictSide,
@@ -259,7 +259,7 @@ def _planned(parts: section_rows.SectionParts) -> _Planned:
 async def check_schedule(
     session: AsyncSession, query: ScheduleCheckQuery, settings: Settings, catalog: CatalogSettings
 ) -> ScheduleCheck:
-    term = await resolve_term(session, query.term, settings)
+    term = await known_term(session, query.term, settings)
     ids = (
         await session.scalars(select(Section.id).where(Section.term_id == term.id, Section.crn.in_(query.crns)))
     ).all()

@@ -11,16 +11,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section, Subject
+from campus_catalog.queries import lookups
 from campus_catalog.queries.clock import campus_today
-from campus_catalog.queries.terms import all_terms, current_and_future, resolve_term, term_ref
+from campus_catalog.queries.terms import current_and_future, known_term, term_ref
 from campus_catalog.schemas import SubjectList, SubjectOut, SubjectsQuery
 
 
 async def _term_ids(session: AsyncSession, term: str | None, settings: Settings) -> tuple[list[int], SubjectList]:
     if term is not None:
-        chosen = await resolve_term(session, term, settings)
+        chosen = await known_term(session, term, settings)
         return [chosen.id], SubjectList(term=term_ref(chosen), subjects=[])
-    terms = current_and_future(await all_terms(session), campus_today(settings.timezone))
+    terms = current_and_future(await lookups.terms(session), campus_today(settings.timezone))
     return [t.id for t in terms], SubjectList(term=None, subjects=[])
 
 
@@ -67,7 +68,7 @@ async def resolve_subject(session: AsyncSession, value: str) -> str:
     name matched no code and a search quietly answered nothing. Anything else is an error that
     lists up to five close codes and names, so the caller can correct it in one more try."""
     wanted = " ".join(value.split()).casefold()
-    subjects = (await session.execute(select(Subject.code, Subject.name).order_by(Subject.code))).all()
+    subjects = await lookups.subjects(session)  # held in process, by code
     for code, name in subjects:
         if code.casefold() == wanted or " ".join(name.split()).casefold() == wanted:
             return code

@@ -3,7 +3,9 @@ the ``term`` argument every catalog tool takes (a uid such as ``202710`` or a na
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
+from typing import Protocol, TypeVar
 
 from campus_mcp import InvalidInput, NotFound, Settings
 from sqlalchemy import func, select
@@ -12,20 +14,38 @@ from sqlalchemy.orm import selectinload
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Section, Term
+from campus_catalog.queries import lookups
 from campus_catalog.queries.clock import campus_today
+from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.schemas import PartOfTermOut, TermList, TermOut, TermRef, TermsQuery
 
 
-def term_ref(term: Term) -> TermRef:
+class DatedTerm(Protocol):
+    """What choosing a term reads of one: a ``Term`` row or a held ``lookups.KnownTerm``."""
+
+    @property
+    def uid(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def start_date(self) -> date: ...
+    @property
+    def end_date(self) -> date: ...
+
+
+AnyTerm = TypeVar("AnyTerm", bound=DatedTerm)
+
+
+def term_ref(term: DatedTerm) -> TermRef:
     return TermRef(uid=term.uid, name=term.name)
 
 
-def current_term(terms: list[Term], today: date) -> Term | None:
+def current_term(terms: Sequence[AnyTerm], today: date) -> AnyTerm | None:
     running = [t for t in terms if t.start_date <= today <= t.end_date]
     return max(running, key=lambda t: t.start_date) if running else None
 
 
-def next_term(terms: list[Term], today: date) -> Term | None:
+def next_term(terms: Sequence[AnyTerm], today: date) -> AnyTerm | None:
     upcoming = [t for t in terms if t.start_date > today]
     return min(upcoming, key=lambda t: t.start_date) if upcoming else None
 
@@ -35,9 +55,20 @@ async def all_terms(session: AsyncSession) -> list[Term]:
 
 
 async def resolve_term(session: AsyncSession, value: str | None, settings: Settings) -> Term:
+    """The term a student means (see :func:`choose_term`), as a ``Term`` row of this session."""
+    return choose_term(await all_terms(session), value, settings)
+
+
+async def known_term(session: AsyncSession, value: str | None, settings: Settings) -> KnownTerm:
+    """:func:`resolve_term` from the terms held in process (``lookups``): no query on most calls.
+    For the read paths, which need the term's id, uid, name and dates only."""
+    return choose_term(await lookups.terms(session), value, settings)
+
+
+def choose_term(terms: Sequence[AnyTerm], value: str | None, settings: Settings) -> AnyTerm:
     """The term a student means: a uid, a name (any case), or, when None, the current term, else
-    the next one, else the newest. Unknown values get an error listing terms to choose from."""
-    terms = await all_terms(session)
+    the next one, else the newest (``terms`` newest first). Unknown values get an error listing
+    terms to choose from."""
     if not terms:
         raise NotFound("The catalog has no terms yet: nothing has been imported. Try again after the next import.")
     if value is None or not value.strip():
@@ -98,5 +129,5 @@ async def list_terms(
     )
 
 
-def current_and_future(terms: list[Term], today: date) -> list[Term]:
+def current_and_future(terms: Sequence[AnyTerm], today: date) -> list[AnyTerm]:
     return [t for t in terms if t.end_date >= today]
