@@ -23,6 +23,7 @@ import contextvars
 import dataclasses
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,8 +31,9 @@ import anyio.to_thread
 import numpy as np
 from campus_mcp import InvalidInput, RateLimit, check_rate_limit, count_metric
 from numpy.typing import NDArray
-from sqlalchemy import ColumnElement, Select, func, select, update
+from sqlalchemy import ColumnElement, Select, case, func, select, update
 
+from campus_catalog import vector_index
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 
 if TYPE_CHECKING:
@@ -47,6 +49,10 @@ MAX_TEXT_CHARS = 1500
 # Rows read per round trip while ranking, so a scaled campus never holds every blob at once.
 RANK_CHUNK = 20_000
 BATCH_SIZE = 64
+# Students ask the same few questions (a page's next page, a retried call, the same course
+# asked for by a class): the vectors of the last distinct questions are kept, so asking again
+# costs no model time (about 20 ms on one core). The search is still counted and rate limited.
+QUESTIONS_KEPT = 256
 
 Vector = NDArray[np.float32]
 # Seed 000 "Rate limits": a search by meaning with words (q) counts against catalog/semantic,
@@ -109,10 +115,38 @@ def embed(texts: Sequence[str]) -> Vector:
     return _normalise(np.vstack([p.reshape(-1, DIMENSIONS) for p in parts]))
 
 
+_questions: OrderedDict[str, Vector] = OrderedDict()
+_questions_lock = threading.Lock()
+
+
 def embed_query(text: str) -> Vector:
-    """The vector of a student's question, for ranking passages."""
+    """The vector of a student's question, for ranking passages (read-only: it may be shared)."""
+    cleaned = _clean(text)
+    remembered = remembered_question(cleaned)
+    if remembered is not None:
+        return remembered
+    vector = _embed_question(cleaned)
+    vector.setflags(write=False)
+    with _questions_lock:
+        _questions[cleaned] = vector
+        while len(_questions) > QUESTIONS_KEPT:
+            _questions.popitem(last=False)
+    return vector
+
+
+def remembered_question(text: str) -> Vector | None:
+    """The kept vector of a question asked lately, else ``None`` (no model call)."""
+    cleaned = _clean(text)
+    with _questions_lock:
+        vector = _questions.get(cleaned)
+        if vector is not None:
+            _questions.move_to_end(cleaned)
+    return vector
+
+
+def _embed_question(cleaned: str) -> Vector:
     with _engine_lock:
-        vector = np.asarray(_model().query(_clean(text)), dtype=np.float32)
+        vector = np.asarray(_model().query(cleaned), dtype=np.float32)
     normalised: Vector = _normalise(vector.reshape(1, DIMENSIONS))[0]
     return normalised
 
@@ -286,7 +320,10 @@ async def _target(kind: SearchKind, query: str | Vector) -> Vector:
         if not query.strip():
             raise InvalidInput("A search by meaning needs words: give q, or turn semantic off.", field="q")
         await check_rate_limit(SEMANTIC_LIMIT)
-        vector: Vector = await anyio.to_thread.run_sync(embed_query, query)
+        # A question asked lately is answered without the hop to a worker thread.
+        vector = remembered_question(query)
+        if vector is None:
+            vector = await anyio.to_thread.run_sync(embed_query, query)
         return vector
     return query.astype(np.float32, copy=False)
 
@@ -358,69 +395,127 @@ async def _rank_sections(
     with a ``floor``, only those reaching it, listed and counted.
 
     A section without a title of its own has its course's vector (``fill_missing_vectors`` and
-    the demo write it so). So the database names the distinct courses among the candidates, each
-    course is scored once, and sections are fetched course by course, best course first, until
-    the page is full; only titled sections (topics courses) bring their own vectors. Ties (the
-    sections of one course) are broken by id, so every twin of a tool lists them alike. On the
-    300,000-section demo campus this replaced reading 108,000 rows (or their 1.5 KB vectors).
+    the demo write it so). So every course is scored once, in process (``vector_index``: one
+    matrix product, no query), as is every section with a title of its own (topics courses).
+    With a floor only the courses and titled sections reaching it are asked about: one statement
+    (by the index on the course) reads the page of their sections and counts them, so the cost
+    follows the matches, not the sections of the term. Ties (the sections of one course) are
+    broken by id, so every twin of a tool lists them alike.
     """
+    vectors = await vector_index.catalog_vectors(session, DIMENSIONS)
+    course_ids, course_scores = vectors.courses.ids, vectors.courses.scores(target)
+    titled_ids, titled_scores = vectors.titled_sections.ids, vectors.titled_sections.scores(target)
+    if floor is not None:
+        reaching, titled_reaching = course_scores >= floor, titled_scores >= floor
+        course_ids, course_scores = course_ids[reaching], course_scores[reaching]
+        titled_ids, titled_scores = titled_ids[titled_reaching], titled_scores[titled_reaching]
+        if not len(course_ids) and not len(titled_ids):
+            return [], 0
     candidates = statement.subquery()
-    # Grouping costs what DISTINCT did, and the counts make the number of rankable sections.
-    untitled: dict[int, int] = dict(
-        (
-            await session.execute(
-                select(candidates.c.course_id, func.count())
-                .where(candidates.c.title.is_(None))
-                .group_by(candidates.c.course_id)
-            )
-        )
-        .tuples()
-        .all()
-    )
-    course_score: dict[int, float] = {}
-    if untitled:
-        found = await session.execute(select(Course.id, Course.embedding).where(Course.id.in_(list(untitled))))
-        course_score = {cid: float(from_bytes(blob) @ target) for cid, blob in found if blob is not None}
-    if floor is not None:
-        course_score = {cid: score for cid, score in course_score.items() if score >= floor}
 
-    titled = (
-        await session.execute(
-            select(Section.id, Section.embedding).where(
-                Section.id.in_(select(candidates.c.id).where(candidates.c.title.is_not(None)))
-            )
-        )
-    ).all()
-    ranked: list[tuple[float, int]] = [
-        (float(from_bytes(blob) @ target), int(section_id)) for section_id, blob in titled if blob is not None
-    ]
-    if floor is not None:
-        ranked = [(score, section_id) for score, section_id in ranked if score >= floor]
+    score_of_course = {int(i): float(s) for i, s in zip(course_ids, course_scores, strict=True)}
+    ranked: list[tuple[float, int]] = []
+    if len(titled_ids):
+        score_of_titled = {int(i): float(s) for i, s in zip(titled_ids, titled_scores, strict=True)}
+        titled = select(candidates.c.id).where(candidates.c.title.is_not(None))
+        if floor is not None:
+            titled = titled.where(candidates.c.id.in_(list(score_of_titled)))
+        ranked = [
+            (score_of_titled[i], i) for i in (await session.execute(titled)).scalars().all() if i in score_of_titled
+        ]
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
-    rankable = len(ranked) + sum(untitled[cid] for cid in course_score)
+    if floor is not None:
+        untitled, counted = await _best_untitled(session, candidates, score_of_course, limit)
+        page = sorted([*ranked[:limit], *untitled], key=lambda pair: (-pair[0], pair[1]))
+        return [Match(id=section_id, score=round(score, 4)) for score, section_id in page[:limit]], len(
+            ranked
+        ) + counted
+
+    # Without a floor every course is a candidate: how many candidates each course has (its
+    # untitled sections share its score), then the sections of the courses that fill the page.
+    counts = {
+        int(c): int(n)
+        for c, n in await session.execute(
+            select(candidates.c.course_id, func.count())
+            .where(candidates.c.title.is_(None))
+            .group_by(candidates.c.course_id)
+        )
+    }
+    course_score = {cid: score_of_course[cid] for cid in counts if cid in score_of_course}
+    rankable = len(ranked) + sum(counts[cid] for cid in course_score)
     if limit <= 0:
         return [], rankable
 
-    # Walk the courses best first; stop once the next course cannot beat the page's last entry.
-    page: list[tuple[float, int]] = ranked[:limit]
+    # Which courses fill the page, best first, and how many sections each gives: the page's
+    # scores follow from the counts alone, so the sections are read once, after.
+    scores_on_page = [score for score, _ in ranked[:limit]]
+    taken: dict[int, int] = {}
     for course_id, score in sorted(course_score.items(), key=lambda kv: (-kv[1], kv[0])):
-        if len(page) >= limit and score < page[-1][0]:
+        if len(scores_on_page) >= limit and score < scores_on_page[-1]:
             break
-        wanted = limit - sum(1 for s, _ in page if s > score)
-        section_ids = (
-            (
-                await session.execute(
-                    select(candidates.c.id)
-                    .where(candidates.c.course_id == course_id, candidates.c.title.is_(None))
-                    .order_by(candidates.c.id)
-                    .limit(max(wanted, 0))
-                )
+        wanted = min(counts[course_id], limit - sum(1 for s in scores_on_page if s > score))
+        if wanted > 0:
+            taken[course_id] = wanted
+            scores_on_page = sorted([*scores_on_page, *[score] * wanted], reverse=True)[:limit]
+    page = ranked[:limit] + [
+        (course_score[course_id], section_id)
+        for course_id, section_id in await _first_sections(session, candidates, taken, counts)
+    ]
+    page.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [Match(id=section_id, score=round(score, 4)) for score, section_id in page[:limit]], rankable
+
+
+async def _best_untitled(
+    session: AsyncSession, candidates: Any, score_of_course: dict[int, float], limit: int
+) -> tuple[list[tuple[float, int]], int]:
+    """The ``limit`` best untitled candidates of the courses scored (those reaching the floor), as
+    (score, section id), and how many there are: one statement, by the index on the course.
+
+    The courses' order is given to the database as a rank per course; courses of equal score
+    share one, so their sections interleave by id as (-score, id) orders them. The count is a
+    window over every matching row, taken before the limit.
+    """
+    if not score_of_course:
+        return [], 0
+    rank_of_score = {score: rank for rank, score in enumerate(sorted(set(score_of_course.values()), reverse=True))}
+    rank = case(
+        {course_id: rank_of_score[score] for course_id, score in score_of_course.items()}, value=candidates.c.course_id
+    )
+    matching = select(candidates.c.id, candidates.c.course_id, func.count().over()).where(
+        candidates.c.title.is_(None), candidates.c.course_id.in_(list(score_of_course))
+    )
+    if limit <= 0:
+        return [], int(await session.scalar(select(func.count()).select_from(matching.subquery())) or 0)
+    rows = (await session.execute(matching.order_by(rank, candidates.c.id).limit(limit))).all()
+    return [(score_of_course[int(c)], int(i)) for i, c, _count in rows], int(rows[0][2]) if rows else 0
+
+
+async def _first_sections(
+    session: AsyncSession, candidates: Any, taken: dict[int, int], counts: dict[int, int]
+) -> list[tuple[int, int]]:
+    """(course id, section id) of the first ``taken[course]`` untitled candidates of each course,
+    by id: every one of the courses taken whole in one statement, and one (by the index on the
+    course, no more rows than it needs) for each course only partly on the page (most often one)."""
+    whole = [course_id for course_id, wanted in taken.items() if wanted >= counts[course_id]]
+    statements = []
+    if whole:
+        statements.append(
+            select(candidates.c.course_id, candidates.c.id).where(
+                candidates.c.course_id.in_(whole), candidates.c.title.is_(None)
             )
-            .scalars()
-            .all()
         )
-        page = sorted([*page, *((score, int(i)) for i in section_ids)], key=lambda pair: (-pair[0], pair[1]))[:limit]
-    return [Match(id=section_id, score=round(score, 4)) for score, section_id in page], rankable
+    for course_id, wanted in taken.items():
+        if wanted < counts[course_id]:
+            statements.append(
+                select(candidates.c.course_id, candidates.c.id)
+                .where(candidates.c.course_id == course_id, candidates.c.title.is_(None))
+                .order_by(candidates.c.id)
+                .limit(wanted)
+            )
+    found: list[tuple[int, int]] = []
+    for statement in statements:
+        found.extend((int(c), int(i)) for c, i in await session.execute(statement))
+    return found
 
 
 async def stored_vector(session: AsyncSession, kind: SearchKind, row_id: int) -> Vector | None:

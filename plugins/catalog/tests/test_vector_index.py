@@ -1,0 +1,147 @@
+"""Sections by meaning ranked from the vectors held in process (``campus_catalog.vector_index``):
+the same sections in the same order, and the same total, as ranking every candidate's own stored
+vector; a search right after vectors change (an import's fill, a refresh) sees the change in the
+same process; two databases in one process each get their own vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campus_catalog import semantic
+from campus_catalog.models import Course, Section
+from campus_catalog.queries import sections
+from campus_catalog.queries.terms import resolve_term
+from campus_catalog.schemas import SectionSearch
+from campus_mcp import CampusState
+from campus_mcp.testing import CampusFactory, CampusHarness
+from sqlalchemy import select, update
+
+STOCK_MARKET = "a class about the stock market"
+
+
+async def _search(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[list[str], int]:
+    result = await campus.call("search_sections", {"semantic": True, **arguments}, scopes=["catalog"])
+    assert not result.is_error, result.content
+    answer = result.structured_content
+    assert answer is not None
+    return [s["crn"] for s in answer["sections"]], answer["total"]
+
+
+async def _every_vector_ranked(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[list[str], int]:
+    """The answer by the definition: every candidate section's own stored vector scored against
+    the question, those reaching the floor, best first, ties by id, up to the ranking's depth."""
+    query = SectionSearch.model_validate({"semantic": True, **arguments})
+    assert query.q is not None
+    target = semantic.embed_query(query.q)
+    async with campus.sessions() as session:
+        term = await resolve_term(session, query.term, campus.settings)
+        candidates = sections._base(sections.section_filters(query, term)).add_columns(Section.crn, Section.embedding)
+        rows = (await session.execute(candidates)).all()
+    scored = sorted(
+        (-float(semantic.from_bytes(blob) @ target), section_id, crn) for section_id, crn, blob in rows if blob
+    )
+    reaching = [crn for minus_score, _id, crn in scored if -minus_score >= semantic.RELEVANCE_FLOOR]
+    depth = min(query.offset + query.limit, sections.SEMANTIC_DEPTH)
+    return reaching[:depth][query.offset :], min(len(reaching), sections.SEMANTIC_DEPTH)
+
+
+CASES: list[dict[str, Any]] = [
+    {"q": STOCK_MARKET, "limit": 10},
+    {"q": STOCK_MARKET, "limit": 3, "offset": 2},
+    {"q": "learn to code from scratch", "limit": 25},
+    {"q": "learn to code from scratch", "limit": 4, "offset": 5},
+    {"q": "build a robot", "open_only": True},
+    {"q": "how to manage my own money and student loans", "days": "TR"},
+    {"q": "intro to programming", "subject": "COMP", "limit": 7},
+    {"q": "the science of being happy", "limit": 1},
+    {"q": "underwater basket weaving"},
+]
+
+
+async def test_the_page_and_total_are_those_of_ranking_every_vector(demo_campus: CampusHarness) -> None:
+    for arguments in CASES:
+        listed, total = await _search(demo_campus, arguments)
+        assert (listed, total) == await _every_vector_ranked(demo_campus, arguments), arguments
+    # Not a vacuous comparison: the questions find sections, several of them more than a page.
+    assert len((await _search(demo_campus, {"q": STOCK_MARKET, "limit": 100}))[0]) > 3
+
+
+async def _set_vectors(campus: CampusHarness, course_code: str, blob: bytes | None) -> None:
+    """Give a course and its untitled sections another vector (``None``: none), committed."""
+    subject, number = course_code.split()
+    async with campus.sessions() as session:
+        course_id = await session.scalar(
+            select(Course.id).where(Course.subject_code == subject, Course.course_number == number)
+        )
+        await session.execute(update(Course).where(Course.id == course_id).values(embedding=blob))
+        await session.execute(update(Section).where(Section.course_id == course_id).values(embedding=blob))
+        await session.commit()
+
+
+async def test_a_search_sees_vectors_written_after_the_last_one(campus_factory: CampusFactory) -> None:
+    campus = await campus_factory(demo=True)
+    question = {"q": STOCK_MARKET, "limit": 100}
+    before, before_total = await _search(campus, question)
+    assert before, before
+    # A refresh drops FINC 3500's vectors (new description, not yet embedded): it is not found...
+    await _set_vectors(campus, "FINC 3500", None)
+    without, without_total = await _search(campus, question)
+    assert without_total < before_total and set(without) < set(before), (without, before)
+    assert (without, without_total) == await _every_vector_ranked(campus, question)
+
+    # ...and a topics section of an unrelated course gets a title of its own about the subject.
+    async with campus.sessions() as session:
+        term = await resolve_term(session, None, campus.settings)
+        art = await session.scalar(
+            select(Section.id)
+            .join(Course, Course.id == Section.course_id)
+            .where(Course.subject_code == "ARTS", Section.term_id == term.id, Section.cancelled.is_(False))
+            .limit(1)
+        )
+        assert art is not None
+        await session.execute(
+            update(Section).where(Section.id == art).values(title="Investing in the Stock Market", embedding=None)
+        )
+        await session.commit()
+    # The import's fill writes the missing vectors (the model embeds them): the next search in
+    # this process ranks them, the titled section by its own vector.
+    async with campus.sessions() as session:
+        filled = await semantic.fill_missing_vectors(session)
+        await session.commit()
+    assert filled["courses"] == 1 and filled["sections"] > 1, filled
+    after, after_total = await _search(campus, question)
+    assert (after, after_total) == await _every_vector_ranked(campus, question)
+    async with campus.sessions() as session:
+        art_crn = await session.scalar(select(Section.crn).where(Section.id == art))
+    assert art_crn in after and set(before) < set(after), (after, before)
+
+
+async def test_two_databases_at_the_same_version_keep_their_own_vectors(
+    demo_campus: CampusHarness, campus_factory: CampusFactory
+) -> None:
+    other = await campus_factory(demo=True)
+    async with demo_campus.sessions() as session:
+        version = await session.scalar(select(CampusState.version).where(CampusState.key == "catalog_data_version"))
+    await _set_vectors(other, "FINC 3500", None)
+    # The copy's version is put back to the demo campus's: only the database tells them apart.
+    async with other.sessions() as session:
+        await session.execute(
+            update(CampusState).where(CampusState.key == "catalog_data_version").values(version=version)
+        )
+        await session.commit()
+    # Limits no other test asks for: the answer cache (keyed by the version too) must not answer.
+    demo_first = await _search(demo_campus, {"q": STOCK_MARKET, "limit": 99})
+    question = {"q": STOCK_MARKET, "limit": 98}
+    other_page = await _search(other, question)
+    assert other_page == await _every_vector_ranked(other, question)
+    assert other_page[1] < demo_first[1], (other_page, demo_first)
+    assert await _search(demo_campus, question) == demo_first
+
+
+def test_a_question_asked_again_is_not_embedded_again() -> None:
+    question = "a class about the history of jazz, asked twice"
+    first = semantic.embed_query(question)
+    assert semantic.remembered_question(question) is first
+    # The same words, spaced otherwise: the same question.
+    assert semantic.embed_query("  a class about the history of jazz,  asked twice ") is first
+    assert not first.flags.writeable
