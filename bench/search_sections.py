@@ -7,6 +7,11 @@ time, for several kinds of question. It prints p50 and p95 per kind and the rati
 campus to the default one. Bounded: a fixed number of calls per kind, loopback only.
 
     .venv/bin/python bench/search_sections.py --scale 1 --scale 67 --calls 100 --work var/bench
+    .venv/bin/python bench/search_sections.py --scale 67 --database-url postgresql+asyncpg://campus@127.0.0.1:55432/bench67
+
+With ``--database-url`` (one scale) it serves that database instead, created and loaded when it
+has no sections yet (``bench/mcp_vs_rest.py``'s ``build_target``). The answer cache is off: every
+call runs the query (the warm-up calls would otherwise leave only cached answers to measure).
 
 Not a test: speed is measured here and written into docs/search-and-benchmarks.md.
 """
@@ -62,6 +67,16 @@ def campus_env(database: Path) -> dict[str, str]:
     return env
 
 
+def cold_env(database: Path, url: str | None) -> dict[str, str]:
+    """The served campus of a measurement: every call runs the query, no limit is reached."""
+    env = campus_env(database)
+    if url:
+        env["CAMPUS_MCP_DATABASE_URL"] = url
+    env["CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES"] = "0"
+    env["CAMPUS_MCP_RATE_LIMIT_OVERRIDES"] = "api/address=10000000,catalog/semantic=10000000"
+    return env
+
+
 def command(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
@@ -82,12 +97,12 @@ def build_campus(database: Path, scale: int) -> float | None:
 
 
 @contextlib.contextmanager
-def serve(database: Path, log: Path) -> Iterator[str]:
+def serve(database: Path, log: Path, url: str | None = None) -> Iterator[str]:
     port = free_port()
     args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port)]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            args, env=campus_env(database), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            args, env=cold_env(database, url), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
         try:
             deadline = time.monotonic() + START_TIMEOUT_S
@@ -138,14 +153,23 @@ def main() -> None:
     parser.add_argument("--scale", type=int, action="append", help="Demo scales to measure (default 1 and 67).")
     parser.add_argument("--calls", type=int, default=100, help="Measured calls per kind of question.")
     parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for the databases and logs.")
+    parser.add_argument("--database-url", help="Serve this database (PostgreSQL: created if missing); one --scale.")
     options = parser.parse_args()
     scales = options.scale or [1, 67]
+    if options.database_url and len(scales) != 1:
+        parser.error("--database-url names one campus: give exactly one --scale (the scale it is built at).")
+    options.work.mkdir(parents=True, exist_ok=True)
     results: dict[int, dict[str, list[float]]] = {}
     for scale in scales:
         database = (options.work / f"demo-scale-{scale}.db").resolve()
-        built = build_campus(database, scale)
+        if options.database_url:
+            from mcp_vs_rest import build_target  # type: ignore[import-not-found]  # here: it imports this module
+
+            built = build_target(database, options.database_url, scale)
+        else:
+            built = build_campus(database, scale)
         print(f"scale {scale}: " + (f"demo loaded in {built:.0f} s" if built is not None else "existing database"))
-        with serve(database, options.work / f"serve-scale-{scale}.log") as url:
+        with serve(database, options.work / f"serve-scale-{scale}.log", options.database_url) as url:
             results[scale] = asyncio.run(measure(url, options.calls))
 
     base = scales[0]

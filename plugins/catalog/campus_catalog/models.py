@@ -193,6 +193,12 @@ class Section(Base):
             "crn",
             "seats_available",
             "title",
+            # A days-and-times search reads these from the index too (migration catalog_0005).
+            "meeting_days",
+            "first_start_minute",
+            "last_end_minute",
+            # PostgreSQL's index has no row id of its own: with it, an index-only scan.
+            "id",
         ),
     )
 
@@ -225,6 +231,12 @@ class Section(Base):
     # The seat refresh writes only seats and this, never banner_synced_at (seed 000).
     seats_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    # What the section's meetings say, kept by triggers on catalog_meeting_times (never written
+    # here): the days it meets (bit 1 << weekday), its earliest start and its latest end, so a
+    # days-and-times search tests the row (its index entry) instead of probing its meetings.
+    meeting_days: Mapped[int] = mapped_column(SmallInteger, server_default="0")
+    first_start_minute: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    last_end_minute: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
 
     term: Mapped[Term] = relationship(lazy="raise")
     course: Mapped[Course] = relationship(lazy="raise")
