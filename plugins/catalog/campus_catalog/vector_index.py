@@ -10,8 +10,9 @@ after an import or a refresh that writes vectors, in this process or another sha
 database, the next search reloads. Scoring a snapshot is one matrix product (microseconds for a
 catalog's courses), so what a search costs no longer grows with the number of sections.
 
-The version is read *before* the vectors: a snapshot may then be newer than its version says
-(reloaded once more at the next search), never older.
+The version is read *before* the vectors (or was, by the call's answer cache, in the same
+transaction): a snapshot may then be newer than its version says (reloaded once more at the next
+search), never older.
 """
 
 from __future__ import annotations
@@ -87,9 +88,14 @@ async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVect
     """The vectors of the session's database, as of its current catalog data version
     (``dimensions``: the model's, ``semantic.DIMENSIONS``)."""
     key = _database(session)
-    version = await data_version.current(session)
+    # A tool call's answer cache has read the version already in this transaction (no query then).
+    known = data_version.known(session)
+    version = known if known is not None else await data_version.current(session)
+    # A session holding catalog writes of its own (an import's fill, before it commits) ranks
+    # what it wrote, and keeps nothing: the writes may yet be rolled back.
+    writing = data_version.writing(session)
     snapshot = _snapshots.get(key)
-    if snapshot is not None and snapshot.version == version:
+    if snapshot is not None and snapshot.version == version and not writing:
         _snapshots.move_to_end(key)
         return snapshot
     courses = await session.execute(select(Course.id, Course.embedding).where(Course.embedding.is_not(None)))
@@ -100,6 +106,8 @@ async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVect
     snapshot = CatalogVectors(
         version=version, courses=courses_table, titled_sections=VectorTable.of(titled, dimensions)
     )
+    if writing:
+        return snapshot
     # Two searches may load the same version at once; either snapshot is right, the last one stays.
     _snapshots[key] = snapshot
     _snapshots.move_to_end(key)

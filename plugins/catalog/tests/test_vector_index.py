@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from campus_catalog import semantic
+from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section
 from campus_catalog.queries import sections
 from campus_catalog.queries.terms import resolve_term
@@ -15,6 +16,7 @@ from campus_catalog.schemas import SectionSearch
 from campus_mcp import CampusState
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 STOCK_MARKET = "a class about the stock market"
 
@@ -145,3 +147,24 @@ def test_a_question_asked_again_is_not_embedded_again() -> None:
     # The same words, spaced otherwise: the same question.
     assert semantic.embed_query("  a class about the history of jazz,  asked twice ") is first
     assert not first.flags.writeable
+
+
+async def test_a_session_ranks_its_own_uncommitted_vectors_and_a_rollback_leaves_nothing(
+    demo_campus: CampusHarness,
+) -> None:
+    query = SectionSearch.model_validate({"q": STOCK_MARKET, "semantic": True, "limit": 97})
+
+    async def crns(session: AsyncSession) -> list[str]:
+        page = await sections.search_sections(session, query, demo_campus.settings, CatalogSettings())
+        return [s.crn for s in page.sections]
+
+    async with demo_campus.sessions() as session:
+        before = await crns(session)
+    async with demo_campus.sessions() as session:
+        finance = select(Course.id).where(Course.subject_code == "FINC", Course.course_number == "3500")
+        await session.execute(update(Course).where(Course.id.in_(finance.scalar_subquery())).values(embedding=None))
+        within = await crns(session)
+        await session.rollback()
+    assert set(within) < set(before), (within, before)
+    async with demo_campus.sessions() as session:
+        assert await crns(session) == before
