@@ -13,13 +13,15 @@ holds only public facts, so a second worker computing its own copy is harmless.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.compact_schema import compact_schema
 from campus_mcp.registry import Registry
@@ -56,19 +58,57 @@ def with_advisory(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class AnswerAdvisory:
+    """The advisory of one set of data sources, ready to put in an answer: its JSON object (shared
+    by every answer until it expires, so nobody may change it) and the same object as the compact
+    JSON text the answer's text content carries."""
+
+    value: dict[str, Any]
+    text: str
+
+
 class FreshnessCache:
     """When each data source last refreshed, read at most once in ``CACHE_SECONDS`` per database.
 
     Keyed by the database as well as the source: one process may serve several campuses (the
     test suite does, and so may a command beside a server), and one campus's times must never
-    be told about another's.
+    be told about another's. The advisory built from those times is kept too (it was a quarter of
+    a cached answer's time on /api/mcp, issue 16), until the oldest time it was built from expires.
     """
 
     def __init__(self) -> None:
         self._cached: dict[tuple[str, str], tuple[float, datetime | Mapping[str, datetime] | None]] = {}
+        self._advisories: dict[tuple[str, str, tuple[str, ...]], tuple[float, AnswerAdvisory]] = {}
 
     def clear(self) -> None:
         self._cached.clear()
+        self._advisories.clear()
+
+    def read_at(self, registry: Registry, key: str) -> float | None:
+        """When the cached time of ``key`` was read (monotonic seconds), None when it is not cached."""
+        hit = self._cached.get((registry.settings.database_url, key))
+        return None if hit is None else hit[0]
+
+    async def advisory(
+        self, registry: Registry, sessions: async_sessionmaker[AsyncSession], keys: Sequence[str]
+    ) -> AnswerAdvisory:
+        """The advisory of ``keys``: built, with a session, only when it is not cached or one of the
+        times it was built from is older than ``CACHE_SECONDS``; else no database at all."""
+        settings = registry.settings
+        where = (settings.database_url, settings.advisor_text, tuple(keys))
+        now = time.monotonic()
+        hit = self._advisories.get(where)
+        if hit is not None and now - hit[0] < CACHE_SECONDS:
+            return hit[1]
+        async with sessions() as session:
+            built = await build_advisory(registry, session, keys, self)
+        value = built.model_dump(mode="json")
+        # The words the answer's text always had: compact, non-ASCII as it is (mcp_server.finish).
+        ready = AnswerAdvisory(value=value, text=json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        read = [at for key in keys if (at := self.read_at(registry, key)) is not None]
+        self._advisories[where] = (min(read, default=now), ready)
+        return ready
 
     async def last_refresh(
         self, registry: Registry, session: AsyncSession, key: str
@@ -92,13 +132,23 @@ def forget_freshness() -> None:
     freshness.clear()
 
 
-async def build_advisory(registry: Registry, session: AsyncSession, keys: Sequence[str]) -> Advisory:
+async def answer_advisory(
+    registry: Registry, sessions: async_sessionmaker[AsyncSession], keys: Sequence[str]
+) -> AnswerAdvisory:
+    """The advisory of an answer drawn from ``keys``, from the process's cache (:data:`freshness`)."""
+    return await freshness.advisory(registry, sessions, keys)
+
+
+async def build_advisory(
+    registry: Registry, session: AsyncSession, keys: Sequence[str], cache: FreshnessCache | None = None
+) -> Advisory:
     statuses: list[DataSourceStatus] = []
+    times = cache if cache is not None else freshness
     for key in keys:
         source = registry.data_sources.get(key)
         if source is None:
             continue  # the plugin that reads this source is disabled
-        value = await freshness.last_refresh(registry, session, key)
+        value = await times.last_refresh(registry, session, key)
         by_term: dict[str, str] | None = None
         latest: datetime | None
         if isinstance(value, Mapping):

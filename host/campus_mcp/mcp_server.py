@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp import idempotency, metrics
 from campus_mcp.access import check_call, visible_tools
-from campus_mcp.advisory import build_advisory, with_advisory
+from campus_mcp.advisory import answer_advisory, with_advisory
 from campus_mcp.compact_schema import compact_output_schema, compact_schema
 from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import AppResource, Completion, PageLink, Prompt, Tool
@@ -112,6 +112,17 @@ def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
         ),
         _meta=meta or None,
     )
+
+
+def _answer_text(result: Mapping[str, Any]) -> str:
+    # No spaces after separators: the model reads the same JSON in about a tenth fewer bytes.
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def _with_advisory_text(answer: str, advisory: str) -> str:
+    """``answer`` (a JSON object's text) with ``"advisory":`` and ``advisory`` as its last key."""
+    head = answer[:-1].rstrip()
+    return f'{head}{"," if head != "{" else ""}"advisory":{advisory}}}'
 
 
 def _field_errors(error: ValidationError) -> str:
@@ -330,10 +341,11 @@ class CampusServer:
                     return answer.question
                 assert answer.result is not None
                 result, links = answer.result, answer.links
+                text = _answer_text(result)
                 if answer.decision in ("declined", "cancelled"):
                     outcome = answer.decision
             else:
-                result, links = await self.run_tool(tool, params.arguments or {}, context)
+                result, text, links = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
             metrics.count_scope_denial(tool.name, exc.scope)  # "needs a signed-in student": signed_in, as on REST
             metrics.count_tool_call(tool.name, "denied")
@@ -362,8 +374,6 @@ class CampusServer:
                 with_links=False,
             )
         metrics.count_tool_call(tool.name, outcome)
-        # No spaces after separators: the model reads the same JSON in about a tenth fewer bytes.
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
         content: list[Any] = [types.TextContent(type="text", text=text)]
         if with_links:
             content.extend(_link_items(links))
@@ -371,13 +381,14 @@ class CampusServer:
 
     async def run_tool(
         self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
-    ) -> tuple[dict[str, Any], Sequence[PageLink]]:
+    ) -> tuple[dict[str, Any], str, Sequence[PageLink]]:
         """Validate, authorize, run: the whole of one ``tools/call`` of a read tool after the tool
-        is found (a write tool's goes through campus_mcp.write_call)."""
+        is found (a write tool's goes through campus_mcp.write_call). The answer comes as its JSON
+        object and its JSON text, made together (:meth:`answer`)."""
         args = self.validated(tool, arguments)
         check_call(self.registry, context.principal, tool)
         raw = await tool.handler(context, args)
-        return await self.finish(tool, context, raw)
+        return await self.answer(tool, context, raw)
 
     def validated(self, tool: Tool, arguments: Mapping[str, Any]) -> BaseModel:
         try:
@@ -390,11 +401,27 @@ class CampusServer:
 
     async def finish(self, tool: Tool, context: ToolContext, raw: Any) -> tuple[dict[str, Any], Sequence[PageLink]]:
         """The answer of a run: the JSON object, its advisory and its page links."""
-        result = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else dict(raw)
+        result, _text, links = await self.answer(tool, context, raw, with_text=False)
+        return result, links
+
+    async def answer(
+        self, tool: Tool, context: ToolContext, raw: Any, *, with_text: bool = True
+    ) -> tuple[dict[str, Any], str, Sequence[PageLink]]:
+        """The answer of a run as its JSON object, its JSON text ("" unless ``with_text``) and its
+        page links. The text is pydantic's own JSON of the answer with the advisory's cached text
+        spliced in, not a second serialization of the object: that ``json.dumps`` was the largest
+        cost of the MCP layer per call (issue 16). Both say the same JSON."""
+        model = isinstance(raw, BaseModel)
+        result = raw.model_dump(mode="json") if model else dict(raw)
+        text = ""
         if tool.data_sources:
-            async with context.session() as session:
-                advisory = await build_advisory(self.registry, session, tool.data_sources)
-            result["advisory"] = advisory.model_dump(mode="json")
+            # Cached ten minutes, the times and the advisory built from them: no session per call.
+            advisory = await answer_advisory(self.registry, context.sessions, tool.data_sources)
+            result["advisory"] = advisory.value
+            if with_text and model and "advisory" not in type(raw).model_fields:
+                text = _with_advisory_text(raw.model_dump_json(), advisory.text)
+        if with_text and not text:
+            text = _answer_text(result)
         links: Sequence[PageLink] = ()
         if tool.page_links is not None:
             try:
@@ -402,7 +429,7 @@ class CampusServer:
             except Exception:
                 # A link is extra (seed 000): report it, answer without links.
                 log.exception("page links of %s failed", tool.name)
-        return result, links
+        return result, text, links
 
     # prompts -------------------------------------------------------------------------------
 

@@ -1,0 +1,95 @@
+"""A tool's text content is its structured content's compact JSON, on both wires, though the MCP
+layer no longer serializes the object a second time to make it (issue 16): the text is pydantic's
+JSON of the answer with the advisory's cached text spliced in as the last key. And the advisory is
+built once per ten minutes, not per call."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from campus_catalog.sources.fake_banner import serve_on_loopback
+from campus_mcp import mcp_server
+from campus_mcp.advisory import forget_freshness
+from campus_mcp.testing import CampusHarness
+from mcp import Client
+
+# The SDK client's modes: "legacy" is the 2025-11-25 handshake wire.
+WIRES = ("legacy", "2026-07-28")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def origin(demo_campus: CampusHarness) -> AsyncIterator[str]:
+    async with serve_on_loopback(demo_campus.app) as served:
+        yield served
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_text_is_the_structured_answer_in_compact_json(origin: str, wire: str) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_sections", {"subject": "COMP", "limit": 5}),
+        ("get_section", {"crn": "20001"}),
+        ("list_terms", {}),
+    ]
+    async with Client(f"{origin}/api/mcp", mode=wire) as client:
+        for tool, arguments in calls:
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, result.content
+            text = result.content[0].text  # type: ignore[union-attr]
+            structured = result.structured_content
+            assert structured is not None
+            assert json.loads(text) == structured
+            # Byte for byte the compact JSON of the object, the advisory last, as the model read it before.
+            assert text == compact(structured)
+            assert list(structured)[-1] == "advisory"
+            assert structured["advisory"]["data_sources"], tool
+
+
+async def test_a_bad_argument_is_still_a_tool_error_naming_the_field(origin: str) -> None:
+    async with Client(f"{origin}/api/mcp", mode=WIRES[0]) as client:
+        result = await client.call_tool("search_sections", {"limit": "lots"})
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "limit" in text and "Traceback" not in text
+
+
+async def test_the_advisory_is_built_once_for_many_calls(
+    demo_campus: CampusHarness, origin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forget_freshness()
+    built: list[str] = []
+    real = mcp_server.answer_advisory
+
+    async def counted(registry: Any, sessions: Any, keys: Any) -> Any:  # the real function, counted
+        advisory = await real(registry, sessions, keys)
+        built.append(advisory.text)
+        return advisory
+
+    reads: list[str] = []
+    source = demo_campus.registry.data_sources["sections"]
+    real_read = source.last_refresh
+
+    async def read(session: Any) -> Any:
+        reads.append("sections")
+        return await real_read(session)
+
+    monkeypatch.setattr(mcp_server, "answer_advisory", counted)
+    monkeypatch.setitem(demo_campus.registry.data_sources, "sections", dataclasses.replace(source, last_refresh=read))
+    async with Client(f"{origin}/api/mcp", mode=WIRES[0]) as client:
+        answers = [await client.call_tool("search_sections", {"subject": "COMP", "limit": 2}) for _ in range(3)]
+    assert len(built) == 3 and len(set(built)) == 1  # the same advisory every time
+    assert reads == ["sections"]  # its freshness read once, not per call
+    assert all(a.structured_content["advisory"] == answers[0].structured_content["advisory"] for a in answers)  # type: ignore[index]
+
+
+def test_the_advisory_goes_last_even_in_an_empty_answer() -> None:
+    assert mcp_server._with_advisory_text("{}", '{"m":1}') == '{"advisory":{"m":1}}'
+    assert mcp_server._with_advisory_text('{"a":[1]}', '{"m":1}') == '{"a":[1],"advisory":{"m":1}}'
