@@ -304,10 +304,27 @@ async def search_by_meaning(
     (see it): every row with a vector is a match, ranked, so the count is the rows ranked.
     """
     target = await _target(kind, query)
+    if kind == "courses":
+        return await _courses_by_meaning(session, target, filters, limit)
     table = _TABLES[kind]
     statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
-    floor = RELEVANCE_FLOOR if kind == "courses" else None
-    return await _rank_rows_counted(session, statement, target, limit, floor)
+    return await _rank_rows_counted(session, statement, target, limit, None)
+
+
+async def _courses_by_meaning(
+    session: AsyncSession, target: Vector, filters: Sequence[ColumnElement[bool]], limit: int
+) -> tuple[list[Match], int]:
+    """Courses reaching the floor, scored from the vectors held in process (``vector_index``);
+    the database is asked only which of them pass the student's other filters (by primary key)."""
+    courses = (await vector_index.catalog_vectors(session, DIMENSIONS)).courses
+    scores = courses.scores(target)
+    reaching = scores >= RELEVANCE_FLOOR
+    score_of = {int(i): float(s) for i, s in zip(courses.ids[reaching], scores[reaching], strict=True)}
+    if not score_of:
+        return [], 0
+    passing = (await session.execute(select(Course.id).where(Course.id.in_(list(score_of)), *filters))).scalars()
+    ranked = sorted(((score_of[i], i) for i in passing), key=lambda pair: (-pair[0], pair[1]))
+    return [Match(id=i, score=round(score, 4)) for score, i in ranked[: max(limit, 0)]], len(ranked)
 
 
 async def _target(kind: SearchKind, query: str | Vector) -> Vector:

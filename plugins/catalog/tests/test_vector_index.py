@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section
@@ -168,3 +169,28 @@ async def test_a_session_ranks_its_own_uncommitted_vectors_and_a_rollback_leaves
     assert set(within) < set(before), (within, before)
     async with demo_campus.sessions() as session:
         assert await crns(session) == before
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"q": STOCK_MARKET}, {"q": "learn to code from scratch", "limit": 3}, {"q": "build a robot", "subject": "MECH"}],
+)
+async def test_courses_by_meaning_are_those_of_ranking_every_vector(
+    demo_campus: CampusHarness, arguments: dict[str, Any]
+) -> None:
+    result = await demo_campus.call("search_courses", {"semantic": True, **arguments}, scopes=["catalog"])
+    assert not result.is_error and result.structured_content is not None, result.content
+    target = semantic.embed_query(arguments["q"])
+    async with demo_campus.sessions() as session:
+        rows = (
+            await session.execute(
+                select(Course.id, Course.subject_code, Course.course_number, Course.embedding).where(
+                    Course.subject_code == arguments.get("subject", Course.subject_code)
+                )
+            )
+        ).all()
+    scored = sorted((-float(semantic.from_bytes(blob) @ target), i, f"{s} {n}") for i, s, n, blob in rows if blob)
+    reaching = [code for minus, _i, code in scored if -minus >= semantic.RELEVANCE_FLOOR]
+    answer = result.structured_content
+    assert [c["code"] for c in answer["courses"]] == reaching[: arguments.get("limit", 25)]
+    assert answer["total"] == len(reaching)
