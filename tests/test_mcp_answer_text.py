@@ -15,8 +15,10 @@ import pytest_asyncio
 from campus_catalog.sources.fake_banner import serve_on_loopback
 from campus_mcp import mcp_server
 from campus_mcp.advisory import forget_freshness
+from campus_mcp.mcp_server import CampusServer
 from campus_mcp.testing import CampusHarness
 from mcp import Client
+from pydantic import BaseModel, Field
 
 # The SDK client's modes: "legacy" is the 2025-11-25 handshake wire.
 WIRES = ("legacy", "2026-07-28")
@@ -93,3 +95,22 @@ async def test_the_advisory_is_built_once_for_many_calls(
 def test_the_advisory_goes_last_even_in_an_empty_answer() -> None:
     assert mcp_server._with_advisory_text("{}", '{"m":1}') == '{"advisory":{"m":1}}'
     assert mcp_server._with_advisory_text('{"a":[1]}', '{"m":1}') == '{"a":[1],"advisory":{"m":1}}'
+
+
+class Routed(BaseModel):
+    region: str = Field(json_schema_extra={"x-mcp-header": "Region"})
+
+
+def test_only_a_schema_that_declares_a_param_header_goes_to_the_sdks_header_check(
+    demo_campus: CampusHarness,
+) -> None:
+    # The SDK walks the schema it is given twice per 2026-07-28 call; without an x-mcp-header
+    # there is nothing to check, so it gets none, and a tool with one keeps its check.
+    server = CampusServer(demo_campus.registry, demo_campus.sessions, family="catalog")
+    server.tools["routed"] = dataclasses.replace(server.tools["list_terms"], name="routed", input_model=Routed)
+    declared = server._header_schema_of("routed")
+    assert declared is not None and declared["properties"]["region"]["x-mcp-header"] == "Region"
+    assert server._header_schema_of("search_sections") is None
+    assert server._input_schema_of("search_sections") is not None  # still made, for everything else
+    assert server._header_schema_of("no_such_tool") is None
+    assert "no_such_tool" not in server._header_schemas  # a client's made-up names are not kept

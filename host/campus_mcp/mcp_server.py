@@ -27,6 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -221,6 +222,7 @@ class CampusServer:
         served = self.plugins
         self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if served is None or t.plugin in served}
         self._input_schemas: dict[str, dict[str, Any]] = {}
+        self._header_schemas: dict[str, dict[str, Any] | None] = {}
         self.prompts: dict[str, Prompt] = {
             n: p for n, p in registry.prompts.items() if served is None or p.plugin in served
         }
@@ -250,6 +252,18 @@ class CampusServer:
             self._input_schemas[name] = input_schema(self.tools[name])
         return self._input_schemas.get(name)
 
+    def _header_schema_of(self, name: str) -> dict[str, Any] | None:
+        """The schema the SDK checks a 2026-07-28 call's ``Mcp-Param-*`` headers against: the tool's
+        input schema when it declares such a header (``x-mcp-header``), else None. A schema without
+        one makes the SDK check nothing, but only after walking it twice per call (issue 16)."""
+        if name in self._header_schemas:
+            return self._header_schemas[name]
+        schema = self._input_schema_of(name)
+        if schema is None:
+            return None  # no such tool: not kept, or any name a client sends would be
+        self._header_schemas[name] = schema if X_MCP_HEADER_KEY in json.dumps(schema) else None
+        return self._header_schemas[name]
+
     def _build(self) -> Server[Any]:
         registry = self.registry
         served = self.plugins
@@ -261,7 +275,7 @@ class CampusServer:
             description=server_description(registry, served),
             instructions=assemble_instructions(registry, served, first),
             cache_hints={m: CacheHint(ttl_ms=CACHE_TTL_MS, scope="public") for m in CACHEABLE},  # type: ignore[misc]
-            get_tool_input_schema=self._input_schema_of,
+            get_tool_input_schema=self._header_schema_of,
             on_list_tools=self.list_tools,
             # Toolbox mode: the meta-tools, whose proxies end in call_tool (the direct call's path).
             on_call_tool=self.toolboxes.call if self.toolboxes is not None else self.call_tool,
