@@ -14,6 +14,10 @@ Invariants held here (tests in ``plugins/catalog/tests/test_semantic*.py``):
 - Every search by meaning goes through :func:`semantic_search`. It counts each search
   (``campus_mcp_semantic_searches_total``) and spends one from the :class:`SemanticAllowance`
   in force, which is how GraphQL allows one per query and how rate limits can count them.
+- Course vectors and titled sections' vectors are scored from ``vector_index`` (held in
+  process, keyed by the database and the catalog data version), never read per search; the
+  vectors of the last questions asked are kept (``QUESTIONS_KEPT``), after the count, the
+  allowance and the rate limit, which a repeated question pays like a new one.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from campus_catalog.models import Course, Section
 from campus_catalog.queries import sections
 from campus_catalog.queries.terms import resolve_term
 from campus_catalog.schemas import SectionSearch
-from campus_mcp import CampusState
+from campus_mcp import CampusState, InvalidInput
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -194,3 +194,14 @@ async def test_courses_by_meaning_are_those_of_ranking_every_vector(
     answer = result.structured_content
     assert [c["code"] for c in answer["courses"]] == reaching[: arguments.get("limit", 25)]
     assert answer["total"] == len(reaching)
+
+
+async def test_a_repeated_question_still_spends_the_allowance(demo_campus: CampusHarness) -> None:
+    async with demo_campus.sessions() as session:
+        within = select(Section.id)
+        semantic.embed_query(STOCK_MARKET)  # kept: the second search needs no model
+        with semantic.semantic_allowance(1, "one search by meaning per query") as allowance:
+            await semantic.sections_by_meaning(session, STOCK_MARKET, within=within, limit=1)
+            with pytest.raises(InvalidInput, match="one search by meaning per query"):
+                await semantic.sections_by_meaning(session, STOCK_MARKET, within=within, limit=1)
+        assert allowance.spent == 1
