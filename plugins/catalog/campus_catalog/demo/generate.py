@@ -78,6 +78,7 @@ async def load_demo_catalog(session: AsyncSession, scale: int = 1) -> None:
     await load_calendar(loader, terms)
     await _load_history(loader, history, term_ids)
     await _move_sequences(session)
+    await _analyze(session)
 
 
 async def _load_history(loader: DemoLoader, history: list[DemoTerm], term_ids: dict[str, int]) -> None:
@@ -330,6 +331,23 @@ _SEQUENCED = (
     m.FinalsSchedule,
     m.FinalExam,
 )
+
+
+# The tables a search joins, whose sizes the planner weighs: what ANALYZE measures after a load.
+_ANALYZED = (m.Section, m.Course, m.MeetingTime, m.SectionInstructor, m.Instructor, m.Review)
+
+
+async def _analyze(session: AsyncSession) -> None:
+    """Give SQLite's planner the campus's statistics, which it never gathers by itself. Without
+    them it guessed, and read all 36,030 sections of a --scale 67 term to sort them for a browse
+    page of 25 (9 ms of CPU) instead of walking courses in order through the indexes (0.1 ms).
+    Full ANALYZE of these tables: about 0.4 s at --scale 67. PostgreSQL's autovacuum analyzes a
+    loaded table within a minute; until it has, estimates are off (a first browse at --scale 67
+    was costed high enough to be JIT-compiled: 177 ms of 397)."""
+    if session.get_bind().dialect.name != "sqlite":
+        return
+    for model in _ANALYZED:
+        await session.execute(text(f"ANALYZE {table(model).name}"))
 
 
 async def _move_sequences(session: AsyncSession) -> None:
