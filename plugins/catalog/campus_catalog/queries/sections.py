@@ -3,10 +3,11 @@ section by CRN, and sections close to one section."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from campus_mcp import NotFound, Settings
-from sqlalchemy import ColumnElement, Select, and_, exists, func, or_, select
+from sqlalchemy import ColumnElement, Integer, Select, and_, bindparam, exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
@@ -23,11 +24,12 @@ from campus_catalog.models import (
     SectionInstructor,
     Term,
 )
-from campus_catalog.queries import fulltext, meeting_filters, section_rows
+from campus_catalog.queries import fulltext, meeting_filters, section_rows, statements
 from campus_catalog.queries.clock import hhmm
+from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
 from campus_catalog.queries.subjects import resolve_subject
-from campus_catalog.queries.terms import resolve_term, term_ref
+from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
     FinalExamOut,
     SectionBrief,
@@ -45,7 +47,7 @@ from campus_catalog.schemas import (
 SEMANTIC_DEPTH = 200
 
 
-def section_filters(query: SectionSearch, term: Term) -> list[ColumnElement[bool]]:
+def section_filters(query: SectionSearch, term: KnownTerm) -> list[ColumnElement[bool]]:
     """Every filter of a section search except the words and the meaning, as SQL conditions."""
     where: list[ColumnElement[bool]] = [Section.term_id == term.id]
     if not query.include_cancelled:
@@ -119,6 +121,32 @@ def _count(where: list[ColumnElement[bool]], query: SectionSearch) -> Select[Any
     return select(func.count()).select_from(Section).where(*where)
 
 
+def _page_of_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[Any]:
+    """A page of the sections matching ``where`` and their count, in one statement (see
+    section_rows.summary_select); its offset and limit are the parameters ``page_offset`` and
+    ``page_limit``. The matches are found once, into a materialized CTE, and both the count and
+    the page read it: the meeting-time probes of a days-and-times search ran twice before."""
+    matching = (
+        _base(list(where))
+        .add_columns(Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+        .cte("matching")
+        .prefix_with("MATERIALIZED")
+    )
+    in_order = (matching.c.subject_code, matching.c.course_number, matching.c.section_number, matching.c.crn)
+    page_ids = (
+        select(matching.c.id)
+        .order_by(*in_order)
+        .offset(bindparam("page_offset", type_=Integer))
+        .limit(bindparam("page_limit", type_=Integer))
+    )
+    total_of = select(func.count()).select_from(matching).scalar_subquery().label("total")
+    order = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+    return section_rows.summary_select(dialect, total_of).where(Section.id.in_(page_ids)).order_by(*order)
+
+
+_PAGES = statements.Shaped(_page_of_matches)
+
+
 async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[bool]], query: SectionSearch) -> int:
     """The total of an empty page: 0 on the first page, else the count alone (an offset past the end)."""
     return (await session.scalar(_count(where, query)) or 0) if query.offset else 0
@@ -127,7 +155,7 @@ async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[b
 async def search_sections(
     session: AsyncSession, query: SectionSearch, settings: Settings, catalog: CatalogSettings
 ) -> SectionPage:
-    term = await resolve_term(session, query.term, settings)
+    term = await known_term(session, query.term, settings)
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
     where = section_filters(query, term)
@@ -161,24 +189,11 @@ async def search_sections(
         total = len(ranked)
         ids = [section_id for _, (section_id, _course) in ranked][query.offset : query.offset + query.limit]
     else:
-        # The page and the count in one statement (see section_rows.summary_select). The matches
-        # are found once, into a materialized CTE, and both the count and the page read it: the
-        # meeting-time probes of a days-and-times search ran twice before (count, then page).
-        matching = (
-            _base(where)
-            .add_columns(Course.subject_code, Course.course_number, Section.section_number, Section.crn)
-            .cte("matching")
-            .prefix_with("MATERIALIZED")
+        # The page and the count in one statement (see _page_of_matches), built once per shape.
+        statement, params = _PAGES.statement(
+            session.get_bind().dialect.name, where, page_offset=query.offset, page_limit=query.limit
         )
-        in_order = (matching.c.subject_code, matching.c.course_number, matching.c.section_number, matching.c.crn)
-        page_ids = select(matching.c.id).order_by(*in_order).offset(query.offset).limit(query.limit)
-        total_of = select(func.count()).select_from(matching).scalar_subquery().label("total")
-        statement = (
-            section_rows.summary_select(session.get_bind().dialect.name, total_of)
-            .where(Section.id.in_(page_ids))
-            .order_by(*order)
-        )
-        page = (await session.execute(statement)).all()
+        page = (await session.execute(statement, params)).all()
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
             term=term_ref(term),
@@ -195,7 +210,7 @@ async def search_sections(
 async def section_key(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> tuple[int, int]:
     """The id and term id of a section by CRN; without a term, the newest term that has the CRN."""
     if term is not None:
-        chosen = await resolve_term(session, term, settings)
+        chosen = await known_term(session, term, settings)
         section_id = await session.scalar(select(Section.id).where(Section.term_id == chosen.id, Section.crn == crn))
         term_id = chosen.id
         if section_id is None:
