@@ -1,0 +1,66 @@
+"""The host's tests: which of them run once only, on SQLite (the marker ``engine_independent``).
+
+CI runs the suite twice, on SQLite and on PostgreSQL (``CAMPUS_MCP_TEST_DATABASE_URL``), and the
+second run leaves out the tests marked ``engine_independent`` (``.ci/run``). A test is marked here
+only when it never reaches the PostgreSQL server: it opens no database of the kit
+(``campus_databases`` and the fixtures built on it) and its subprocesses run on a SQLite file of
+their own, with every ``CAMPUS_MCP_`` variable of the test's environment removed, or on no
+database at all. Such a test runs the very same code on both passes, so the second pass only costs
+time (the files below were ~600 s of the PostgreSQL pass). A test that touches SQL through the kit
+is never listed: :func:`pytest_collection_modifyitems` refuses the marker on a test that asks for
+one of the kit's database fixtures, so a database test added to one of these files later still
+runs on both engines or fails loudly here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+# Module (file name under tests/) or test (file::name) -> why it cannot differ by engine.
+ENGINE_INDEPENDENT: dict[str, str] = {
+    "test_cli.py": "campus-mcp subprocesses on a SQLite file of the module's, CAMPUS_MCP_ variables removed",
+    "test_cli_startup.py": "what the command imports at start-up; no database",
+    "test_parity.py": "REST/tool parity of registries on a SQLite URL; its CLI runs on a SQLite file",
+    "test_rate_limits_redis.py": "two serve processes on one SQLite file and a private redis-server",
+    "test_plugin_selection.py": "plugin allow lists, in process and through test_cli's SQLite subprocesses",
+    "test_registry.py": "plugin discovery and loading; no database",
+    "test_tool_selection.py": "which tools a registry offers; a SQLite URL never opened",
+    "test_moved_settings_warning.py": "start-up warnings of settings; a SQLite URL",
+    "test_oauth_students_cli.py": "the students command on a SQLite file",
+    "test_advisory_freshness_cache.py": "a per-process cache on SQLite files of its own",
+    "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
+    "test_docs.py": "the hooks documentation against the hookspecs; no database",
+    "test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
+        "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"
+    ),
+}
+
+# The kit's fixtures that open a database on the run's engine (PostgreSQL on the second pass).
+ENGINE_FIXTURES = frozenset({"campus_databases", "campus_factory", "demo_campus", "database_url"})
+
+
+def _listed(item: pytest.Item) -> bool:
+    module = item.path.name
+    return module in ENGINE_INDEPENDENT or f"{module}::{item.name.split('[', 1)[0]}" in ENGINE_INDEPENDENT
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    misused: list[str] = []
+    for item in items:
+        if item.path.parent != HERE or not _listed(item):
+            continue
+        touched = ENGINE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if touched:
+            misused.append(f"{item.nodeid} uses {', '.join(sorted(touched))}")
+        item.add_marker(pytest.mark.engine_independent)
+    if misused:
+        raise pytest.UsageError(
+            "tests/conftest.py lists these tests as engine_independent, but they open a database on "
+            "the run's engine, so the PostgreSQL pass must run them: remove them from ENGINE_INDEPENDENT "
+            "(or move the database test to another file): " + "; ".join(misused)
+        )
