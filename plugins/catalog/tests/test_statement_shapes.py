@@ -1,6 +1,6 @@
 """A search page's statement is kept per shape (``campus_catalog.queries.statements``) and run
 with each call's own values: a question answered after another of its shape gets the answer it
-gets alone, never the other's values (subject, days, times, offset, limit, term)."""
+gets alone, never the other's values (subject, days, times, offset, limit, words)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,13 @@ SAME_SHAPE: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     ({"schedule_type": "lec", "campus": "online"}, {"schedule_type": "lab", "campus": "main"}),
     ({"credits": 4, "instructor": "a"}, {"credits": 1, "instructor": "e"}),
+    ({"q": "introduction programming", "limit": 5}, {"q": "calculus", "limit": 5}),
 ]
+
+
+def _forget_shapes() -> None:
+    sections._PAGES._kept.clear()
+    sections._WORD_MATCHES._kept.clear()
 
 
 async def _page(campus: CampusHarness, arguments: dict[str, Any]) -> SectionPage:
@@ -33,11 +39,11 @@ async def _page(campus: CampusHarness, arguments: dict[str, Any]) -> SectionPage
 
 async def test_a_kept_statement_answers_with_the_calls_own_values(demo_campus: CampusHarness) -> None:
     for first, second in SAME_SHAPE:
-        sections._PAGES._kept.clear()
+        _forget_shapes()
         alone = await _page(demo_campus, second)
-        sections._PAGES._kept.clear()
+        _forget_shapes()
         await _page(demo_campus, first)
         after = await _page(demo_campus, second)
         assert after == alone, (first, second)
         assert after != await _page(demo_campus, first), "the pair's answers differ, so the test can see a mix-up"
-    assert len(sections._PAGES._kept) == 1, "the last pair shared one statement"
+    assert len(sections._WORD_MATCHES._kept) == 1, "the last pair shared one statement"

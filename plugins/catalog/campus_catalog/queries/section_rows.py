@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import ColumnElement, Row, Select, func, select
+from sqlalchemy import BindParameter, ColumnElement, Row, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.models import (
@@ -121,9 +121,11 @@ def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
     return row.course_credits_min, row.course_credits_max
 
 
-async def _grouped(session: AsyncSession, statement: Any) -> dict[int, list[Row[*tuple[Any, ...]]]]:
+async def _grouped(
+    session: AsyncSession, statement: Any, params: dict[str, Any]
+) -> dict[int, list[Row[*tuple[Any, ...]]]]:
     grouped: dict[int, list[Row[*tuple[Any, ...]]]] = {}
-    for row in await session.execute(statement):
+    for row in await session.execute(statement, params):
         grouped.setdefault(row[0], []).append(row)
     return grouped
 
@@ -132,16 +134,30 @@ async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*t
     """The section rows (with course, term, campus and part of term) in the order of ``ids``."""
     if not ids:
         return []
-    statement = (
-        select(*_SECTION_COLUMNS)
-        .join(Term, Term.id == Section.term_id)
-        .join(Course, Course.id == Section.course_id)
-        .outerjoin(Campus, Campus.id == Section.campus_id)
-        .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
-        .where(Section.id.in_(list(ids)))
-    )
-    by_id = {row.id: row for row in await session.execute(statement)}
+    by_id = {row.id: row for row in await session.execute(_SECTIONS_BY_ID, {"ids": list(ids)})}
     return [by_id[i] for i in ids if i in by_id]
+
+
+# The statements of a section's answer, built once: the ids are an expanding parameter, so
+# building them and SQLAlchemy's cache key of them is not paid on every call (issue 16).
+_IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
+_SECTIONS_BY_ID = (
+    select(*_SECTION_COLUMNS)
+    .join(Term, Term.id == Section.term_id)
+    .join(Course, Course.id == Section.course_id)
+    .outerjoin(Campus, Campus.id == Section.campus_id)
+    .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
+    .where(Section.id.in_(_IDS))
+)
+_MEETINGS_OF = select(*_MEETING_COLUMNS).where(MeetingTime.section_id.in_(_IDS)).order_by(MeetingTime.id)
+_TEACHERS_OF = (
+    select(SectionInstructor.section_id, SectionInstructor.is_primary, Instructor.pub_id, Instructor.name)
+    .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+    .where(SectionInstructor.section_id.in_(_IDS))
+)
+_ATTRIBUTES_OF = select(SectionAttribute.section_id, SectionAttribute.code, SectionAttribute.description).where(
+    SectionAttribute.section_id.in_(_IDS)
+)
 
 
 class SectionParts(NamedTuple):
@@ -160,22 +176,10 @@ async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[Secti
     rows = await section_rows(session, ids)
     if not rows:
         return []
-    found = [row.id for row in rows]
-    meetings = await _grouped(
-        session, select(*_MEETING_COLUMNS).where(MeetingTime.section_id.in_(found)).order_by(MeetingTime.id)
-    )
-    teachers = await _grouped(
-        session,
-        select(SectionInstructor.section_id, SectionInstructor.is_primary, Instructor.pub_id, Instructor.name)
-        .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
-        .where(SectionInstructor.section_id.in_(found)),
-    )
-    attributes = await _grouped(
-        session,
-        select(SectionAttribute.section_id, SectionAttribute.code, SectionAttribute.description).where(
-            SectionAttribute.section_id.in_(found)
-        ),
-    )
+    found = {"ids": [row.id for row in rows]}
+    meetings = await _grouped(session, _MEETINGS_OF, found)
+    teachers = await _grouped(session, _TEACHERS_OF, found)
+    attributes = await _grouped(session, _ATTRIBUTES_OF, found)
     return [
         SectionParts(row, meetings.get(row.id, []), teachers.get(row.id, []), attributes.get(row.id, []))
         for row in rows
@@ -315,8 +319,15 @@ async def summaries_by_id(session: AsyncSession, ids: Sequence[int]) -> dict[int
     """Sections by id as a search lists them, in one statement."""
     if not ids:
         return {}
-    statement = summary_select(session.get_bind().dialect.name).where(Section.id.in_(list(ids)))
-    return {row.id: summary_of(row) for row in await session.execute(statement)}
+    dialect = session.get_bind().dialect.name
+    statement = _summaries_by_id.get(dialect)
+    if statement is None:
+        statement = _summaries_by_id[dialect] = summary_select(dialect).where(Section.id.in_(_IDS))
+    return {row.id: summary_of(row) for row in await session.execute(statement, {"ids": list(ids)})}
+
+
+# summaries_by_id's statement per dialect, built once (the ids are the expanding parameter).
+_summaries_by_id: dict[str, Select[*tuple[Any, ...]]] = {}
 
 
 async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[SectionSummary]:

@@ -45,6 +45,8 @@ from campus_catalog.schemas import (
 
 # A search by meaning ranks at most this many sections; further pages of it end there.
 SEMANTIC_DEPTH = 200
+# The order sections are listed in (the words' ranking aside).
+CATALOG_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 
 
 def section_filters(query: SectionSearch, term: KnownTerm) -> list[ColumnElement[bool]]:
@@ -140,11 +142,23 @@ def _page_of_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
         .limit(bindparam("page_limit", type_=Integer))
     )
     total_of = select(func.count()).select_from(matching).scalar_subquery().label("total")
-    order = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
-    return section_rows.summary_select(dialect, total_of).where(Section.id.in_(page_ids)).order_by(*order)
+    return section_rows.summary_select(dialect, total_of).where(Section.id.in_(page_ids)).order_by(*CATALOG_ORDER)
 
 
 _PAGES = statements.Shaped(_page_of_matches)
+
+
+def _word_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
+    """The sections matching ``where`` (the filters and the words), in the catalog order."""
+    return (
+        select(Section.id, Section.course_id)
+        .join(Course, Course.id == Section.course_id)
+        .where(*where)
+        .order_by(*CATALOG_ORDER)
+    )
+
+
+_WORD_MATCHES = statements.Shaped(_word_matches)
 
 
 async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[bool]], query: SectionSearch) -> int:
@@ -159,7 +173,6 @@ async def search_sections(
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
     where = section_filters(query, term)
-    order = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
@@ -173,17 +186,14 @@ async def search_sections(
         course_ids = await fulltext.matching_ids(session, "courses", query.q)
         rank = {course_id: position for position, course_id in enumerate(course_ids)}
         words = query.q.lower()
-        rows = (
-            await session.execute(
-                select(Section.id, Section.course_id)
-                .join(Course, Course.id == Section.course_id)
-                .where(
-                    *where,
-                    or_(Section.course_id.in_(course_ids), func.lower(Section.title).contains(words, autoescape=True)),
-                )
-                .order_by(*order)
-            )
-        ).all()
+        matching, params = _WORD_MATCHES.statement(
+            session.get_bind().dialect.name,
+            [
+                *where,
+                or_(Section.course_id.in_(course_ids), func.lower(Section.title).contains(words, autoescape=True)),
+            ],
+        )
+        rows = (await session.execute(matching, params)).all()
         # Best-matching course first; within a course, the catalog order.
         ranked = sorted(enumerate(rows), key=lambda item: (rank.get(item[1][1], len(rank)), item[0]))
         total = len(ranked)
