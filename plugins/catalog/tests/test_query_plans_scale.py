@@ -22,7 +22,7 @@ from campus_catalog.models import Course, MeetingTime, Section
 from campus_catalog.queries import sections, terms
 from campus_catalog.schemas import SectionSearch
 from campus_mcp.testing import CampusHarness, TestDatabases
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import test_query_plans as plans
@@ -162,3 +162,12 @@ async def test_a_browse_page_walks_courses_in_order_instead_of_sorting_the_term(
     async with demo_campus.deployment.engine.connect() as connection:
         plan = [str(row[-1]) for row in await connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}")]
     assert not [line for line in plan if "TEMP B-TREE" in line], plan
+
+
+async def test_postgresql_plans_each_search_for_its_values(demo_campus: CampusHarness) -> None:
+    """A generic plan (PostgreSQL's choice after five runs of one prepared statement) cannot see
+    the term or the day bits: a days-and-times page of --scale 67 took 120 ms with it, 40 without."""
+    if demo_campus.deployment.engine.dialect.name != "postgresql":
+        return  # SQLite plans every statement for its values
+    async with demo_campus.deployment.engine.connect() as connection:
+        assert await connection.scalar(text("SHOW plan_cache_mode")) == "force_custom_plan"
