@@ -35,6 +35,7 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
     "test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "test_engine_independent_marker.py": "collects a copy of this conftest in a folder of its own; no database",
     "test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"
     ),
