@@ -548,7 +548,6 @@ class CourseDetail(Answer):
     terms_offered: list[str]
     unlocks: list[CourseLink] = Field(description="Courses that list this one as a prerequisite.")
     offered_in: list[TermOffering] = Field(description="Current and future terms with sections of it.")
-    details_synced_at: datetime | None
 
 
 # --- programs and electives ------------------------------------------------------------------

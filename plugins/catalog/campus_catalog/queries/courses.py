@@ -197,7 +197,6 @@ _DETAIL_COLUMNS = (
     Course.fees,
     Course.learning_objectives,
     Course.terms_offered,
-    Course.details_synced_at,
     Subject.school,
 )
 
@@ -255,7 +254,6 @@ async def get_course(
         offered_in=[
             TermOffering(term=TermRef(uid=uid, name=name), section_count=count) for uid, name, count in offered
         ],
-        details_synced_at=course.details_synced_at,
     )
 
 
