@@ -339,21 +339,9 @@ async def similar_sections(
     scored: list[tuple[int, float]] = []
     if vector is not None:
         method = "meaning"
-        # One section per course: ranking returns sections, and a course's sections share a vector.
-        matches = await semantic.semantic_search(
-            session, "sections", vector, within=_base(others), limit=query.limit * 8
-        )
-        course_of = {
-            section_id: course_id
-            for section_id, course_id in await session.execute(
-                select(Section.id, Section.course_id).where(Section.id.in_([m.id for m in matches]))
-            )
-        }
-        seen: set[int] = set()
-        for match in matches:
-            if course_of.get(match.id) not in seen:
-                seen.add(course_of[match.id])
-                scored.append((match.id, match.score))
+        # One section per course, the closest courses first, however many sections each has.
+        matches = await semantic.one_section_per_course(session, vector, where=others, limit=query.limit)
+        scored = [(match.id, match.score) for match in matches]
     else:
         method = "words"
         course_ids = await fulltext.matching_ids(session, "courses", section.course_title)
