@@ -44,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.access import step_up_scope
 from campus_mcp.contributions import Tool
+from campus_mcp.fast_call import FastReads
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import PluginError, Registry
@@ -106,6 +107,14 @@ def _sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
             claims={"iss": issuer},
         )
     )
+
+
+def _declared_length(scope: Scope) -> int:
+    """The request's Content-Length, or a number past any limit when it has none (chunked)."""
+    for key, value in scope["headers"]:
+        if key.lower() == b"content-length" and value.isdigit():
+            return int(value)
+    return 1 << 62
 
 
 class BodyTooLarge(Exception):
@@ -205,6 +214,9 @@ class McpEndpoint:
             )
             for path, server in self.servers.items()
         }
+        # The short way for one read-only tools/call (campus_mcp.fast_call); off: every request to the SDK.
+        self.fast_reads = registry.settings.fast_reads
+        self.fast = {path: FastReads(server, security) for path, server in self.servers.items()}
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
         self.step_up = step_up
         # Rate limits (campus_mcp.limits), set by create_app: counts a request against its student.
@@ -342,6 +354,7 @@ class McpEndpoint:
             if refused is not None:
                 await self._reply(send, *refused)
                 return
+        body: bytes | None = None
         if self.step_up is not None and not principal.is_anonymous:
             # Seed 000: only clients known to sign in again and retry get the 403 step-up; the
             # others get the permission tool error, which a student can read. The policy (which
@@ -373,12 +386,25 @@ class McpEndpoint:
                     [(b"www-authenticate", challenge.encode())],
                 )
                 return
+        if self.fast_reads and body is None and _declared_length(scope) <= manager.max_request_body_size:
+            # Only a body whose length is declared and allowed: the SDK words every other refusal.
+            try:
+                body, receive = await _buffered(scope, receive, manager.max_request_body_size)
+            except BodyTooLarge:
+                await self._reply(send, 413, _rpc_error(INVALID_REQUEST, _too_large(manager.max_request_body_size)), [])
+                return
         reset = current_principal.set(principal)
         # The SDK's view of the same caller (get_access_token()): the requestState boundary binds
         # sealed state to it, so one student's confirmation cannot be replayed by another.
         sdk_reset = auth_context_var.set(_sdk_user(principal, self.registry.settings.base_url))
         try:
-            await manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+            fast = self.fast[path]
+            if not (
+                self.fast_reads
+                and body is not None
+                and await fast.serve(scope, receive, send, body, principal, manager._lifespan_state)  # type: ignore[arg-type]
+            ):
+                await manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
         finally:
             auth_context_var.reset(sdk_reset)
             current_principal.reset(reset)

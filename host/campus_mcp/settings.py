@@ -123,6 +123,14 @@ class Settings(BaseSettings):
             "A log config that sets the 'mcp' logger itself wins."
         ),
     )
+    fast_reads: bool = Field(
+        default=True,
+        description=(
+            "Whether /api/mcp answers a single read-only tools/call itself, with the SDK's checks and "
+            "serializers but without its per-request streams and runner (the same bytes, ~2 ms less CPU). "
+            "Off: every request goes through the SDK's transport."
+        ),
+    )
     metrics_addresses: list[str] = Field(
         default_factory=lambda: ["127.0.0.1", "::1"],
         description="Client addresses or networks (CIDR) that may read /metrics without a token.",

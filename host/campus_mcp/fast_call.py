@@ -1,0 +1,230 @@
+"""The short way through the MCP SDK for the commonest request: one read-only ``tools/call``.
+
+A stateless JSON ``POST /api/mcp`` of one ``tools/call`` pays the SDK per request for machinery
+it does not use: on the 2025-11-25 wire new memory streams, a task group, a dispatcher and a
+runner; on both wires the request classified and validated twice and the answer validated and
+serialized again (issue 16: about 2 ms of CPU a call, most of the gap to REST). This module
+answers exactly that request itself, and nothing else:
+
+- a POST of ONE JSON-RPC request object (``jsonrpc``, ``id``, ``method``, ``params`` and no other
+  member) whose method is ``tools/call``, with a string or number id;
+- for a tool this endpoint serves and the caller sees, that does not write (so no confirmation,
+  no elicitation, no ``requestState``) and declares no ``Mcp-Param-*`` header;
+- no progress token, no session id, no ``Mcp-Param-*`` header, no header sent twice.
+
+For it the SDK's own checks run first (the DNS-rebinding Host/Origin guard, Accept and
+Content-Type, the protocol-version header, on 2026-07-28 the envelope and the Mcp-Method/Mcp-Name
+ladder, the request's surface validation), then :meth:`CampusServer.call_tool`, the one place
+with validation, scopes, rate limit, metrics and advisory, and the response is written with the
+SDK's own serializers: the same status, headers and bytes (tests/test_fast_call_identical.py
+sends every case both ways). Whenever anything is not exactly that, or a check fails, it answers
+nothing and the SDK serves the request as before, errors included, so no error is ours to word.
+
+What the short way does not do: the SDK's OpenTelemetry middleware span for the call (the
+server's own metrics still count it). ``CAMPUS_MCP_FAST_READS=false`` turns it off.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.streamable_http import check_accept_headers
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.inbound import (
+    ERROR_CODE_HTTP_STATUS,
+    MCP_PARAM_HEADER_PREFIX,
+    MCP_PROTOCOL_VERSION_HEADER,
+    InboundModernRoute,
+    classify_inbound_request,
+)
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp.shared.message import ServerMessageMetadata
+from mcp.shared.transport_context import TransportContext
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from campus_mcp.mcp_server import CampusServer
+from campus_mcp.principal import Principal
+
+METHOD = "tools/call"
+ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+PARAMS_KEYS = frozenset({"name", "arguments", "_meta"})
+MODERN_META_KEYS = frozenset(
+    {types.PROTOCOL_VERSION_META_KEY, types.CLIENT_INFO_META_KEY, types.CLIENT_CAPABILITIES_META_KEY}
+)
+# Headers that ask for something the short way does not do: a session, a resumed stream, a tool
+# argument in a header. ASGI header names are lowercase.
+REFUSED_HEADERS = (b"mcp-session-id", b"last-event-id")
+PARAM_HEADER_PREFIX = MCP_PARAM_HEADER_PREFIX.lower().encode()
+CONTENT_TYPE_JSON = "application/json"
+
+
+def _json_content_type(headers: Mapping[str, str]) -> bool:
+    # The 2025-11-25 transport's rule (StreamableHTTPServerTransport._check_content_type).
+    content_type = headers.get("content-type", "")
+    return any(part.strip() == CONTENT_TYPE_JSON for part in content_type.split(";")[0].split(","))
+
+
+def _request_id(message: Mapping[str, Any]) -> str | int | None:
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None  # null, a float, an object: the SDK words those refusals
+    return request_id
+
+
+class FastReads:
+    """The short way for one endpoint's server (see the module docstring)."""
+
+    def __init__(self, server: CampusServer, security: TransportSecuritySettings) -> None:
+        self.server = server
+        self.security = TransportSecurityMiddleware(security)
+
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, body: bytes, principal: Principal, lifespan_state: Any
+    ) -> bool:
+        """Answer the request if it is the hot read; False (nothing sent) hands it to the SDK."""
+        server = self.server
+        if server.toolboxes is not None:
+            return False  # a proxied call is the toolbox's to unpack
+        names = [name for name, _value in scope["headers"]]
+        if len(set(names)) != len(names) or any(
+            name in REFUSED_HEADERS or name.startswith(PARAM_HEADER_PREFIX) for name in names
+        ):
+            return False
+        request = Request(scope, receive)
+        headers = request.headers
+        header_version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        modern = header_version in MODERN_PROTOCOL_VERSIONS
+        if not modern and header_version is not None and header_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return False
+        if await self.security.validate_request(request, is_post=True) is not None:
+            return False
+        has_json, _has_sse = check_accept_headers(request)
+        if not has_json or not _json_content_type(headers):
+            return False
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(message, dict) or message.keys() != ENVELOPE_KEYS:
+            return False
+        request_id = _request_id(message)
+        params = message["params"]
+        if (
+            request_id is None
+            or message["jsonrpc"] != "2.0"
+            or message["method"] != METHOD
+            or not isinstance(params, dict)
+            or not params.keys() <= PARAMS_KEYS
+            or not isinstance(params.get("name"), str)
+            or not isinstance(params.get("arguments", {}), dict)
+        ):
+            return False
+        tool = server.tools.get(params["name"])
+        if tool is None or tool.writes or server._header_schema_of(tool.name) is not None:
+            return False
+        if tool not in server.visible_tools(principal):
+            return False  # the SDK words "unknown tool" (call_tool raises it there)
+        meta = params.get("_meta")
+        if modern:
+            if not isinstance(meta, dict) or not meta.keys() <= MODERN_META_KEYS:
+                return False  # a progress token, a log level, anything else: the SDK's
+            verdict = classify_inbound_request(message, headers=dict(headers))
+            if not isinstance(verdict, InboundModernRoute):
+                return False
+            version = verdict.protocol_version
+            connection = Connection.from_envelope(version, verdict.client_info, verdict.client_capabilities)
+        else:
+            if meta is not None:
+                return False
+            version = header_version if header_version is not None else types.DEFAULT_NEGOTIATED_VERSION
+            connection = Connection.from_envelope(version, None, None)
+        try:
+            # The runner's surface check, then the handler's typed params, as the SDK makes them.
+            methods.validate_client_request(METHOD, version, params)
+            typed = types.CallToolRequestParams.model_validate(params, by_name=False)
+            request_meta = types.RequestParams.model_validate(params, by_name=False).meta if meta else None
+        except (ValidationError, KeyError, ValueError):
+            return False
+        dctx = _SingleExchangeDispatchContext(
+            transport=TransportContext(kind="streamable-http", can_send_request=False, headers=headers),
+            request_id=request_id,
+            message_metadata=ServerMessageMetadata(request_context=request),
+        )
+        ctx: ServerRequestContext[Any, Request] = ServerRequestContext(
+            session=ServerSession(dctx, connection, request_meta=request_meta),
+            lifespan_context=lifespan_state,
+            protocol_version=version,
+            method=METHOD,
+            params=params,
+            request_id=request_id,
+            meta=request_meta,
+            request=request,
+        )
+        reply: types.JSONRPCResponse | types.JSONRPCError
+        try:
+            result = await server.call_tool(ctx, typed)
+            dumped = methods.serialize_server_result(
+                METHOD, version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            )
+            reply = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=self._stamped(version, dumped))
+        except Exception as exc:
+            # The SDK's mapping of a raised handler: its own error, or (unexpected) a generic one.
+            error = handler_exception_to_error_data(exc)
+            if error is None:
+                error = (
+                    types.ErrorData(code=types.INTERNAL_ERROR, message="Internal server error")
+                    if modern
+                    else types.ErrorData(code=0, message=str(exc))
+                )
+            reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        await self._write(reply, modern, scope, receive, send)
+        return True
+
+    def _stamped(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
+        # ServerRunner._serialize's last steps for a 2026-07-28 result: resultType, then serverInfo.
+        if version not in MODERN_PROTOCOL_VERSIONS:
+            return result
+        if result.get("resultType") is None:
+            result["resultType"] = "complete"
+        meta = result.get("_meta")
+        if meta is None:
+            result["_meta"] = {types.SERVER_INFO_META_KEY: self.server.server.server_info_stamp}
+        elif isinstance(meta, dict) and meta.get(types.SERVER_INFO_META_KEY) is None:
+            result["_meta"] = {**meta, types.SERVER_INFO_META_KEY: self.server.server.server_info_stamp}
+        return result
+
+    async def _write(
+        self,
+        reply: types.JSONRPCResponse | types.JSONRPCError,
+        modern: bool,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        if modern:
+            # _streamable_http_modern._write: the status from the error code, json.dumps compact.
+            status = ERROR_CODE_HTTP_STATUS.get(reply.error.code, 200) if isinstance(reply, types.JSONRPCError) else 200
+            body = reply.model_dump(mode="json", by_alias=True, exclude_none=True)
+            response = Response(
+                json.dumps(body, separators=(",", ":")), status_code=status, media_type=CONTENT_TYPE_JSON
+            )
+        else:
+            # StreamableHTTPServerTransport._create_json_response, no session id (stateless).
+            response = Response(
+                reply.model_dump_json(by_alias=True, exclude_unset=True),
+                status_code=200,
+                headers={"Content-Type": CONTENT_TYPE_JSON},
+            )
+        await response(scope, receive, send)

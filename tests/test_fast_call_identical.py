@@ -1,0 +1,226 @@
+"""The short way for a read-only tools/call (campus_mcp.fast_call) answers exactly what the SDK
+answers: every case below is sent twice over real HTTP to one served demo campus, once with the
+short way off (the SDK's transport and runner: the reference) and once on, and the status, the
+content type, the session header and the body must be the same bytes. Both wires. The hot cases
+must also really have taken the short way, or the comparison would prove nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from campus_catalog.sources.fake_banner import serve_on_loopback
+from campus_mcp import fast_call
+from campus_mcp.oauth.store import ClientRecord, OAuthStore
+from campus_mcp.testing import CampusHarness
+
+LEGACY, MODERN = "2025-11-25", "2026-07-28"
+FULL_TOKEN = "fast-call-test-token-all-scopes"  # test tokens, in a test database
+PUBLIC_TOKEN = "fast-call-test-token-public-only"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "differential", "version": "1"},
+}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def origin(demo_campus: CampusHarness) -> AsyncIterator[str]:
+    store = OAuthStore(demo_campus.sessions)
+    await store.save_client(
+        ClientRecord(client_id="fast-call-tests", kind="registered", client_name="Differential", redirect_uris=())
+    )
+    scopes = demo_campus.registry.scopes
+    public = " ".join(name for name, scope in scopes.items() if scope.always_on)
+    for token, scope in ((FULL_TOKEN, " ".join(scopes)), (PUBLIC_TOKEN, public)):
+        await store.save_tokens(
+            access_token=token,
+            refresh_token=None,
+            client_id="fast-call-tests",
+            user_id=1,
+            scope=scope,
+            resource=demo_campus.settings.mcp_url,
+            family_id=f"family-{token}",
+        )
+    async with serve_on_loopback(demo_campus.app) as served:
+        yield served
+
+
+def request(
+    wire: str, name: Any, arguments: Any = None, *, request_id: Any = 1, meta: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """One tools/call as a client of ``wire`` sends it: the body and its headers."""
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    headers["MCP-Protocol-Version"] = wire
+    if wire == MODERN:
+        params["_meta"] = {**ENVELOPE, **(meta or {})}
+        headers["Mcp-Method"] = "tools/call"
+        if isinstance(name, str):
+            headers["Mcp-Name"] = name
+    elif meta:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}, headers
+
+
+async def both_ways(
+    demo_campus: CampusHarness, http: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]
+) -> tuple[httpx.Response, httpx.Response]:
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    endpoint = demo_campus.deployment.endpoint
+    assert endpoint is not None
+    answers = []
+    for fast in (False, True):
+        endpoint.fast_reads = fast
+        try:
+            answers.append(await http.post(url, content=content, headers=headers))
+        finally:
+            endpoint.fast_reads = True
+    return answers[0], answers[1]
+
+
+def same(reference: httpx.Response, fast: httpx.Response) -> None:
+    assert fast.status_code == reference.status_code
+    assert fast.headers.get("content-type") == reference.headers.get("content-type")
+    assert fast.headers.get("mcp-session-id") == reference.headers.get("mcp-session-id") is None
+    assert fast.content == reference.content
+
+
+@pytest.fixture
+def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each request took the short way (the real method, its answers recorded)."""
+    seen: list[bool] = []
+    real = fast_call.FastReads.serve
+
+    async def recorded(self: fast_call.FastReads, *args: Any) -> bool:
+        answered = await real(self, *args)
+        seen.append(answered)
+        return answered
+
+    monkeypatch.setattr(fast_call.FastReads, "serve", recorded)
+    return seen
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+async def test_every_read_tool_example_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str, taken: list[bool]
+) -> None:
+    registry = demo_campus.registry
+    examples = [e for e in registry.tool_examples if e.data == "demo" and not registry.tools[e.tool].writes]
+    assert {e.tool for e in examples} >= {"search_sections", "get_section", "list_terms"}
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        for index, example in enumerate(examples):
+            body, headers = request(wire, example.tool, dict(example.arguments), request_id=index)
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+            assert reference.status_code == 200, (example.tool, reference.text[:300])
+            same(reference, fast)
+            # The family endpoint has its own short way.
+            plugin = registry.tools[example.tool].plugin
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp/{plugin}", body, headers)
+            same(reference, fast)
+    # Each case ran twice with the short way on (flat and family), and each was taken.
+    assert taken == [True] * (2 * len(examples))
+
+
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
+    ("bad arguments", {"arguments": {"limit": "lots"}}),
+    ("an argument that is no field", {"arguments": {"subject": "COMP", "colour": "blue"}}),
+    ("arguments not an object", {"arguments": ["COMP"]}),
+    ("unknown tool", {"name": "no_such_tool"}),
+    ("a name that is a number", {"name": 7}),
+    ("a write tool", {"name": "WRITE", "arguments": {}}),
+    ("a string id", {"request_id": "abc"}),
+    ("a large number id", {"request_id": 2**53}),
+    ("a null id", {"request_id": None}),
+    ("a true id", {"request_id": True}),
+    ("a progress token", {"meta": {"progressToken": "p1"}}),
+    ("an extra member", {"extra": {"colour": "blue"}}),
+    ("a wrong jsonrpc", {"jsonrpc": "1.0"}),
+]
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+@pytest.mark.parametrize("case", [case for case, _ in HOSTILE], ids=[case for case, _ in HOSTILE])
+async def test_a_hostile_request_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str, case: str
+) -> None:
+    change = dict(HOSTILE)[case]
+    name = change.get("name", "search_sections")
+    if name == "WRITE":
+        name = next(n for n, tool in demo_campus.registry.tools.items() if tool.writes)
+    body, headers = request(
+        wire,
+        name,
+        change.get("arguments", {"subject": "COMP", "limit": 2}),
+        request_id=change.get("request_id", 1),
+        meta=change.get("meta"),
+    )
+    if "extra" in change:
+        body["extra"] = change["extra"]
+    if "jsonrpc" in change:
+        body["jsonrpc"] = change["jsonrpc"]
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+    same(reference, fast)
+
+
+HEADER_CASES: list[tuple[str, dict[str, str | None]]] = [
+    ("a wrong protocol version", {"MCP-Protocol-Version": "2024-01-01"}),
+    ("no protocol version", {"MCP-Protocol-Version": None}),
+    ("an older protocol version", {"MCP-Protocol-Version": "2025-03-26"}),
+    ("a wrong Mcp-Name", {"Mcp-Name": "get_section"}),
+    ("a wrong Mcp-Method", {"Mcp-Method": "tools/list"}),
+    ("a foreign Origin", {"Origin": "https://evil.example"}),
+    ("a foreign Host", {"Host": "evil.example"}),
+    ("Accept without JSON", {"Accept": "text/event-stream"}),
+    ("no Accept", {"Accept": None}),
+    ("a wrong Content-Type", {"Content-Type": "text/plain"}),
+    ("a session id", {"Mcp-Session-Id": "abc"}),
+    ("an Mcp-Param header", {"Mcp-Param-Subject": "COMP"}),
+]
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+@pytest.mark.parametrize("case", [case for case, _ in HEADER_CASES], ids=[case for case, _ in HEADER_CASES])
+async def test_a_request_with_odd_headers_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str, case: str
+) -> None:
+    body, headers = request(wire, "search_sections", {"subject": "COMP", "limit": 2})
+    for header, value in dict(HEADER_CASES)[case].items():
+        headers.pop(header, None)
+        if value is not None:
+            headers[header] = value
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+    same(reference, fast)
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+async def test_a_missing_scope_anonymous_and_bad_json_are_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str
+) -> None:
+    student_tools = [
+        name
+        for name, tool in demo_campus.registry.tools.items()
+        if not tool.writes and not demo_campus.registry.scopes[tool.scope].always_on
+    ]
+    assert student_tools
+    body, headers = request(wire, student_tools[0], {})
+    for token in (PUBLIC_TOKEN, None):
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        async with httpx.AsyncClient(headers=auth) as http:
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+            same(reference, fast)
+            public, public_headers = request(wire, "list_terms", {})
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", public, public_headers)
+            assert reference.status_code == 200
+            same(reference, fast)
+            for broken in (b"{not json", b"[]", json.dumps([public]).encode()):
+                reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", broken, public_headers)
+                same(reference, fast)
