@@ -224,3 +224,25 @@ async def test_a_missing_scope_anonymous_and_bad_json_are_answered_the_same(
             for broken in (b"{not json", b"[]", json.dumps([public]).encode()):
                 reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", broken, public_headers)
                 same(reference, fast)
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+async def test_json_the_parsers_could_read_apart_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str
+) -> None:
+    """NaN and Infinity (Python's json and pydantic's parser both accept them), a key given twice
+    (the last one wins, or not), a number past 64 bits: the short way must read them as the SDK does."""
+    body, headers = request(wire, "search_sections", {"subject": "COMP", "limit": 2})
+    text = json.dumps(body)
+    raw = [
+        text.replace('"limit": 2', '"credits": NaN, "limit": 2'),
+        text.replace('"limit": 2', '"credits": Infinity, "limit": 2'),
+        text.replace('"name": "search_sections"', '"name": "get_section", "name": "search_sections"'),
+        text.replace('"limit": 2', '"limit": 2, "limit": 3'),
+        text.replace('"limit": 2', '"limit": 123456789012345678901234567890'),
+    ]
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        for content in raw:
+            assert content != text
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", content.encode(), headers)
+            same(reference, fast)

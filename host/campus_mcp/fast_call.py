@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
+import pydantic_core
 from mcp.server._streamable_http_modern import _SingleExchangeDispatchContext
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
@@ -114,7 +115,8 @@ class FastReads:
         if not has_json or not _json_content_type(headers):
             return False
         try:
-            message = json.loads(body)
+            # The SDK's own parser (NaN, big numbers and duplicate keys read the same way as there).
+            message = pydantic_core.from_json(body)
         except (ValueError, RecursionError):
             return False
         if not isinstance(message, dict) or message.keys() != ENVELOPE_KEYS:
