@@ -83,7 +83,7 @@ def finals_last_refresh(timezone: str) -> LastRefresh:
             .where(FinalsSchedule.term_id.in_([t.id for t in terms]), FinalsSchedule.status == "completed")
             .group_by(FinalsSchedule.term_id)
         )
-        loaded = dict(rows.tuples().all())
+        loaded = {term_id: at for term_id, at in rows}
         return {term.uid: at for term in terms if (at := loaded.get(term.id)) is not None}
 
     return last
