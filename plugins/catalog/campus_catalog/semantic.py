@@ -28,7 +28,7 @@ import dataclasses
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
@@ -81,6 +81,15 @@ SIMILAR_FIRST_BAND = 4
 # More ids than this in one band (a term offering few of the catalog's courses) and the band
 # becomes one pass over every candidate section instead of an ``IN`` list of thousands.
 SIMILAR_BAND_MOST = 4000
+
+# An instructors' or reviews' search by meaning first re-scores this many times the page's depth
+# of best candidates (at least RESCORE_LEAST) from their stored vectors; each widening this many
+# times more. RESCORE_READ ids per statement keeps every IN list under the drivers' limits.
+RESCORE_FIRST = 4
+RESCORE_LEAST = 256
+RESCORE_READ = 2000
+# How far float32 sums of 384 products may stray (on top of CompactVectors.error).
+SUM_SLACK = 1e-4
 
 
 _TABLES: dict[SearchKind, type[Any]] = {
@@ -336,6 +345,89 @@ async def _courses_by_meaning(
     passing = (await session.execute(select(Course.id).where(Course.id.in_(list(score_of)), *filters))).scalars()
     ranked = sorted(((score_of[i], i) for i in passing), key=lambda pair: (-pair[0], pair[1]))
     return [Match(id=i, score=round(score, 4)) for score, i in ranked[: max(limit, 0)]], len(ranked)
+
+
+async def people_by_meaning(
+    session: AsyncSession,
+    kind: Literal["instructors", "reviews"],
+    query: str | Vector,
+    *,
+    filters: Sequence[ColumnElement[bool]] = (),
+    sentiment: Callable[[NDArray[np.float32]], NDArray[np.bool_]] | None = None,
+    exclude_ids: Collection[int] = (),
+    limit: int,
+) -> tuple[list[Match], int]:
+    """The ``limit`` best instructors or reviews for a student's words (or a row's vector), best
+    first, ties by id, and how many rows could be ranked: the same as scoring every stored vector.
+
+    The rows are scored from the compact vectors held in process
+    (``vector_index.compact_vectors``); ``filters`` are asked of the database as ids only (by
+    their indexes: an instructor's reviews, a course's, a subject's instructors) and
+    ``sentiment`` is tested on the sentiments held with the vectors. Held as float16, the best
+    candidates are then re-scored from their stored vectors, read by primary key, and the set
+    widened until the half-precision error bound proves no other row reaches the page.
+    """
+    target = await _target(kind, query)
+    table = _TABLES[kind]
+    compact = await vector_index.compact_vectors(session, kind, DIMENSIONS)
+    # Positions of the rows that pass (compact.ids ascend: found by binary search).
+    positions = np.arange(len(compact.ids))
+    if filters:
+        allowed = np.unique(np.asarray((await session.scalars(select(table.id).where(*filters))).all(), dtype=np.int64))
+        at = np.searchsorted(compact.ids, allowed)
+        at = at[at < len(compact.ids)]
+        positions = at[np.isin(compact.ids[at], allowed, assume_unique=True)]
+    if sentiment is not None and compact.sentiment is not None:
+        positions = positions[sentiment(compact.sentiment[positions])]
+    if exclude_ids:
+        positions = positions[~np.isin(compact.ids[positions], np.asarray(list(exclude_ids), dtype=np.int64))]
+    if limit <= 0 or not len(positions):
+        return [], len(positions)
+    approximate = compact.scores(target, positions)
+    if compact.error == 0.0:
+        # Held as stored (float32): these scores are the stored vectors' own.
+        keep = min(limit, len(positions))
+        last = np.float32(-np.partition(-approximate, keep - 1)[keep - 1])
+        reaching = approximate >= last  # ties with the last included, then ordered by id
+        pairs = zip(compact.ids[positions[reaching]].tolist(), approximate[reaching].tolist(), strict=True)
+        best = sorted(pairs, key=lambda pair: (-pair[1], pair[0]))[:limit]
+        return [Match(id=i, score=round(score, 4)) for i, score in best], len(positions)
+    wanted = max(limit * RESCORE_FIRST, RESCORE_LEAST)
+    while True:
+        if wanted >= len(positions):
+            cutoff = np.float32(-np.inf)
+            chosen = positions
+        else:
+            cutoff = np.float32(-np.partition(-approximate, wanted - 1)[wanted - 1])
+            chosen = positions[approximate >= cutoff]
+        exact = await _stored_scores(session, table, compact.ids[chosen].tolist(), target)
+        best = sorted(exact, key=lambda pair: (-pair[1], pair[0]))[:limit]
+        # A row not chosen scores below the cutoff in half precision, so below cutoff + error
+        # exactly: when the page's last exact score is above that, no such row belongs on it.
+        bound = float(cutoff) + compact.error + SUM_SLACK
+        if np.isneginf(cutoff) or (len(best) == limit and best[-1][1] > bound):
+            return [Match(id=i, score=round(score, 4)) for i, score in best], len(positions)
+        wanted *= RESCORE_FIRST
+
+
+async def _stored_scores(
+    session: AsyncSession, table: type[Any], ids: list[int], target: Vector
+) -> list[tuple[int, float]]:
+    """(id, score) of the rows named, from their stored float32 vectors, by primary key."""
+    scored: list[tuple[int, float]] = []
+    for start in range(0, len(ids), RESCORE_READ):
+        rows = (
+            await session.execute(
+                select(table.id, table.embedding).where(table.id.in_(ids[start : start + RESCORE_READ]))
+            )
+        ).all()
+        if not rows:
+            continue
+        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(len(rows), DIMENSIONS)
+        # einsum, as vector_index scores: every row summed alike, so equal vectors score equal.
+        scores = np.einsum("ij,j->i", matrix, target.astype(np.float32, copy=False))
+        scored.extend((int(row[0]), float(score)) for row, score in zip(rows, scores, strict=True))
+    return scored
 
 
 async def _target(kind: SearchKind, query: str | Vector) -> Vector:

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from campus_mcp import NotFound, Settings
+from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Row, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
@@ -85,11 +88,10 @@ async def search_instructors(
         )
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        matches = await semantic.semantic_search(session, "instructors", query.q, filters=where, limit=depth)
-        total = min(
-            await session.scalar(select(func.count()).where(Instructor.embedding.is_not(None), *where)) or 0,
-            SEMANTIC_DEPTH,
+        matches, matching = await semantic.people_by_meaning(
+            session, "instructors", query.q, filters=where, limit=depth
         )
+        total = min(matching, SEMANTIC_DEPTH)
         ids = [m.id for m in matches][query.offset : query.offset + query.limit]
     else:
         for word in (query.q or "").lower().split():
@@ -168,7 +170,7 @@ async def similar_instructors(
     scored: list[tuple[int, float]]
     if vector is not None:
         method = "meaning"
-        matches = await semantic.semantic_search(
+        matches, _matching = await semantic.people_by_meaning(
             session, "instructors", vector, exclude_ids=[instructor.id], limit=query.limit
         )
         scored = [(m.id, m.score) for m in matches]
@@ -206,11 +208,13 @@ async def similar_instructors(
 async def search_reviews(
     session: AsyncSession, query: ReviewSearch, settings: Settings, catalog: CatalogSettings
 ) -> ReviewPage:
-    where: list[ColumnElement[bool]] = []
+    # Whose reviews (by their indexes), then the sentiment.
+    by_whom: list[ColumnElement[bool]] = []
     if query.instructor:
-        where.append(Review.instructor_id == await _instructor_id(session, query.instructor))
+        by_whom.append(Review.instructor_id == await _instructor_id(session, query.instructor))
     if query.course:
-        where.append(Review.course_code == query.course)
+        by_whom.append(Review.course_code == query.course)
+    where = list(by_whom)
     if query.sentiment == "positive":
         where.append(Review.sentiment >= POSITIVE_FROM)
     elif query.sentiment == "negative":
@@ -220,11 +224,12 @@ async def search_reviews(
     ids: list[int]
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        matches = await semantic.semantic_search(session, "reviews", query.q, filters=where, limit=depth)
-        total = min(
-            await session.scalar(select(func.count()).where(Review.embedding.is_not(None), *where)) or 0,
-            SEMANTIC_DEPTH,
+        # Ranked from the vectors held in process: the instructor and course are asked of the
+        # database as ids (by their indexes), the sentiment tested on the sentiments held there.
+        matches, matching = await semantic.people_by_meaning(
+            session, "reviews", query.q, filters=by_whom, sentiment=_sentiment_test(query.sentiment), limit=depth
         )
+        total = min(matching, SEMANTIC_DEPTH)
         ids = [m.id for m in matches][query.offset : query.offset + query.limit]
     elif query.q and not where:
         # Only the page is ranked; the total is a count of the matches, not of what was ranked.
@@ -256,6 +261,18 @@ async def search_reviews(
         return ReviewPage(reviews=[_review_of(row) for row in page], **page_fields(query, total))
     rows = {row.id: row for row in await session.execute(_review_select().where(Review.id.in_(ids)))}
     return ReviewPage(reviews=[_review_of(rows[i]) for i in ids if i in rows], **page_fields(query, total))
+
+
+def _sentiment_test(sentiment: str | None) -> Callable[[NDArray[np.float32]], NDArray[np.bool_]] | None:
+    """The sentiment filter of :func:`search_reviews`, on the sentiments held in process (NaN,
+    a review without one, passes no test, as NULL passes none in SQL)."""
+    if sentiment == "positive":
+        return lambda s: s >= POSITIVE_FROM
+    if sentiment == "negative":
+        return lambda s: s <= NEGATIVE_TO
+    if sentiment == "neutral":
+        return lambda s: (s > NEGATIVE_TO) & (s < POSITIVE_FROM)
+    return None
 
 
 def _review_select(*extra: ColumnElement[Any]) -> Select[*tuple[Any, ...]]:
