@@ -6,6 +6,7 @@ demo campus, and of a section made here to hit the awkward cases."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from campus_catalog.models import Course, Instructor, MeetingTime, Section, SectionInstructor, Term
@@ -129,7 +130,25 @@ async def test_awkward_meetings_and_instructors(catalog_campus: CampusHarness) -
         assert await session.scalar(select(Section.id).where(Section.crn == "29999")) is None
 
 
+async def test_every_answer_read_in_one_statement_is_that_of_the_loaded_section(demo_campus: CampusHarness) -> None:
+    """get_section and check_schedule read a section, its meetings, instructors and attributes in
+    one statement (``section_rows.section_parts``): the answer is ``serialize.section_out`` of the
+    ORM-loaded section, and the meetings' dates are dates (the schedule checks compare them)."""
+    async with demo_campus.sessions() as session:
+        ids = list((await session.scalars(select(Section.id).order_by(Section.id))).all())
+        parts = await section_rows.section_parts(session, ids)
+        loaded = await serialize.load_sections(session, ids)
+        assert [section_rows.answer_of(p).model_dump_json() for p in parts] == [
+            serialize.section_out(s).model_dump_json() for s in loaded
+        ]
+        dated = [m for p in parts for m in p.meetings if m.start_date is not None]
+        assert dated, "the demo campus has meetings with dates"
+        assert all(isinstance(m.start_date, date) and isinstance(m.end_date, date | None) for m in dated)
+        assert all(isinstance(t.is_primary, bool) for p in parts for t in p.teachers)
+
+
 async def test_no_rows_no_summaries(catalog_campus: CampusHarness) -> None:
     assert section_rows.summaries_of([]) == []
     async with catalog_campus.sessions() as session:
         assert await section_rows.section_summaries(session, [-1]) == []
+        assert await section_rows.section_parts(session, [-1]) == []

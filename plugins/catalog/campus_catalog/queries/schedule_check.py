@@ -6,10 +6,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from campus_mcp import Settings
-from sqlalchemy import Row, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
@@ -227,7 +227,7 @@ class _Planned:
     cross_listed_crns: list[str]
     linked_crns: list[str]
     course: _CourseOf
-    meeting_times: list[Row[*tuple[Any, ...]]]
+    meeting_times: list[section_rows.MeetingRow]
 
 
 def _planned(parts: section_rows.SectionParts) -> _Planned:

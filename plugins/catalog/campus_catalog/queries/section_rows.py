@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import date
 from typing import Any, NamedTuple, cast
 
 from pydantic import TypeAdapter
@@ -83,7 +84,6 @@ _SECTION_COLUMNS = (
 
 # The columns ``serialize.meeting_patterns`` reads, under the model's attribute names.
 _MEETING_COLUMNS = (
-    MeetingTime.section_id,
     MeetingTime.id,
     MeetingTime.weekday,
     MeetingTime.start_minute,
@@ -94,6 +94,32 @@ _MEETING_COLUMNS = (
     MeetingTime.room,
     MeetingTime.meeting_type,
 )
+
+
+class MeetingRow(NamedTuple):
+    """A meeting of a section's answer, under the model's attribute names (what
+    ``serialize.meeting_patterns`` and the schedule checks read)."""
+
+    id: int
+    weekday: int | None
+    start_minute: int | None
+    end_minute: int | None
+    start_date: date | None
+    end_date: date | None
+    building: str | None
+    room: str | None
+    meeting_type: str | None
+
+
+class TeacherRow(NamedTuple):
+    is_primary: bool
+    pub_id: str
+    name: str
+
+
+class AttributeRow(NamedTuple):
+    code: str
+    description: str | None
 
 
 # What a search lists of a section (``SectionSummary``), and no more: no term, no part of term.
@@ -123,15 +149,6 @@ def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
     return row.course_credits_min, row.course_credits_max
 
 
-async def _grouped(
-    session: AsyncSession, statement: Any, params: dict[str, Any]
-) -> dict[int, list[Row[*tuple[Any, ...]]]]:
-    grouped: dict[int, list[Row[*tuple[Any, ...]]]] = {}
-    for row in await session.execute(statement, params):
-        grouped.setdefault(row[0], []).append(row)
-    return grouped
-
-
 async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*tuple[Any, ...]]]:
     """The section rows (with course, term, campus and part of term) in the order of ``ids``."""
     if not ids:
@@ -151,15 +168,44 @@ _SECTIONS_BY_ID = (
     .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
     .where(Section.id.in_(_IDS))
 )
-_MEETINGS_OF = select(*_MEETING_COLUMNS).where(MeetingTime.section_id.in_(_IDS)).order_by(MeetingTime.id)
-_TEACHERS_OF = (
-    select(SectionInstructor.section_id, SectionInstructor.is_primary, Instructor.pub_id, Instructor.name)
-    .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
-    .where(SectionInstructor.section_id.in_(_IDS))
-)
-_ATTRIBUTES_OF = select(SectionAttribute.section_id, SectionAttribute.code, SectionAttribute.description).where(
-    SectionAttribute.section_id.in_(_IDS)
-)
+
+
+def _parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
+    """Sections by id with their meetings, instructors and attributes as JSON arrays (correlated
+    subqueries on the section-id indexes): one statement for a section's answer instead of four,
+    each of which was four hops to SQLite's thread (cursor, execute, fetch, close)."""
+
+    def aggregate(*columns: Any) -> Any:
+        return select(_json_list(dialect, *columns)).correlate(Section)
+
+    meetings = aggregate(*_MEETING_COLUMNS).where(MeetingTime.section_id == Section.id)
+    teachers = (
+        aggregate(SectionInstructor.is_primary, Instructor.pub_id, Instructor.name)
+        .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+        .where(SectionInstructor.section_id == Section.id)
+    )
+    attributes = aggregate(SectionAttribute.code, SectionAttribute.description).where(
+        SectionAttribute.section_id == Section.id
+    )
+    return _SECTIONS_BY_ID.add_columns(
+        meetings.scalar_subquery().label("meetings_json"),
+        teachers.scalar_subquery().label("teachers_json"),
+        attributes.scalar_subquery().label("attributes_json"),
+    )
+
+
+# _parts_select per dialect, built once (the ids are the expanding parameter).
+_parts_by_id: dict[str, Select[*tuple[Any, ...]]] = {}
+
+
+def _meeting(values: list[Any]) -> MeetingRow:
+    # JSON has no dates: both engines give them as ISO text.
+    meeting = MeetingRow(*values)
+    start, end = meeting.start_date, meeting.end_date
+    return meeting._replace(
+        start_date=date.fromisoformat(start) if isinstance(start, str) else start,
+        end_date=date.fromisoformat(end) if isinstance(end, str) else end,
+    )
 
 
 class SectionParts(NamedTuple):
@@ -168,24 +214,37 @@ class SectionParts(NamedTuple):
     reads its meetings from."""
 
     row: Row[*tuple[Any, ...]]
-    meetings: list[Row[*tuple[Any, ...]]]
-    teachers: list[Row[*tuple[Any, ...]]]
-    attributes: list[Row[*tuple[Any, ...]]]
+    meetings: list[MeetingRow]
+    teachers: list[TeacherRow]
+    attributes: list[AttributeRow]
 
 
 async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[SectionParts]:
-    """Sections by id, in the order of ``ids``, as rows: four narrow selects."""
-    rows = await section_rows(session, ids)
+    """Sections by id, in the order of ``ids``, as rows: one statement (see :func:`_parts_select`)."""
+    if not ids:
+        return []
+    dialect = session.get_bind().dialect.name
+    statement = _parts_by_id.get(dialect)
+    if statement is None:
+        statement = _parts_by_id[dialect] = _parts_select(dialect)
+    by_id = {row.id: row for row in await session.execute(statement, {"ids": list(ids)})}
+    rows = [by_id[i] for i in ids if i in by_id]
     if not rows:
         return []
-    found = {"ids": [row.id for row in rows]}
-    meetings = await _grouped(session, _MEETINGS_OF, found)
-    teachers = await _grouped(session, _TEACHERS_OF, found)
-    attributes = await _grouped(session, _ATTRIBUTES_OF, found)
-    return [
-        SectionParts(row, meetings.get(row.id, []), teachers.get(row.id, []), attributes.get(row.id, []))
-        for row in rows
-    ]
+    # The aggregates of every section decoded at once, as for a page of summaries.
+    aggregates = iter(json.loads("[" + ",".join(_json_text(part) for row in rows for part in row[-3:]) + "]"))
+    parts = []
+    for row in rows:
+        meetings, teachers, attributes = next(aggregates), next(aggregates), next(aggregates)
+        parts.append(
+            SectionParts(
+                row,
+                [_meeting(m) for m in meetings],
+                [TeacherRow(bool(t[0]), t[1], t[2]) for t in teachers],
+                [AttributeRow(*a) for a in attributes],
+            )
+        )
+    return parts
 
 
 async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[SectionOut]:
@@ -200,9 +259,9 @@ def answer_of(parts: SectionParts) -> SectionOut:
 
 def _answer(
     row: Row[*tuple[Any, ...]],
-    meetings: list[Row[*tuple[Any, ...]]],
-    teachers: list[Row[*tuple[Any, ...]]],
-    attributes: list[Row[*tuple[Any, ...]]],
+    meetings: list[MeetingRow],
+    teachers: list[TeacherRow],
+    attributes: list[AttributeRow],
 ) -> SectionOut:
     low, high = _credits(row)
     teachers = sorted(teachers, key=lambda t: (not t.is_primary, t.name))
@@ -240,8 +299,8 @@ def _answer(
     )
 
 
-def _code(attribute: Row[*tuple[Any, ...]]) -> str:
-    return str(attribute.code)
+def _code(attribute: AttributeRow) -> str:
+    return attribute.code
 
 
 def _json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
