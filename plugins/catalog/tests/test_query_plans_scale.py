@@ -18,11 +18,11 @@ import json
 from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.models import Course, MeetingTime, Section
+from campus_catalog.models import Course, Instructor, MeetingTime, Section, SectionInstructor
 from campus_catalog.queries import sections, terms
 from campus_catalog.schemas import SectionSearch
 from campus_mcp.testing import CampusHarness, TestDatabases
-from sqlalchemy import select, text
+from sqlalchemy import func, or_, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import test_query_plans as plans
@@ -56,8 +56,13 @@ async def _plans(campus: CampusHarness, arguments: dict[str, Any]) -> list[Any]:
 
 
 def _sqlite_matching_lines(plan: list[tuple[int, int, str]]) -> list[str]:
-    """The plan lines under ``MATERIALIZE matching`` (the part that finds the matches)."""
-    roots = {node for node, _parent, detail in plan if detail.startswith("MATERIALIZE matching")}
+    """The plan lines that find the matches: under the page's ``LIST SUBQUERY`` (its ids) and the
+    count's ``SCALAR SUBQUERY``, not the page rows' own correlated aggregates (meetings, instructors)."""
+    roots = {
+        node
+        for node, parent, detail in plan
+        if parent == 0 and detail.startswith(("LIST SUBQUERY", "SCALAR SUBQUERY", "MATERIALIZE matching"))
+    }
     under: list[str] = []
     for node, parent, detail in plan:
         if parent in roots:
@@ -66,21 +71,22 @@ def _sqlite_matching_lines(plan: list[tuple[int, int, str]]) -> list[str]:
     return under
 
 
-def _pg_cte_relations(plan: Any) -> list[str]:
-    """The tables read under PostgreSQL's ``CTE matching`` sub-plan."""
+def _pg_matching_relations(plan: Any) -> list[str]:
+    """The tables PostgreSQL reads outside the page rows' correlated aggregates (``SubPlan``s):
+    what finds the matches and counts them."""
     relations: list[str] = []
 
-    def walk(node: Any, inside: bool) -> None:
+    def walk(node: Any, per_row: bool) -> None:
         if isinstance(node, list):
             for item in node:
-                walk(item, inside)
+                walk(item, per_row)
         elif isinstance(node, dict):
-            inside = inside or node.get("Subplan Name") == "CTE matching"
-            if inside and "Relation Name" in node:
+            per_row = per_row or str(node.get("Subplan Name", "")).startswith("SubPlan")
+            if not per_row and "Relation Name" in node:
                 relations.append(f"{node.get('Node Type')} on {node['Relation Name']}")
             for value in node.values():
                 if isinstance(value, list | dict):
-                    walk(value, inside)
+                    walk(value, per_row)
 
     walk(plan, False)
     return relations
@@ -89,12 +95,12 @@ def _pg_cte_relations(plan: Any) -> list[str]:
 async def test_days_and_times_find_their_matches_without_reading_meetings(demo_campus: CampusHarness) -> None:
     found = await _plans(demo_campus, DAYS_AND_TIMES)
     if demo_campus.deployment.engine.dialect.name == "postgresql":
-        relations = [r for plan in found for r in _pg_cte_relations(plan)]
-        assert relations, "the search finds its matches in the CTE named matching"
+        relations = [r for plan in found for r in _pg_matching_relations(plan)]
+        assert relations, "the plan reads the sections"
         assert not [r for r in relations if r.endswith("catalog_meeting_times")], relations
     else:
         lines = [line for plan in found for line in _sqlite_matching_lines(plan)]
-        assert lines, "the search finds its matches in the CTE named matching"
+        assert lines, "the page's ids and the count are subqueries of the page"
         assert not [line for line in lines if "catalog_meeting_times" in line], lines
         # Sections from the term listing index alone: no row (with its 1.5 KB vector) is read.
         reads = [line for line in lines if "catalog_sections" in line]
@@ -171,3 +177,52 @@ async def test_postgresql_plans_each_search_for_its_values(demo_campus: CampusHa
         return  # SQLite plans every statement for its values
     async with demo_campus.deployment.engine.connect() as connection:
         assert await connection.scalar(text("SHOW plan_cache_mode")) == "force_custom_plan"
+
+
+def _named(name: str) -> Any:
+    """The sections an instructor filter means, written the plain way (a join per section)."""
+    return (
+        select(SectionInstructor.section_id)
+        .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
+        .where(
+            SectionInstructor.section_id == Section.id,
+            or_(func.lower(Instructor.name).contains(name.lower(), autoescape=True), Instructor.pub_id == name),
+        )
+        .exists()
+    )
+
+
+async def test_an_instructor_search_finds_what_the_plain_join_finds(demo_campus: CampusHarness) -> None:
+    """ "a" names nearly every instructor (each section asks its own); a surname names a few (their
+    sections by id); an unknown name, none. Same page and total as the plain join."""
+    async with demo_campus.sessions() as session:
+        term = await terms.resolve_term(session, None, demo_campus.settings)
+        surname = (await session.scalar(select(Instructor.name).order_by(Instructor.id).limit(1)) or "").split()[-1]
+        assert await sections.few_teachers(session, "a") is None
+        assert await sections.few_teachers(session, surname), surname
+        for name in ("a", surname.lower(), "nobody by this name"):
+            expected = (
+                await session.scalars(
+                    select(Section.crn)
+                    .join(Course, Course.id == Section.course_id)
+                    .where(Section.term_id == term.id, Section.cancelled.is_(False), _named(name))
+                    .order_by(Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+                )
+            ).all()
+            page = await sections.search_sections(
+                session, SectionSearch(instructor=name, limit=25, offset=5), demo_campus.settings, CatalogSettings()
+            )
+            assert (page.total, [s.crn for s in page.sections]) == (len(expected), list(expected[5:30])), name
+
+
+async def test_a_broad_instructor_name_reads_the_term_listing_not_section_rows(demo_campus: CampusHarness) -> None:
+    """Driven from the ids of the sections its instructors teach, "a" read each of them whole
+    (with its vector), in every term, for the page and again for the count: 1.1-2 s at --scale 67.
+    Now the term's listing index is walked and each section asks its instructors by its key."""
+    if demo_campus.deployment.engine.dialect.name == "postgresql":
+        return  # its planner hashes the small demo tables; test_query_plans checks an index can answer
+    found = await _plans(demo_campus, {"instructor": "a", "limit": 25})
+    lines = [line for plan in found for line in _sqlite_matching_lines(plan)]
+    reads = [line for line in lines if "catalog_section" in line]
+    assert reads, lines
+    assert all("COVERING INDEX" in line for line in reads), reads
