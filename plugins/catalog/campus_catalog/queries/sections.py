@@ -254,7 +254,7 @@ async def search_sections(
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
             term=term_ref(term),
-            sections=[section_rows.summary_of(row) for row in page],
+            sections=section_rows.summaries_of(page),
             **page_fields(query, total or 0),
         )
     return SectionPage(
