@@ -98,8 +98,10 @@ def make_engine(url: str, *, timeout_seconds: float | None = None, **kwargs: Any
         # Every statement planned for its values: after five runs of a prepared statement
         # PostgreSQL may keep a generic plan, blind to them (a days-and-times page of the
         # --scale 67 campus went from 40 to 120 ms on the third call). Planning costs ~1 ms.
+        # No JIT: its compiling (~120 ms for an instructor search of --scale 67 that runs in
+        # ~40) is never won back by a catalog read, which touches at most a term's sections.
         connect_args = dict(kwargs.get("connect_args", {}))
-        connect_args["server_settings"] = {"plan_cache_mode": "force_custom_plan"} | dict(
+        connect_args["server_settings"] = {"plan_cache_mode": "force_custom_plan", "jit": "off"} | dict(
             connect_args.get("server_settings", {})
         )
         kwargs["connect_args"] = connect_args
