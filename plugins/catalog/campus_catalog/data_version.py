@@ -10,6 +10,16 @@ The bump is not called by each importer: a listener on every ORM session notes a
 transaction just before it commits. A new importer cannot forget it, and a rolled-back import
 bumps nothing. Tables that are bookkeeping rather than answers (the refresh queue's claim keys,
 written while a section is read) do not count.
+
+The vectors held in process (``vector_index``) are keyed by a second number per kind of vector,
+the **vectors version** (rows ``catalog_vectors_version:<kind>``), bumped by the same listener in
+the same transaction only by a write that can change what that kind's snapshot holds: an insert
+or a delete of a row with vectors (or of a row whose delete cascades to one), or an update that
+sets a column the snapshot reads (:data:`VECTOR_COLUMNS`). Seats, written every 30 minutes
+during registration and whenever the refresh queue reads Banner, change no vector: they move the
+data version (answers change) but reload nothing (335,000 reviews' vectors took ~9 s to reload
+at ``--scale 67``). When a write's columns cannot be told, it bumps: a reload is slow, a stale
+vector is wrong.
 """
 
 from __future__ import annotations
@@ -19,17 +29,37 @@ from itertools import chain
 from typing import Any
 
 from campus_mcp import CampusState
-from sqlalchemy import event, select
+from sqlalchemy import Table, event, inspect, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
 KEY = "catalog_data_version"
+# The kinds of vectors held in process, each with its own vectors version: a search by meaning
+# of sections or courses never waits for the reviews' reload, nor a review search for a course's.
+VECTOR_KINDS = ("catalog", "instructors", "reviews")
+# The columns each kind's snapshot reads, per table (``vector_index``: the ids and vectors of
+# courses and of sections with a title of their own, of instructors, of reviews with their
+# sentiment). Anything else a search by meaning filters on is asked of the database.
+VECTOR_COLUMNS: dict[str, tuple[str, frozenset[str]]] = {
+    "catalog_courses": ("catalog", frozenset({"id", "embedding"})),
+    "catalog_sections": ("catalog", frozenset({"id", "embedding", "title"})),
+    "catalog_instructors": ("instructors", frozenset({"id", "embedding"})),
+    "catalog_reviews": ("reviews", frozenset({"id", "embedding", "sentiment"})),
+}
 # Written on reads or by bookkeeping; changing them changes no catalog answer.
 NOT_DATA = frozenset({"catalog_section_refresh_keys"})
 _CHANGED = "catalog_data_changed"
 _READ = "catalog_data_version_read"
+_VECTORS_CHANGED = "catalog_vectors_changed"
+_VECTORS_READ = "catalog_vectors_version_read"
+
+
+def vectors_key(kind: str) -> str:
+    """The ``campus_state`` key of one kind's vectors version."""
+    return f"catalog_vectors_version:{kind}"
+
 
 # Called in the process that committed a change (after the commit), for caches of its own that
 # cannot wait for a version read: the advisory's freshness times.
@@ -40,12 +70,28 @@ def _is_data(table_name: str | None) -> bool:
     return bool(table_name) and str(table_name).startswith("catalog_") and table_name not in NOT_DATA
 
 
+_KEYS_READ = (KEY, *(vectors_key(kind) for kind in VECTOR_KINDS))
+
+
 async def current(session: AsyncSession) -> int:
     """The version now: 0 on a database whose catalog never changed since this row existed.
-    Noted on the session for the rest of its transaction (:func:`known`)."""
-    value = await session.scalar(select(CampusState.version).where(CampusState.key == KEY))
-    session.info[_READ] = version = int(value or 0)
+    Noted on the session for the rest of its transaction (:func:`known`), with the vectors
+    versions, read in the same statement (the answer cache's read serves the vector index too)."""
+    rows = await session.execute(select(CampusState.key, CampusState.version).where(CampusState.key.in_(_KEYS_READ)))
+    found = {key: int(version or 0) for key, version in rows}
+    session.info[_READ] = version = found.get(KEY, 0)
+    session.info[_VECTORS_READ] = {kind: found.get(vectors_key(kind), 0) for kind in VECTOR_KINDS}
     return version
+
+
+async def vectors_version(session: AsyncSession, kind: str) -> int:
+    """One kind's vectors version (``VECTOR_KINDS``): what ``vector_index`` keys its snapshot
+    by. Read with the data version, once per transaction (no query if this one read it)."""
+    read = session.info.get(_VECTORS_READ)
+    if not isinstance(read, dict):
+        await current(session)
+        read = session.info[_VECTORS_READ]
+    return int(read[kind])
 
 
 def known(session: AsyncSession) -> int | None:
@@ -60,15 +106,101 @@ def writing(session: AsyncSession) -> bool:
     return bool(session.info.get(_CHANGED)) or _pending_data(session.sync_session)
 
 
-def _bump(session: Session) -> None:
+def _bump(session: Session, kinds: set[str]) -> None:
     # The deployment's two engines both have INSERT ... ON CONFLICT: one statement for the first
-    # bump and the later ones, so two first importers cannot collide on the key.
+    # bump and the later ones, so two first importers cannot collide on the key; the vectors
+    # versions that move ride in the same statement.
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    keys = [KEY, *(vectors_key(kind) for kind in VECTOR_KINDS if kind in kinds)]
     session.execute(
         insert(CampusState)
-        .values(key=KEY, value="", version=1)
+        .values([{"key": key, "value": "", "version": 1} for key in keys])
         .on_conflict_do_update(index_elements=[CampusState.key], set_={"version": CampusState.version + 1})
     )
+
+
+_cascades: dict[str, frozenset[str]] | None = None
+
+
+def _kinds_deleted_with(table_name: str) -> frozenset[str]:
+    """The kinds of vectors a delete from this table removes: its own, and those of the tables
+    whose rows the database deletes with it (``ON DELETE CASCADE``, followed through: a subject
+    takes its courses and their sections, an instructor their reviews)."""
+    global _cascades
+    if _cascades is None:
+        from campus_catalog.models import Course
+
+        tables = Course.metadata.tables
+        found: dict[str, set[str]] = {}
+
+        def climb(table: Table, kind: str) -> None:
+            for key in table.foreign_keys:
+                parent = key.column.table
+                if (key.ondelete or "").upper() == "CASCADE" and kind not in found.setdefault(parent.name, set()):
+                    found[parent.name].add(kind)
+                    climb(parent, kind)
+
+        for name, (kind, _columns) in VECTOR_COLUMNS.items():
+            found.setdefault(name, set()).add(kind)
+            if name in tables:
+                climb(tables[name], kind)
+        _cascades = {name: frozenset(kinds) for name, kinds in found.items()}
+    return _cascades.get(table_name, frozenset())
+
+
+def _column_names(keys: Any) -> set[str]:
+    return {str(getattr(key, "key", None) or getattr(key, "name", None) or key) for key in keys}
+
+
+def _kinds_of_statement(state: ORMExecuteState, table_name: str) -> frozenset[str]:
+    """The kinds of vectors an INSERT, UPDATE or DELETE through ``session.execute`` may change."""
+    if state.is_delete:
+        return _kinds_deleted_with(table_name)
+    if table_name not in VECTOR_COLUMNS:
+        return frozenset()
+    kind, read = VECTOR_COLUMNS[table_name]
+    if state.is_insert:
+        return frozenset({kind})
+    # An UPDATE: the columns it sets are its ``values()`` and, run with parameter sets, their
+    # keys (an ORM bulk update by primary key names the key to find the row, not to set it).
+    statement: Any = state.statement
+    values = getattr(statement, "_values", None)
+    parameters = state.parameters
+    sets = list(parameters) if isinstance(parameters, list) else [parameters] if parameters else []
+    if values is None and not sets:
+        return frozenset({kind})  # what it sets cannot be told
+    columns = _column_names(values or ())
+    for one in sets:
+        columns |= _column_names(one)
+    if getattr(statement, "whereclause", None) is None and sets:
+        columns -= {column.key for column in statement.table.primary_key}
+    return frozenset({kind}) if columns & read else frozenset()
+
+
+def _kinds_of_objects(session: Session) -> set[str]:
+    """The kinds of vectors the session's unflushed (or just flushed) objects change."""
+    kinds: set[str] = set()
+    for row in session.new:
+        table = getattr(row, "__tablename__", None)
+        if table in VECTOR_COLUMNS:
+            kinds.add(VECTOR_COLUMNS[table][0])
+    for row in session.deleted:
+        kinds |= _kinds_deleted_with(str(getattr(row, "__tablename__", "")))
+    for row in session.dirty:
+        table = getattr(row, "__tablename__", None)
+        if table not in VECTOR_COLUMNS or VECTOR_COLUMNS[table][0] in kinds:
+            continue
+        kind, read = VECTOR_COLUMNS[table]
+        attributes = inspect(row).attrs
+        if any(name in attributes and attributes[name].history.has_changes() for name in read):
+            kinds.add(kind)
+    return kinds
+
+
+def _note_vectors(session: Session, kinds: set[str] | frozenset[str]) -> None:
+    if kinds:
+        noted = session.info.setdefault(_VECTORS_CHANGED, set())
+        noted |= kinds
 
 
 @event.listens_for(Session, "do_orm_execute")
@@ -77,8 +209,10 @@ def _note_statement(state: ORMExecuteState) -> None:
         return
     if state.is_insert or state.is_update or state.is_delete:
         table = getattr(state.statement, "table", None)
-        if _is_data(getattr(table, "name", None)):
+        name = getattr(table, "name", None)
+        if _is_data(name):
             state.session.info[_CHANGED] = True
+            _note_vectors(state.session, _kinds_of_statement(state, str(name)))
 
 
 def _pending_data(session: Session) -> bool:
@@ -89,21 +223,29 @@ def _pending_data(session: Session) -> bool:
 
 @event.listens_for(Session, "after_flush")
 def _note_flush(session: Session, _context: Any) -> None:
+    # After the flush, before its objects' history is reset: what it wrote is still told apart.
     if not session.info.get(_CHANGED) and _pending_data(session):
         session.info[_CHANGED] = True
+    _note_vectors(session, _kinds_of_objects(session))
 
 
 @event.listens_for(Session, "before_commit")
 def _bump_before_commit(session: Session) -> None:
     if session.info.get(_CHANGED) or _pending_data(session):
-        _bump(session)
+        # Objects not flushed yet are flushed by the commit, after this: counted now.
+        kinds = set(session.info.get(_VECTORS_CHANGED) or ()) | _kinds_of_objects(session)
+        _bump(session, kinds)
         session.info[_CHANGED] = False
+        session.info.pop(_VECTORS_CHANGED, None)
         session.info["catalog_data_bumped"] = True
 
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
     session.info.pop(_READ, None)
+    session.info.pop(_VECTORS_READ, None)
+    # Noted again by the commit's own flush of objects already counted before it.
+    session.info.pop(_VECTORS_CHANGED, None)
     if session.info.pop("catalog_data_bumped", False):
         for callback in on_change:
             callback()
@@ -114,3 +256,5 @@ def _forget(session: Session) -> None:
     session.info.pop(_CHANGED, None)
     session.info.pop("catalog_data_bumped", None)
     session.info.pop(_READ, None)
+    session.info.pop(_VECTORS_CHANGED, None)
+    session.info.pop(_VECTORS_READ, None)

@@ -1,14 +1,16 @@
-"""The vectors a search by meaning scores, held in process as matrices, keyed by the catalog's data version.
+"""The vectors a search by meaning scores, held in process as matrices, keyed by the catalog's vectors version.
 
 A search for sections by meaning scores every course of the catalog (its untitled sections share
 its vector) and every section with a title of its own (a topics course's section has its own
 vector). Reading those vectors for each search cost two statements and a 1.5 KB blob per course;
-they change only when catalog data changes, which bumps the catalog's data version
-(``data_version.py``) in the same transaction. So each process keeps them here, one snapshot per
-database, and a search reads only the version (one row) to know its snapshot is current: right
-after an import or a refresh that writes vectors, in this process or another sharing the
-database, the next search reloads. Scoring a snapshot is one matrix product (microseconds for a
-catalog's courses), so what a search costs no longer grows with the number of sections.
+they change only when a write changes a vector or what decides which rows have one, which bumps
+that kind's vectors version (``data_version.vectors_version``) in the same transaction: not a
+seat count, which moves only the data version. So each process keeps them here, one snapshot per
+database and kind, and a search reads only the versions (one statement, shared with the answer
+cache's read of the data version) to know its snapshot is current: right after an import or a
+refresh that writes vectors, in this process or another sharing the database, the next search
+reloads. Scoring a snapshot is one matrix product (microseconds for a catalog's courses), so what
+a search costs no longer grows with the number of sections.
 
 The version is read *before* the vectors (or was, by the call's answer cache, in the same
 transaction): a snapshot may then be newer than its version says (reloaded once more at the next
@@ -70,7 +72,7 @@ class VectorTable:
 
 @dataclasses.dataclass(frozen=True)
 class CatalogVectors:
-    """One database's vectors at one data version."""
+    """One database's vectors at one vectors version (kind ``catalog``)."""
 
     version: int
     courses: VectorTable
@@ -86,12 +88,11 @@ def _database(session: AsyncSession) -> str:
 
 
 async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVectors:
-    """The vectors of the session's database, as of its current catalog data version
+    """The vectors of the session's database, as of its current vectors version
     (``dimensions``: the model's, ``semantic.DIMENSIONS``)."""
     key = _database(session)
-    # A tool call's answer cache has read the version already in this transaction (no query then).
-    known = data_version.known(session)
-    version = known if known is not None else await data_version.current(session)
+    # A tool call's answer cache has read the versions already in this transaction (no query then).
+    version = await data_version.vectors_version(session, "catalog")
     # A session holding catalog writes of its own (an import's fill, before it commits) ranks
     # what it wrote, and keeps nothing: the writes may yet be rolled back.
     writing = data_version.writing(session)
@@ -197,11 +198,11 @@ _people: OrderedDict[tuple[str, str], _PeopleSnapshot] = OrderedDict()
 
 async def compact_vectors(session: AsyncSession, kind: str, dimensions: int) -> CompactVectors:
     """The instructors' or the reviews' vectors of the session's database (``kind``:
-    ``"instructors"`` or ``"reviews"``), as of its catalog data version; loaded at the first
-    search of that kind after a change, apart from the sections' (a sections search never pays it)."""
+    ``"instructors"`` or ``"reviews"``), as of that kind's vectors version; loaded at the first
+    search of that kind after a change to its vectors, apart from the sections' (a sections
+    search never pays it, nor a review search a new section's)."""
     key = (_database(session), kind)
-    known = data_version.known(session)
-    version = known if known is not None else await data_version.current(session)
+    version = await data_version.vectors_version(session, kind)
     writing = data_version.writing(session)
     snapshot = _people.get(key)
     if snapshot is not None and snapshot.version == version and not writing:
