@@ -41,6 +41,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -182,6 +183,14 @@ class Section(Base):
         Index("ix_catalog_sections_term_id_course_id", "term_id", "course_id"),
         # get_section without a term: a CRN in any term (the unique index has the term first).
         Index("ix_catalog_sections_crn", "crn"),
+        # The few sections with a title of their own, for a search by title words (catalog_0006).
+        Index(
+            "ix_catalog_sections_titled",
+            "term_id",
+            "title",
+            sqlite_where=text("title IS NOT NULL"),
+            postgresql_where=text("title IS NOT NULL"),
+        ),
         # Covers listing, counting and paging a term's sections without reading the rows, which
         # carry a 1.5 KB vector each: at 100,000 sections a scan of the rows is what is slow.
         Index(

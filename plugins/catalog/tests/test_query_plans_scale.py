@@ -235,3 +235,34 @@ async def test_postgresql_compiles_no_plan(demo_campus: CampusHarness) -> None:
         return  # SQLite has no JIT
     async with demo_campus.deployment.engine.connect() as connection:
         assert await connection.scalar(text("SHOW jit")) == "off"
+
+
+async def test_title_words_read_only_the_sections_that_have_a_title(demo_campus: CampusHarness) -> None:
+    """The sections of the matching courses by the (term, course) index, the titled ones by their
+    partial index (catalog_0006): no statement walks every section of the term for a title that
+    almost no section has (the test ``course_id IN ... OR title LIKE`` did)."""
+    if demo_campus.deployment.engine.dialect.name == "postgresql":
+        return  # its planner chooses from statistics; test_query_plans checks an index can answer
+    found = await _plans(demo_campus, {"q": "introduction programming", "limit": 25})
+    reads = [line for plan in found for _node, _parent, line in plan if " catalog_sections " in f"{line} "]
+    assert reads, found
+    assert all("course_id=?" in line or "ix_catalog_sections_titled" in line or "rowid=?" in line for line in reads)
+    assert [line for line in reads if "ix_catalog_sections_titled" in line], reads
+
+
+async def test_a_section_found_by_its_own_title(campus_databases: TestDatabases) -> None:
+    campus = await build_catalog_campus(campus_databases)
+    try:
+        async with campus.sessions() as session:
+            topics = await session.scalar(select(Section).where(Section.crn == "20002"))
+            assert topics is not None
+            topics.title = "Special Topics: Quantum Widgets"
+            await session.commit()
+            page = await sections.search_sections(
+                session, SectionSearch(term="202720", q="quantum widgets"), campus.settings, CatalogSettings()
+            )
+        assert [s.crn for s in page.sections] == ["20002"]
+        assert page.total == 1
+    finally:
+        await campus.deployment.engine.dispose()
+        await campus_databases.drop(campus.settings.database_url)
