@@ -152,3 +152,16 @@ async def test_no_rows_no_summaries(catalog_campus: CampusHarness) -> None:
     async with catalog_campus.sessions() as session:
         assert await section_rows.section_summaries(session, [-1]) == []
         assert await section_rows.section_parts(session, [-1]) == []
+
+
+async def test_briefs_are_those_of_each_calls_term_and_crns(catalog_campus: CampusHarness) -> None:
+    """section_briefs' statement is built once: each call still gets its own term's and CRNs' sections."""
+    async with catalog_campus.sessions() as session:
+        spring = await session.scalar(select(Term.id).where(Term.uid == "202720"))
+        fall = await session.scalar(select(Term.id).where(Term.uid == "202710"))
+        assert spring is not None and fall is not None
+        labs = await section_rows.section_briefs(session, spring, ["20005", "20006"])
+        assert sorted(b.crn for b in labs) == ["20005", "20006"]
+        assert [b.crn for b in await section_rows.section_briefs(session, fall, ["10001", "20005"])] == ["10001"]
+        assert [b.crn for b in await section_rows.section_briefs(session, spring, ["20004"])] == ["20004"]
+        assert await section_rows.section_briefs(session, spring, []) == []

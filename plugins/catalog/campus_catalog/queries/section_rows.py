@@ -443,15 +443,19 @@ BRIEF_COLUMNS = (
 )
 
 
+# section_briefs' statement, built once (the CRNs are an expanding parameter).
+_BRIEFS_OF = (
+    select(*BRIEF_COLUMNS)
+    .join(Course, Course.id == Section.course_id)
+    .where(Section.term_id == bindparam("term_id"), Section.crn.in_(bindparam("crns", expanding=True)))
+)
+
+
 async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:
     """The brief form of the sections of ``crns`` in a term (``serialize.section_brief``'s fields)."""
     if not crns:
         return []
-    rows = await session.execute(
-        select(*BRIEF_COLUMNS)
-        .join(Course, Course.id == Section.course_id)
-        .where(Section.term_id == term_id, Section.crn.in_(list(crns)))
-    )
+    rows = await session.execute(_BRIEFS_OF, {"term_id": term_id, "crns": list(crns)})
     return [
         SectionBrief(
             crn=row.crn,
