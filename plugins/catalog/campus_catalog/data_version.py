@@ -33,7 +33,7 @@ from sqlalchemy import Table, event, inspect, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 KEY = "catalog_data_version"
 # The kinds of vectors held in process, each with its own vectors version: a search by meaning
@@ -258,3 +258,12 @@ def _forget(session: Session) -> None:
     session.info.pop(_READ, None)
     session.info.pop(_VECTORS_CHANGED, None)
     session.info.pop(_VECTORS_READ, None)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_reads_at_the_end(session: Session, transaction: SessionTransaction) -> None:
+    # A session closed without a commit or a rollback (a SQLite read closes without the rollback
+    # hop, db.make_sessions) must not carry the versions it read into a later transaction.
+    if transaction.parent is None:
+        session.info.pop(_READ, None)
+        session.info.pop(_VECTORS_READ, None)
