@@ -40,6 +40,8 @@ QUESTIONS: dict[str, dict[str, Any]] = {
     "one subject": {"subject": "COMP", "limit": 25},
     "days and times": {"days": "TR", "begins_after": "10:00", "ends_before": "15:00", "open_only": True},
     "title words": {"q": "introduction programming", "limit": 25},
+    # A surname (290 instructors of --scale 67, 495 sections of the term).
+    "one instructor": {"instructor": "garcia", "limit": 25},
     "meaning": {"q": "a class about the stock market", "semantic": True, "limit": 10},
 }
 WARMUP_CALLS = 5
