@@ -80,8 +80,12 @@ async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | No
     ids = list(await session.scalars(_teachers(instructor).limit(FEW_TEACHERS + 1)))
     if len(ids) > FEW_TEACHERS:
         return None
-    if ids and len(ids) * 10 > (await session.scalar(select(func.count()).select_from(Instructor)) or 0):
-        return None
+    if ids:
+        # Are there ten times as many instructors? Counted up to that, not all of them (a count of
+        # every instructor reads the whole table on PostgreSQL: ~25 ms at --scale 67).
+        enough = select(Instructor.id).limit(len(ids) * 10).subquery()
+        if (await session.scalar(select(func.count()).select_from(enough)) or 0) < len(ids) * 10:
+            return None
     return ids
 
 
