@@ -207,13 +207,8 @@ class McpEndpoint:
     ) -> None:
         self.registry = registry
         self.servers = endpoint_servers(registry, sessions)
-        security = transport_security(registry)
-        self.managers = {
-            path: StreamableHTTPSessionManager(
-                app=server.server, stateless=True, json_response=True, security_settings=security
-            )
-            for path, server in self.servers.items()
-        }
+        self.security = security = transport_security(registry)
+        self.managers = self._new_managers()
         # The short way for one read-only tools/call (campus_mcp.fast_call); off: every request to the SDK.
         self.fast_reads = registry.settings.fast_reads
         self.fast = {path: FastReads(server, security) for path, server in self.servers.items()}
@@ -231,9 +226,21 @@ class McpEndpoint:
     def manager(self) -> StreamableHTTPSessionManager:
         return self.managers[MCP_PATH]
 
+    def _new_managers(self) -> dict[str, StreamableHTTPSessionManager]:
+        return {
+            path: StreamableHTTPSessionManager(
+                app=server.server, stateless=True, json_response=True, security_settings=self.security
+            )
+            for path, server in self.servers.items()
+        }
+
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
-        """Run every endpoint's session manager (the app's lifespan)."""
+        """Run every endpoint's session manager (the app's lifespan).
+
+        An SDK session manager runs once, but an app's lifespan may start again (a test serving the
+        shared demo campus after another test did): each run gets new managers."""
+        self.managers = self._new_managers()
         async with contextlib.AsyncExitStack() as stack:
             for manager in self.managers.values():
                 await stack.enter_async_context(manager.run())
