@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -42,9 +43,50 @@ QUESTIONS: dict[str, dict[str, Any]] = {
     "title words": {"q": "introduction programming", "limit": 25},
     # A surname (290 instructors of --scale 67, 495 sections of the term).
     "one instructor": {"instructor": "garcia", "limit": 25},
-    "meaning": {"q": "a class about the stock market", "semantic": True, "limit": 10},
+    "meaning, repeated": {"q": "a class about the stock market", "semantic": True, "limit": 10},
+    # The server keeps recent questions' vectors: this row asks a new question each call (see
+    # new_question), so every call embeds its words, as a student's first question does.
+    "meaning, new": {"q": "", "semantic": True, "limit": 10},
 }
 WARMUP_CALLS = 5
+NEW_TOPICS = (
+    "databases",
+    "watercolor painting",
+    "robots",
+    "bridges",
+    "climate change",
+    "ancient Rome",
+    "marketing a startup",
+    "writing poetry",
+    "machine learning",
+    "nutrition",
+    "public speaking",
+    "jazz history",
+    "circuits",
+    "game design",
+    "the human brain",
+    "ethics",
+    "city planning",
+    "accounting",
+    "photography",
+    "statistics",
+    "film",
+    "cyber security",
+    "renewable energy",
+    "music theory",
+    "sculpture",
+    "world religions",
+    "linear algebra",
+    "supply chains",
+    "oceans",
+    "genetics",
+    "negotiation",
+    "earthquakes",
+    "social media",
+    "astronomy",
+    "3d printing",
+    "theatre",
+)
 START_TIMEOUT_S = 300
 
 
@@ -127,14 +169,27 @@ def serve(database: Path, log: Path, url: str | None = None) -> Iterator[str]:
                 process.wait()
 
 
+def new_questions() -> Iterator[str]:
+    """Questions never asked before in this run: each topic once, then again with a part number."""
+    for number in itertools.count():
+        for topic in NEW_TOPICS:
+            yield f"a class about {topic}" + (f", part {number}" if number else "")
+
+
+def asked(arguments: dict[str, Any], questions: Iterator[str] | None) -> dict[str, Any]:
+    return {**arguments, "q": next(questions)} if questions is not None else arguments
+
+
 async def measure(url: str, calls: int) -> dict[str, list[float]]:
     timings: dict[str, list[float]] = {}
     async with Client(url, mode="legacy") as client:
         for name, arguments in QUESTIONS.items():
+            questions = new_questions() if name == "meaning, new" else None
             for _ in range(WARMUP_CALLS):
-                await client.call_tool("search_sections", arguments)
+                await client.call_tool("search_sections", asked(arguments, questions))
             times = []
             for _ in range(calls):
+                arguments = asked(QUESTIONS[name], questions)
                 started = time.perf_counter()
                 result = await client.call_tool("search_sections", arguments)
                 times.append((time.perf_counter() - started) * 1000)
