@@ -73,6 +73,12 @@ def _is_data(table_name: str | None) -> bool:
 _KEYS_READ = (KEY, *(vectors_key(kind) for kind in VECTOR_KINDS))
 
 
+def database_key(session: AsyncSession) -> str:
+    """The database a session reads, as the key of what a process holds per database (two
+    campuses in one process are two URLs); the password left out, as it is kept in memory."""
+    return session.get_bind().engine.url.render_as_string(hide_password=True)
+
+
 async def current(session: AsyncSession) -> int:
     """The version now: 0 on a database whose catalog never changed since this row existed.
     Noted on the session for the rest of its transaction (:func:`known`), with the vectors

@@ -82,15 +82,10 @@ class CatalogVectors:
 _snapshots: OrderedDict[str, CatalogVectors] = OrderedDict()
 
 
-def _database(session: AsyncSession) -> str:
-    # The URL names the database (two campuses in one process are two URLs); kept in memory only.
-    return session.get_bind().engine.url.render_as_string(hide_password=True)
-
-
 async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVectors:
     """The vectors of the session's database, as of its current vectors version
     (``dimensions``: the model's, ``semantic.DIMENSIONS``)."""
-    key = _database(session)
+    key = data_version.database_key(session)
     # A tool call's answer cache has read the versions already in this transaction (no query then).
     version = await data_version.vectors_version(session, "catalog")
     # A session holding catalog writes of its own (an import's fill, before it commits) ranks
@@ -201,7 +196,7 @@ async def compact_vectors(session: AsyncSession, kind: str, dimensions: int) -> 
     ``"instructors"`` or ``"reviews"``), as of that kind's vectors version; loaded at the first
     search of that kind after a change to its vectors, apart from the sections' (a sections
     search never pays it, nor a review search a new section's)."""
-    key = (_database(session), kind)
+    key = (data_version.database_key(session), kind)
     version = await data_version.vectors_version(session, kind)
     writing = data_version.writing(session)
     snapshot = _people.get(key)

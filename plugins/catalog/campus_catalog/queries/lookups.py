@@ -69,7 +69,7 @@ class _Table(Generic[Rows]):
     async def rows(self, session: AsyncSession) -> Rows:
         if data_version.writing(session):
             return await self._read(session)
-        database = str(session.get_bind().engine.url)
+        database = data_version.database_key(session)
         version = data_version.known(session)
         held = self._held.get(database)
         if held is not None and _still_good(held, version):
