@@ -13,7 +13,7 @@ from mcp import Client
 
 
 async def test_an_app_serves_mcp_again_after_a_restart(campus_factory: CampusFactory) -> None:
-    campus = await campus_factory(plugins=["catalog"])
+    campus = await campus_factory()  # every installed family, as a deployment runs
     for _ in range(2):
         async with serve_on_loopback(campus.app) as origin, Client(f"{origin}/api/mcp", mode="legacy") as client:
             listed = await client.list_tools()

@@ -1,6 +1,6 @@
 """Statements built once per shape of question, then run with each call's values.
 
-Building a search page's statement (the filters, a CTE, two correlated JSON subqueries, the
+Building a search page's statement (the filters, two correlated JSON subqueries, the
 count) and SQLAlchemy's cache key of it cost about as much as running it on SQLite: ~2 ms of a
 4.4 ms demo-campus page (issue 16). Two searches that differ only in values (another subject,
 another offset) have the same statement but for its bound parameters.
