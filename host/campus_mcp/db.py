@@ -74,6 +74,14 @@ def make_engine(url: str, *, timeout_seconds: float | None = None, **kwargs: Any
         path = sqlite_file(url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+        if url.startswith("sqlite+aiosqlite") and "module" not in kwargs:
+            # One trip to aiosqlite's thread per statement instead of four (sqlite_driver; imported
+            # here so that a PostgreSQL deployment does not load the SQLite adapters).
+            from campus_mcp.sqlite_driver import one_trip_module
+
+            module = one_trip_module()
+            if module is not None:
+                kwargs["module"] = module
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
 
         @event.listens_for(engine.sync_engine, "connect")
