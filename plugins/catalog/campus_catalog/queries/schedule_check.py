@@ -6,10 +6,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from campus_mcp import Settings
-from sqlalchemy import func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
@@ -256,14 +256,28 @@ def _planned(parts: section_rows.SectionParts) -> _Planned:
     )
 
 
+# The plan's sections of a term by CRN, with their meetings, instructors and attributes: one
+# statement per engine, built once (the CRNs an expanding parameter). It was two, the ids by CRN
+# then the sections by id: each statement is hops to SQLite's thread and SQLAlchemy's execution.
+_plan_by_dialect: dict[str, Select[*tuple[Any, ...]]] = {}
+
+
+async def _plan_parts(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[section_rows.SectionParts]:
+    dialect = session.get_bind().dialect.name
+    statement = _plan_by_dialect.get(dialect)
+    if statement is None:
+        statement = _plan_by_dialect[dialect] = section_rows.parts_select(dialect).where(
+            Section.term_id == bindparam("term_id"), Section.crn.in_(bindparam("crns", expanding=True))
+        )
+    rows = (await session.execute(statement, {"term_id": term_id, "crns": list(crns)})).all()
+    return section_rows.parts_of(rows)
+
+
 async def check_schedule(
     session: AsyncSession, query: ScheduleCheckQuery, settings: Settings, catalog: CatalogSettings
 ) -> ScheduleCheck:
     term = await known_term(session, query.term, settings)
-    ids = (
-        await session.scalars(select(Section.id).where(Section.term_id == term.id, Section.crn.in_(query.crns)))
-    ).all()
-    parts = sorted(await section_rows.section_parts(session, list(ids)), key=lambda p: query.crns.index(p.row.crn))
+    parts = sorted(await _plan_parts(session, term.id, query.crns), key=lambda p: query.crns.index(p.row.crn))
     # The checks read a section's attributes only; the rows carry them under the model's names.
     found = cast(list[Section], [_planned(p) for p in parts])
     active = [s for s in found if not s.cancelled]

@@ -160,23 +160,29 @@ async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*t
 # The statements of a section's answer, built once: the ids are an expanding parameter, so
 # building them and SQLAlchemy's cache key of them is not paid on every call (issue 16).
 _IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
-_SECTIONS_BY_ID = (
+_SECTIONS = (
     select(*_SECTION_COLUMNS)
     .join(Term, Term.id == Section.term_id)
     .join(Course, Course.id == Section.course_id)
     .outerjoin(Campus, Campus.id == Section.campus_id)
     .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
-    .where(Section.id.in_(_IDS))
 )
+_SECTIONS_BY_ID = _SECTIONS.where(Section.id.in_(_IDS))
 
 
 def _parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
     """Sections by id with their meetings, instructors and attributes as JSON arrays (correlated
     subqueries on the section-id indexes): one statement for a section's answer instead of four,
     each of which was four hops to SQLite's thread (cursor, execute, fetch, close)."""
+    return parts_select(dialect).where(Section.id.in_(_IDS))
+
+
+def parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
+    """:func:`_parts_select` without its WHERE: the caller picks the sections (get_section by
+    CRN, check_schedule by the plan's CRNs) and may add columns after these (see :func:`parts_of`)."""
 
     def aggregate(*columns: Any) -> Any:
-        return select(_json_list(dialect, *columns)).correlate(Section)
+        return select(json_list(dialect, *columns)).correlate(Section)
 
     meetings = aggregate(*_MEETING_COLUMNS).where(MeetingTime.section_id == Section.id)
     teachers = (
@@ -187,7 +193,7 @@ def _parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
     attributes = aggregate(SectionAttribute.code, SectionAttribute.description).where(
         SectionAttribute.section_id == Section.id
     )
-    return _SECTIONS_BY_ID.add_columns(
+    return _SECTIONS.add_columns(
         meetings.scalar_subquery().label("meetings_json"),
         teachers.scalar_subquery().label("teachers_json"),
         attributes.scalar_subquery().label("attributes_json"),
@@ -228,11 +234,21 @@ async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[Secti
     if statement is None:
         statement = _parts_by_id[dialect] = _parts_select(dialect)
     by_id = {row.id: row for row in await session.execute(statement, {"ids": list(ids)})}
-    rows = [by_id[i] for i in ids if i in by_id]
+    return parts_of([by_id[i] for i in ids if i in by_id])
+
+
+# Where parts_select puts the meetings', instructors' and attributes' aggregates, after the columns.
+_PARTS_AT = len(_SECTION_COLUMNS)
+
+
+def parts_of(rows: Sequence[Row[*tuple[Any, ...]]]) -> list[SectionParts]:
+    """The parts of rows of :func:`parts_select`, in their order."""
     if not rows:
         return []
     # The aggregates of every section decoded at once, as for a page of summaries.
-    aggregates = iter(json.loads("[" + ",".join(_json_text(part) for row in rows for part in row[-3:]) + "]"))
+    aggregates = iter(
+        json.loads("[" + ",".join(_json_text(part) for row in rows for part in row[_PARTS_AT : _PARTS_AT + 3]) + "]")
+    )
     parts = []
     for row in rows:
         meetings, teachers, attributes = next(aggregates), next(aggregates), next(aggregates)
@@ -303,7 +319,7 @@ def _code(attribute: AttributeRow) -> str:
     return attribute.code
 
 
-def _json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
+def json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
     """A JSON array with one array per row: the rows of a correlated subquery in one column."""
     if dialect == "postgresql":
         return func.json_agg(func.json_build_array(*columns))
@@ -330,7 +346,7 @@ def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[An
     """
     meetings = (
         select(
-            _json_list(dialect, MeetingTime.id, MeetingTime.weekday, MeetingTime.start_minute, MeetingTime.end_minute)
+            json_list(dialect, MeetingTime.id, MeetingTime.weekday, MeetingTime.start_minute, MeetingTime.end_minute)
         )
         .where(MeetingTime.section_id == Section.id)
         .correlate(Section)
@@ -338,7 +354,7 @@ def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[An
         .label("meetings")
     )
     teachers = (
-        select(_json_list(dialect, SectionInstructor.is_primary, Instructor.name))
+        select(json_list(dialect, SectionInstructor.is_primary, Instructor.name))
         .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
         .where(SectionInstructor.section_id == Section.id)
         .correlate(Section)
