@@ -39,6 +39,7 @@ from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
 from campus_mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.settings import Settings
+from campus_mcp.warm_ups import warm_ups
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +183,8 @@ def create_app(
         if election is not None:
             election.start()
         try:
-            async with endpoint.run():
+            # The plugins' warm-ups run beside the server, never before it answers (warm_ups).
+            async with endpoint.run(), warm_ups(registry, sessions):
                 yield
         finally:
             if election is not None:

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from campus_mcp.confirmation import Planner
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncSession
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
     from campus_mcp.job_context import JobContext
     from campus_mcp.plugin_settings import PluginSettings
@@ -34,6 +34,8 @@ class PluginInfo:
 
     ``settings_model``: the plugin's own settings (a :class:`campus_mcp.PluginSettings` subclass),
     filled from ``[plugins.<name>]`` in ``campus-mcp.toml`` and ``CAMPUS_MCP_<NAME>_<KEY>``.
+    ``warm_up``: work done in the background each time a server process starts, given the
+    deployment's sessions, so that no request pays it (``campus_mcp.warm_ups``).
     """
 
     name: str
@@ -42,6 +44,7 @@ class PluginInfo:
     description: str
     depends_on: tuple[str, ...] = ()
     settings_model: type[PluginSettings] | None = None
+    warm_up: Callable[[async_sessionmaker[AsyncSession]], Awaitable[None]] | None = None
     plugin: str = ""
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from campus_mcp import (
     Completion,
@@ -26,6 +26,9 @@ from campus_mcp import (
 
 from campus_catalog.catalog_settings import CatalogSettings
 
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 __version__ = "0.1.0"
 
 
@@ -38,7 +41,14 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="Terms, subjects, sections, courses, instructors, reviews, programs, electives and the academic calendar: public catalog data.",
         depends_on=(),
         settings_model=CatalogSettings,
+        warm_up=_warm_up,
     )
+
+
+async def _warm_up(sessions: async_sessionmaker[AsyncSession]) -> None:
+    from campus_catalog.semantic import warm_up  # late: numpy and the model are no CLI command's cost
+
+    await warm_up(sessions)
 
 
 @hookimpl
