@@ -120,6 +120,11 @@ def test_a_plugin_command_still_runs(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "banner" in result.stdout
     assert "campus_catalog" in imported
+    # Every plugin loaded, and still not the MCP SDK (~2 s of CPU): a command that serves no MCP
+    # (db upgrade, jobs list, token; subprocesses of many tests) never needs it. The friends
+    # dashboard's links to the endpoint's paths come from campus_mcp.mcp_paths, not the endpoint.
+    assert {"campus_friends", "campus_schedule"} <= imported
+    assert imported & {"mcp", "mcp_types"} == set()
 
 
 def test_every_public_name_of_campus_mcp_is_in_the_lazy_table() -> None:

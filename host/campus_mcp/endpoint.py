@@ -45,14 +45,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp.access import step_up_scope
 from campus_mcp.contributions import Tool
 from campus_mcp.fast_call import FastReads
+from campus_mcp.mcp_paths import MCP_PATH as MCP_PATH
+from campus_mcp.mcp_paths import PRM_PATH as PRM_PATH
+from campus_mcp.mcp_paths import TOOLBOXES_PATH as TOOLBOXES_PATH
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import PluginError, Registry
 
-MCP_PATH = "/api/mcp"
-TOOLBOXES_PATH = f"{MCP_PATH}/toolboxes"
 NO_PARITY = {"exclude_from_parity": True}
-PRM_PATH = "/.well-known/oauth-protected-resource"
 
 # Resolves a bearer token to its principal; None when the token is unknown, expired or revoked.
 TokenResolver = Callable[[str], Awaitable[Principal | None]]

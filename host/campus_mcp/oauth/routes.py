@@ -23,7 +23,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
 from campus_mcp import access
-from campus_mcp.endpoint import MCP_PATH, PRM_PATH
+from campus_mcp.mcp_paths import MCP_PATH, PRM_PATH
 from campus_mcp.oauth.pages import (
     CSS_PATH,
     STYLESHEET,
