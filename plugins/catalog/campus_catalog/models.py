@@ -181,6 +181,8 @@ class Section(Base):
         UniqueConstraint("term_id", "crn"),
         Index("ix_catalog_sections_course_id", "course_id"),
         Index("ix_catalog_sections_term_id_course_id", "term_id", "course_id"),
+        # A term's count from a narrow index, not the wide listing one (catalog_0007).
+        Index("ix_catalog_sections_term_count", "term_id", "cancelled"),
         # get_section without a term: a CRN in any term (the unique index has the term first).
         Index("ix_catalog_sections_crn", "crn"),
         # The few sections with a title of their own, for a search by title words (catalog_0006).
@@ -320,7 +322,8 @@ class Instructor(Base):
     """An instructor. ``pub_id`` is the public id in URLs and tool arguments (never a Banner id)."""
 
     __tablename__ = "catalog_instructors"
-    __table_args__ = (Index("ix_catalog_instructors_name", "name"),)
+    # The name test of an instructor filter reads names and ids from the index alone (catalog_0007).
+    __table_args__ = (Index("ix_catalog_instructors_name_id", "name", "id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     pub_id: Mapped[str] = mapped_column(String(40), unique=True)
@@ -338,7 +341,8 @@ class SectionInstructor(Base):
     """Who teaches a section; ``is_primary`` marks Banner's primary instructor."""
 
     __tablename__ = "catalog_section_instructors"
-    __table_args__ = (Index("ix_catalog_section_instructors_instructor_id", "instructor_id"),)
+    # An instructor's sections from the index alone (catalog_0007).
+    __table_args__ = (Index("ix_catalog_section_instructors_by_instructor", "instructor_id", "section_id"),)
 
     section_id: Mapped[int] = mapped_column(ForeignKey("catalog_sections.id", ondelete="CASCADE"), primary_key=True)
     instructor_id: Mapped[int] = mapped_column(

@@ -27,8 +27,6 @@ from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import (
     Campus,
     Course,
-    FinalExam,
-    FinalsSchedule,
     Instructor,
     PartOfTerm,
     Section,
@@ -36,8 +34,7 @@ from campus_catalog.models import (
     SectionInstructor,
     Term,
 )
-from campus_catalog.queries import fulltext, meeting_filters, section_rows, statements
-from campus_catalog.queries.clock import hhmm
+from campus_catalog.queries import fulltext, meeting_filters, section_detail, section_rows, statements
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
 from campus_catalog.queries.subjects import resolve_subject
@@ -63,12 +60,18 @@ FEW_TEACHERS = 500
 CATALOG_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 
 
-def _teachers(instructor: str) -> CompoundSelect[Any]:
+def _teachers(instructor: str, dialect: str) -> CompoundSelect[Any]:
     """The instructors an ``instructor`` filter names: a part of the name, or the public id. Two
-    selects, not an ``or``: the name test then reads the name index, not every instructor row with
-    its vector (at --scale 67, 20,100 rows: ~120 ms on SQLite under load, ~20 ms this way)."""
+    selects, not an ``or``: the name test then reads the (name, id) index, not every instructor row
+    with its vector (at --scale 67, 20,100 rows: ~120 ms on SQLite under load, ~20 ms this way).
+
+    SQLite's ``LIKE`` already ignores case the way its ``lower()`` does (ASCII letters only), so
+    there the name is tested as it is: ``lower()`` of every name cost ~15 ms of ~20 at --scale 67.
+    PostgreSQL's ``LIKE`` is case-sensitive and its ``lower()`` folds every letter."""
+    part = instructor.lower()
+    named = Instructor.name if dialect == "sqlite" else func.lower(Instructor.name)
     return union(
-        select(Instructor.id).where(func.lower(Instructor.name).contains(instructor.lower(), autoescape=True)),
+        select(Instructor.id).where(named.contains(part, autoescape=True)),
         select(Instructor.id).where(Instructor.pub_id == instructor),
     )
 
@@ -77,7 +80,8 @@ async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | No
     """The ids of the instructors an ``instructor`` filter names when they are few: at most
     FEW_TEACHERS and at most a tenth of the campus's instructors; else None (a broad part of a
     name such as "a", which names nearly everyone and is best tested section by section)."""
-    ids = list(await session.scalars(_teachers(instructor).limit(FEW_TEACHERS + 1)))
+    dialect = session.get_bind().dialect.name
+    ids = list(await session.scalars(_teachers(instructor, dialect).limit(FEW_TEACHERS + 1)))
     if len(ids) > FEW_TEACHERS:
         return None
     if ids:
@@ -89,31 +93,30 @@ async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | No
     return ids
 
 
-def _taught_by(instructor: str, teachers: list[int] | None) -> ColumnElement[bool]:
+def _taught_by(instructor: str, teachers: list[int] | None, dialect: str) -> ColumnElement[bool]:
     """Sections taught by the instructors named. A few instructors: their sections, from their
     own rows ("garcia" names 290 at --scale 67, teaching 495 sections of the term). Many (a part
     of a name such as "a" names 19,000 of 20,100, teaching 31,905 of the 36,030 sections of the
     term): each section of the term asks
     its own instructors, so a page stops after it and the count reads the term once. Driving the
     broad one from its sections' ids read each of 117,499 rows with its vector, twice (2 s); the
-    ``+ 0`` keeps SQLite from probing the (section, instructor) key once per named instructor."""
+    ``+ 0`` keeps SQLite from probing the (section, instructor) key once per named instructor. It
+    is SQLite's alone: PostgreSQL, unable to use an index for ``instructor_id + 0``, hashed every
+    section-instructor row for it."""
     if teachers is not None:
         return Section.id.in_(select(SectionInstructor.section_id).where(SectionInstructor.instructor_id.in_(teachers)))
+    named = SectionInstructor.instructor_id
+    test = (named + 0 if dialect == "sqlite" else named).in_(_teachers(instructor, dialect))
     # A select of the key, not ``*``: SQLite then answers it from the (section, instructor) key alone.
-    return (
-        select(SectionInstructor.section_id)
-        .where(
-            SectionInstructor.section_id == Section.id, (SectionInstructor.instructor_id + 0).in_(_teachers(instructor))
-        )
-        .exists()
-    )
+    return select(SectionInstructor.section_id).where(SectionInstructor.section_id == Section.id, test).exists()
 
 
 def section_filters(
-    query: SectionSearch, term: KnownTerm, teachers: list[int] | None = None
+    query: SectionSearch, term: KnownTerm, teachers: list[int] | None = None, dialect: str = "sqlite"
 ) -> list[ColumnElement[bool]]:
     """Every filter of a section search except the words and the meaning, as SQL conditions.
-    ``teachers`` are the instructors of the ``instructor`` filter when they are few (few_teachers)."""
+    ``teachers`` are the instructors of the ``instructor`` filter when they are few (few_teachers);
+    ``dialect`` the engine's name (an instructor test is written for each engine's planner)."""
     where: list[ColumnElement[bool]] = [Section.term_id == term.id]
     if not query.include_cancelled:
         where.append(Section.cancelled.is_(False))
@@ -124,7 +127,7 @@ def section_filters(
     if query.course_number:
         where.append(func.upper(Course.course_number) == query.course_number.upper())
     if query.instructor:
-        where.append(_taught_by(query.instructor, teachers))
+        where.append(_taught_by(query.instructor, teachers, dialect))
     # Days and times test the section's own meeting summary (its index entry), not its meetings.
     where += meeting_filters.meeting_conditions(query)
     if query.campus:
@@ -208,6 +211,7 @@ def _word_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[
 
 _WORD_MATCHES = statements.Shaped(_word_matches)
 _TITLED_MATCHES = statements.Shaped(_word_matches)
+_TAUGHT_MATCHES = statements.Shaped(_word_matches)
 
 
 async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[bool]], query: SectionSearch) -> int:
@@ -224,7 +228,8 @@ async def search_sections(
     teachers = await few_teachers(session, query.instructor) if query.instructor else None
     if teachers == []:
         return SectionPage(term=term_ref(term), sections=[], **page_fields(query, 0))  # no such instructor
-    where = section_filters(query, term, teachers)
+    dialect = session.get_bind().dialect.name
+    where = section_filters(query, term, teachers, dialect)
 
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
@@ -241,7 +246,6 @@ async def search_sections(
         # The sections of the matching courses (the (term, course) index), then the sections with
         # a title of their own that has the words: one test ``course_id IN ... OR title LIKE``
         # walked every section of the term (36,030 at --scale 67, where none has a title).
-        dialect = session.get_bind().dialect.name
         found: dict[int, Any] = {}
         for kept, words_test in (
             (_WORD_MATCHES, Section.course_id.in_(course_ids)),
@@ -258,11 +262,17 @@ async def search_sections(
         ranked = sorted(enumerate(rows), key=lambda item: (rank.get(item[1][1], len(rank)), item[0]))
         total = len(ranked)
         ids = [row[0] for _, row in ranked][query.offset : query.offset + query.limit]
+    elif teachers is not None:
+        # A few instructors' sections (495 of the term for "garcia" at --scale 67): found once, in
+        # the catalog order, then counted and paged here. The page statement found them twice,
+        # for its page and for its count (PostgreSQL hashes the term's 36,030 sections each time).
+        matching, params = _TAUGHT_MATCHES.statement(dialect, where)
+        taught = (await session.execute(matching, params)).all()
+        total = len(taught)
+        ids = [row[0] for row in taught][query.offset : query.offset + query.limit]
     else:
         # The page and the count in one statement (see _page_of_matches), built once per shape.
-        statement, params = _PAGES.statement(
-            session.get_bind().dialect.name, where, page_offset=query.offset, page_limit=query.limit
-        )
+        statement, params = _PAGES.statement(dialect, where, page_offset=query.offset, page_limit=query.limit)
         page = (await session.execute(statement, params)).all()
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
@@ -320,52 +330,35 @@ async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | 
 
 
 async def exam_of(session: AsyncSession, term_id: int, crn: str, course_code: str) -> FinalExamOut | None:
-    """``final_exam`` from the section's keys (the Core read path has no Section object)."""
-    schedule_id = await session.scalar(
-        select(FinalsSchedule.id)
-        .where(FinalsSchedule.term_id == term_id, FinalsSchedule.status == "completed")
-        .order_by(FinalsSchedule.loaded_at.desc(), FinalsSchedule.id.desc())
-        .limit(1)
+    """``final_exam`` from the section's keys, in one statement (section_detail.exam_select)."""
+    dialect = session.get_bind().dialect.name
+    found = await session.scalar(
+        section_detail.exam_select(dialect), {"term_id": term_id, "crn": crn, "course_code": course_code}
     )
-    if schedule_id is None:
-        return None
-    exams = (
-        await session.scalars(
-            select(FinalExam).where(
-                FinalExam.schedule_id == schedule_id,
-                or_(
-                    FinalExam.crn == crn,
-                    and_(FinalExam.crn.is_(None), FinalExam.course_code == course_code),
-                ),
-            )
-        )
-    ).all()
-    if not exams:
-        return None
-    exam = sorted(exams, key=lambda e: e.crn is None)[0]
-    return FinalExamOut(
-        date=exam.exam_date,
-        start=hhmm(exam.start_minute),
-        end=hhmm(exam.end_minute),
-        building=exam.building,
-        room=exam.room,
-    )
+    return section_detail.exam_out(found)
 
 
 async def get_section(
     session: AsyncSession, query: SectionLookup, settings: Settings, catalog: CatalogSettings
 ) -> SectionDetail:
-    section_id, term_id = await section_key(session, query.crn, query.term, settings)
-    (base,) = await section_rows.section_answers(session, [section_id])
-    # The cross-listed and linked sections of the same term, in one read for both lists.
-    others = [c for c in dict.fromkeys([*base.cross_listed_crns, *base.linked_crns]) if c != base.crn]
-    briefs = {brief.crn: brief for brief in await section_rows.section_briefs(session, term_id, others)}
-    exam = await exam_of(session, term_id, base.crn, base.course_code)
+    # One statement (section_detail.detail_select): the section by CRN with its answer's parts,
+    # the briefs of its cross-listed and linked sections and its final exam.
+    params: dict[str, Any] = {"crn": query.crn}
+    if query.term is not None:
+        params["term_id"] = (await known_term(session, query.term, settings)).id
+    statement = section_detail.detail_select(session.get_bind().dialect.name, in_term=query.term is not None)
+    row = (await session.execute(statement, params)).first()
+    if row is None:
+        await section_key(session, query.crn, query.term, settings)  # raises its NotFound
+        raise NotFound(f"No section has CRN {query.crn}.", field="crn")  # deleted meanwhile
+    (parts,) = section_rows.parts_of([row])
+    base = section_rows.answer_of(parts)
+    briefs = section_detail.briefs_of(row.briefs_json)
     return SectionDetail(
         **dict(base),
         cross_listed=[briefs[c] for c in base.cross_listed_crns if c in briefs],
         linked=[briefs[c] for c in base.linked_crns if c in briefs],
-        final_exam=exam,
+        final_exam=section_detail.exam_out(row.exam_json),
     )
 
 
