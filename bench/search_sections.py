@@ -180,10 +180,11 @@ def asked(arguments: dict[str, Any], questions: Iterator[str] | None) -> dict[st
     return {**arguments, "q": next(questions)} if questions is not None else arguments
 
 
-async def measure(url: str, calls: int) -> dict[str, list[float]]:
+async def measure(url: str, calls: int, names: list[str]) -> dict[str, list[float]]:
     timings: dict[str, list[float]] = {}
     async with Client(url, mode="legacy") as client:
-        for name, arguments in QUESTIONS.items():
+        for name in names:
+            arguments = QUESTIONS[name]
             questions = new_questions() if name == "meaning, new" else None
             for _ in range(WARMUP_CALLS):
                 await client.call_tool("search_sections", asked(arguments, questions))
@@ -211,7 +212,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100, help="Measured calls per kind of question.")
     parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for the databases and logs.")
     parser.add_argument("--database-url", help="Serve this database (PostgreSQL: created if missing); one --scale.")
+    parser.add_argument(
+        "--question", action="append", choices=list(QUESTIONS), help="Measure only these kinds (default: every kind)."
+    )
     options = parser.parse_args()
+    names = options.question or list(QUESTIONS)
     scales = options.scale or [1, 67]
     if options.database_url and len(scales) != 1:
         parser.error("--database-url names one campus: give exactly one --scale (the scale it is built at).")
@@ -227,7 +232,7 @@ def main() -> None:
             built = build_campus(database, scale)
         print(f"scale {scale}: " + (f"demo loaded in {built:.0f} s" if built is not None else "existing database"))
         with serve(database, options.work / f"serve-scale-{scale}.log", options.database_url) as url:
-            results[scale] = asyncio.run(measure(url, options.calls))
+            results[scale] = asyncio.run(measure(url, options.calls, names))
 
     base = scales[0]
     print("\nsearch_sections through /api/mcp (ms, one client, sequential calls)")
@@ -235,7 +240,7 @@ def main() -> None:
     if len(scales) > 1:
         header += "".join(f" | p50 ratio {s}/{base}" for s in scales[1:])
     print(header)
-    for name in QUESTIONS:
+    for name in names:
         row = f"{name:16s}"
         for scale in scales:
             times = results[scale][name]
