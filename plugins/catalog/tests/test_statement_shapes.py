@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.queries import sections
+from campus_catalog.queries import sections, statements
 from campus_catalog.schemas import SectionPage, SectionSearch
 from campus_mcp.testing import CampusHarness
 
@@ -26,8 +26,9 @@ SAME_SHAPE: list[tuple[dict[str, Any], dict[str, Any]]] = [
 
 
 def _forget_shapes() -> None:
-    sections._PAGES._kept.clear()
-    sections._WORD_MATCHES._kept.clear()
+    for kept in vars(sections).values():
+        if isinstance(kept, statements.Shaped):
+            kept._kept.clear()
 
 
 async def _page(campus: CampusHarness, arguments: dict[str, Any]) -> SectionPage:
@@ -46,4 +47,4 @@ async def test_a_kept_statement_answers_with_the_calls_own_values(demo_campus: C
         after = await _page(demo_campus, second)
         assert after == alone, (first, second)
         assert after != await _page(demo_campus, first), "the pair's answers differ, so the test can see a mix-up"
-    assert len(sections._WORD_MATCHES._kept) == 1, "the last pair shared one statement"
+    assert len(sections._COURSE_SIZES._kept) == 1, "the last pair shared one statement"
