@@ -27,6 +27,7 @@ import contextvars
 import dataclasses
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -123,9 +124,15 @@ async def warm_up(sessions: async_sessionmaker[AsyncSession]) -> None:
     of its database loaded (``vector_index.warm_up``), then the model mapped and run once, so
     a student's first search by meaning pays neither (9-18 s for the reviews' vectors at
     ``--scale 67`` on SQLite; about 0.7 s for the model)."""
-    await vector_index.warm_up(sessions, DIMENSIONS)
+    started = time.perf_counter()
+    loaded = await vector_index.warm_up(sessions, DIMENSIONS)
     # Abandoned if the server stops meanwhile: the thread finishes alone, and stopping need not wait.
     await anyio.to_thread.run_sync(_warm_model, abandon_on_cancel=True)
+    log.info(
+        "search by meaning is ready: %s vectors and the model loaded in %.1f s",
+        ", ".join(loaded),
+        time.perf_counter() - started,
+    )
 
 
 def _warm_model() -> None:
