@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import FinalExam, FinalsSchedule, Section, Term
-from campus_catalog.queries import schedule_check, sections
-from campus_catalog.schemas import ScheduleCheckQuery, SectionLookup
+from campus_catalog.queries import courses, schedule_check, sections
+from campus_catalog.schemas import CourseLookup, ScheduleCheckQuery, SectionLookup
 from campus_mcp.testing import CampusHarness, TestDatabases
 from sqlalchemy import event, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -137,3 +137,24 @@ async def test_get_section_and_check_schedule_read_in_one_statement(campus: Camp
         return await schedule_check.check_schedule(session, plan, settings, catalog)
 
     assert await _statements(campus, check) == 1
+
+
+async def test_get_course_reads_the_course_its_terms_and_what_it_unlocks_in_one_statement(
+    campus: CampusHarness,
+) -> None:
+    """Its prerequisites' titles are a second statement, for a course that has prerequisites."""
+    catalog = ToolCaller(campus)
+    intro = await catalog.ok("get_course", code="COMP 1000")
+    assert intro["unlocks"] == [{"code": "COMP 2000", "title": "Data Structures"}]
+    assert [(o["term"]["uid"], o["section_count"]) for o in intro["offered_in"]] == [("202710", 1), ("202720", 2)]
+    assert intro["prerequisites"] is None
+    advanced = await catalog.ok("get_course", code="comp2000")
+    assert advanced["unlocks"] == [] and advanced["prerequisites"] is not None
+    assert "No course ZZZ 9999 is in the catalog" in await catalog.error("get_course", code="ZZZ 9999")
+    settings, catalog_settings = campus.settings, CatalogSettings()
+    for code, statements in (("COMP 1000", 1), ("COMP 2000", 2)):
+
+        async def get(session: AsyncSession, code: str = code) -> object:
+            return await courses.get_course(session, CourseLookup(code=code), settings, catalog_settings)
+
+        assert await _statements(campus, get) == statements

@@ -9,14 +9,17 @@ from typing import Any
 
 from campus_mcp import NotFound, Settings
 from pydantic import ValidationError
-from sqlalchemy import String, and_, cast, func, or_, select
+from sqlalchemy import ColumnElement, Select, String, and_, bindparam, cast, func, or_, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section, Subject, Term
 from campus_catalog.queries import fulltext
 from campus_catalog.queries.clock import campus_today
+from campus_catalog.queries.section_rows import json_list
 from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.schemas import (
@@ -201,17 +204,104 @@ _DETAIL_COLUMNS = (
 )
 
 
+def _offered(dialect: str) -> ColumnElement[Any]:
+    """The terms not over yet (``terms.current_and_future``, the parameter ``today``) in which the
+    course has sections, with how many, as a JSON array of (id, uid, name, start date, count):
+    the few terms each count their sections of the course from the term listing index."""
+    count = (
+        select(func.count())
+        .select_from(Section)
+        .where(Section.term_id == Term.id, Section.course_id == Course.id, Section.cancelled.is_(False))
+        .correlate_except(Section)
+        .scalar_subquery()
+    )
+    has = (
+        select(Section.id)
+        .where(Section.term_id == Term.id, Section.course_id == Course.id, Section.cancelled.is_(False))
+        .correlate_except(Section)
+        .exists()
+    )
+    rows = json_list(dialect, Term.id, Term.uid, Term.name, Term.start_date, count)
+    return (
+        select(rows)
+        .where(Term.end_date >= bindparam("today"), has)
+        .correlate_except(Term)
+        .scalar_subquery()
+        .label("offered_json")
+    )
+
+
+_UNLOCKED = aliased(Course, name="unlocked")
+
+
+def _unlocks(dialect: str) -> ColumnElement[Any]:
+    """:func:`unlocks`' candidates (the parameter ``needle``), in the catalog order, as a JSON
+    array of (subject, number, title, prerequisites)."""
+    where = (_UNLOCKED.prerequisites.is_not(None), cast(_UNLOCKED.prerequisites, String).like(bindparam("needle")))
+    order = (_UNLOCKED.subject_code, _UNLOCKED.course_number)
+    if dialect == "postgresql":
+        row = func.json_build_array(
+            _UNLOCKED.subject_code, _UNLOCKED.course_number, _UNLOCKED.title, _UNLOCKED.prerequisites
+        )
+        return (
+            select(func.json_agg(aggregate_order_by(row, *order))).where(*where).scalar_subquery().label("unlocks_json")
+        )
+    # SQLite (3.40 has no ORDER BY in an aggregate) aggregates the rows of its ordered subquery in
+    # order; json() makes the tree JSON in the array, not a string (a subquery's column is text).
+    candidates = (
+        select(_UNLOCKED.subject_code, _UNLOCKED.course_number, _UNLOCKED.title, _UNLOCKED.prerequisites)
+        .where(*where)
+        .order_by(*order)
+        .subquery()
+    )
+    c = candidates.c
+    tree = func.json(c.prerequisites)
+    return (
+        select(json_list(dialect, c.subject_code, c.course_number, c.title, tree))
+        .scalar_subquery()
+        .label("unlocks_json")
+    )
+
+
+# get_course's statement per dialect, built once: the course with its school, the terms it is
+# offered in and the courses it unlocks, in one row (three statements were as many hops to
+# SQLite's thread and passes through SQLAlchemy: most of get_course's time, issue 16).
+_details: dict[str, Select[*tuple[Any, ...]]] = {}
+
+
+def _detail_select(dialect: str) -> Select[*tuple[Any, ...]]:
+    statement = _details.get(dialect)
+    if statement is None:
+        statement = _details[dialect] = (
+            select(*_DETAIL_COLUMNS, _offered(dialect), _unlocks(dialect))
+            .outerjoin(Subject, Subject.code == Course.subject_code)
+            .where(Course.subject_code == bindparam("subject"), Course.course_number == bindparam("number"))
+        )
+    return statement
+
+
+def _json_value(value: Any) -> Any:
+    """A JSON aggregate's value decoded: the drivers give text; PostgreSQL's of no rows is NULL."""
+    if value is None:
+        return []
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
 async def get_course(
     session: AsyncSession, query: CourseLookup, settings: Settings, catalog: CatalogSettings
 ) -> CourseDetail:
-    # Narrow Core selects, no Course object (issue 16): the course with its school in one row,
-    # then its prerequisites' titles, its sections per current or future term, what it unlocks.
+    # Narrow Core selects, no Course object (issue 16): the course with its school, the terms it
+    # is offered in and the courses it unlocks in one row; its prerequisites' titles after it.
     subject, number = query.code.split(" ", 1)
     course = (
         await session.execute(
-            select(*_DETAIL_COLUMNS)
-            .outerjoin(Subject, Subject.code == Course.subject_code)
-            .where(Course.subject_code == subject, Course.course_number == number)
+            _detail_select(session.get_bind().dialect.name),
+            {
+                "subject": subject,
+                "number": number,
+                "today": campus_today(settings.timezone),
+                "needle": f"%{json.dumps(query.code)}%",
+            },
         )
     ).first()
     if course is None:
@@ -221,18 +311,8 @@ async def get_course(
         )
     code = f"{course.subject_code} {course.course_number}"
     titles = await _titles(session, _codes_in(course.prerequisites))
-    # The terms not over yet (terms.current_and_future) in which the course has sections.
-    offered = await session.execute(
-        select(Term.uid, Term.name, func.count())
-        .join(Section, Section.term_id == Term.id)
-        .where(
-            Section.course_id == course.id,
-            Section.cancelled.is_(False),
-            Term.end_date >= campus_today(settings.timezone),
-        )
-        .group_by(Term.id, Term.uid, Term.name, Term.start_date)
-        .order_by(Term.start_date)
-    )
+    # JSON has no dates: the start date is ISO text on both engines, which sorts as the dates do.
+    offered = sorted(_json_value(course.offered_json), key=lambda term: (str(term[3]), term[0]))
     return CourseDetail(
         code=code,
         subject_code=course.subject_code,
@@ -250,9 +330,14 @@ async def get_course(
         fees=[Fee.model_validate(f) for f in course.fees or [] if isinstance(f, dict)],
         learning_objectives=list(course.learning_objectives or []),
         terms_offered=list(course.terms_offered or []),
-        unlocks=await unlocks(session, code),
+        unlocks=[
+            CourseLink(code=f"{subject_code} {course_number}", title=title)
+            for subject_code, course_number, title, tree in _json_value(course.unlocks_json)
+            if code in _codes_in(tree)
+        ],
         offered_in=[
-            TermOffering(term=TermRef(uid=uid, name=name), section_count=count) for uid, name, count in offered
+            TermOffering(term=TermRef(uid=uid, name=name), section_count=count)
+            for _id, uid, name, _start, count in offered
         ],
     )
 
