@@ -10,6 +10,12 @@ time (the files below were ~600 s of the PostgreSQL pass). A test that touches S
 is never listed: :func:`pytest_collection_modifyitems` refuses the marker on a test that asks for
 one of the kit's database fixtures, so a database test added to one of these files later still
 runs on both engines or fails loudly here.
+
+One more kind is marked without a listing: the SQLite half of ``both_engines``
+(tests/support/scale_out.py), the ``database_url`` fixture of the scale-out tests (faults, leader,
+shutdown). Its ``sqlite`` parameter is a SQLite file in the test's ``tmp_path`` on either pass, so
+the PostgreSQL pass ran it a second time for nothing (~180 s); its ``postgresql`` half still runs
+there, and is skipped on SQLite as before.
 """
 
 from __future__ import annotations
@@ -35,6 +41,11 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
     "test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
+    "test_db_read_sessions.py": "aiosqlite's rollbacks on a SQLite file of the test's own, built by make_engine",
+    "test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (
+        "campus-mcp token refused at plugin or settings load; its SQLite URL is never opened"
+    ),
     "test_engine_independent_marker.py": "collects a copy of this conftest in a folder of its own; no database",
     "test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"
@@ -50,10 +61,24 @@ def _listed(item: pytest.Item) -> bool:
     return module in ENGINE_INDEPENDENT or f"{module}::{item.name.split('[', 1)[0]}" in ENGINE_INDEPENDENT
 
 
+def _sqlite_half_of_both_engines(item: pytest.Item) -> bool:
+    """The ``sqlite`` parameter of scale_out's ``both_engines`` (the ``database_url`` fixture)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or callspec.params.get("database_url") != "sqlite":
+        return False
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}).get("database_url", ())
+    return bool(definitions) and getattr(definitions[-1].func, "__name__", "") == "both_engines"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     misused: list[str] = []
     for item in items:
-        if item.path.parent != HERE or not _listed(item):
+        if item.path.parent != HERE:
+            continue
+        if _sqlite_half_of_both_engines(item):
+            item.add_marker(pytest.mark.engine_independent)
+            continue
+        if not _listed(item):
             continue
         touched = ENGINE_FIXTURES & set(getattr(item, "fixturenames", ()))
         if touched:

@@ -50,3 +50,30 @@ def test_a_listed_test_without_a_database_is_marked(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "tests/test_docs.py::test_reads_a_page" in result.stdout
+
+
+BOTH_ENGINES = """
+import pytest
+
+
+@pytest.fixture(params=["sqlite", "postgresql"], name="database_url")
+def both_engines(request):
+    return request.param
+
+
+def test_two_processes_share_the_campus(database_url):
+    pass
+"""
+
+
+def test_the_sqlite_half_of_both_engines_is_marked_and_the_postgresql_half_is_not(tmp_path: Path) -> None:
+    # scale_out's both_engines: its SQLite file is the same on either pass, its PostgreSQL half is not.
+    (tmp_path / "left").mkdir()
+    (tmp_path / "kept").mkdir()
+    left_out = collect(tmp_path / "left", "test_faults.py", BOTH_ENGINES, "-m", "engine_independent")
+    assert left_out.returncode == 0, left_out.stdout + left_out.stderr
+    assert "tests/test_faults.py::test_two_processes_share_the_campus[sqlite]" in left_out.stdout
+    assert "[postgresql]" not in left_out.stdout
+    kept = collect(tmp_path / "kept", "test_faults.py", BOTH_ENGINES, "-m", "not engine_independent")
+    assert "tests/test_faults.py::test_two_processes_share_the_campus[postgresql]" in kept.stdout
+    assert "[sqlite]" not in kept.stdout
