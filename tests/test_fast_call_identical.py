@@ -107,9 +107,24 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return seen
 
 
+@pytest.fixture
+def spliced(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each answer the short way wrote had its object and text spliced in (FastReads._spliced)."""
+    seen: list[bool] = []
+    real = fast_call.FastReads._spliced
+
+    def recorded(self: fast_call.FastReads, *args: Any) -> bytes | None:
+        body = real(self, *args)
+        seen.append(body is not None)
+        return body
+
+    monkeypatch.setattr(fast_call.FastReads, "_spliced", recorded)
+    return seen
+
+
 @pytest.mark.parametrize("wire", [LEGACY, MODERN])
 async def test_every_read_tool_example_is_answered_the_same(
-    demo_campus: CampusHarness, origin: str, wire: str, taken: list[bool]
+    demo_campus: CampusHarness, origin: str, wire: str, taken: list[bool], spliced: list[bool]
 ) -> None:
     registry = demo_campus.registry
     examples = [e for e in registry.tool_examples if e.data == "demo" and not registry.tools[e.tool].writes]
@@ -124,8 +139,9 @@ async def test_every_read_tool_example_is_answered_the_same(
             plugin = registry.tools[example.tool].plugin
             reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp/{plugin}", body, headers)
             same(reference, fast)
-    # Each case ran twice with the short way on (flat and family), and each was taken.
+    # Each case ran twice with the short way on (flat and family), and each was taken, its answer spliced.
     assert taken == [True] * (2 * len(examples))
+    assert spliced == [True] * (2 * len(examples))
 
 
 HOSTILE: list[tuple[str, dict[str, Any]]] = [
@@ -139,6 +155,19 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("a large number id", {"request_id": 2**53}),
     ("a null id", {"request_id": None}),
     ("a true id", {"request_id": True}),
+    ("a zero id", {"request_id": 0}),
+    ("a negative id", {"request_id": -7}),
+    ("an id past 64 bits", {"request_id": 2**64 + 1}),
+    ("an empty string id", {"request_id": ""}),
+    ("a unicode id", {"request_id": "id \u00e9 \u2615 \U0001f600 \x7f"}),
+    ("a float id", {"request_id": 1.5}),
+    ("a whole float id", {"request_id": 1.0}),
+    ("an object id", {"request_id": {}}),
+    ("a list id", {"request_id": [1]}),
+    ("an extra _meta key", {"meta": {"io.modelcontextprotocol/other": {"a": 1}}}),
+    ("a malformed clientInfo", {"meta": {"io.modelcontextprotocol/clientInfo": "differential"}}),
+    ("a null clientCapabilities", {"meta": {"io.modelcontextprotocol/clientCapabilities": None}}),
+    ("an envelope version not the header's", {"meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}),
     ("a progress token", {"meta": {"progressToken": "p1"}}),
     ("an extra member", {"extra": {"colour": "blue"}}),
     ("a wrong jsonrpc", {"jsonrpc": "1.0"}),
@@ -246,3 +275,106 @@ async def test_json_the_parsers_could_read_apart_is_answered_the_same(
             assert content != text
             reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", content.encode(), headers)
             same(reference, fast)
+
+
+def without(mapping: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if k != key}
+
+
+# The 2026-07-28 envelope as clients may really send it, each with whether the short way answers it.
+ENVELOPES: list[tuple[str, Any, bool]] = [
+    ("no clientInfo (an SDK client without one)", without(ENVELOPE, "io.modelcontextprotocol/clientInfo"), True),
+    ("the whole envelope", ENVELOPE, True),
+    ("no _meta", None, False),
+    ("a _meta that is a list", [ENVELOPE], False),
+    ("an empty _meta", {}, False),
+    ("no clientCapabilities", without(ENVELOPE, "io.modelcontextprotocol/clientCapabilities"), False),
+    ("no protocolVersion", without(ENVELOPE, "io.modelcontextprotocol/protocolVersion"), False),
+]
+
+
+@pytest.mark.parametrize("case", [case for case, _, _ in ENVELOPES], ids=[case for case, _, _ in ENVELOPES])
+async def test_a_modern_envelope_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, case: str, spliced: list[bool]
+) -> None:
+    meta, hot = next((meta, hot) for name, meta, hot in ENVELOPES if name == case)
+    body, headers = request(MODERN, "search_sections", {"subject": "COMP", "limit": 3})
+    body["params"] = without(body["params"], "_meta") if meta is None else {**body["params"], "_meta": meta}
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+    same(reference, fast)
+    assert spliced == ([True] if hot else [])
+    if not hot:
+        assert reference.status_code != 200 or "error" in reference.json()
+
+
+async def test_an_extra_params_member_is_answered_the_same(demo_campus: CampusHarness, origin: str) -> None:
+    for wire in (LEGACY, MODERN):
+        body, headers = request(wire, "search_sections", {"subject": "COMP", "limit": 3})
+        body["params"]["cursor"] = "abc"
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+        same(reference, fast)
+
+
+# Every character the two JSON writers could write apart, in every answer (the advisory's message).
+UNICODE_ADVISORY = (
+    'Ça «marche» — caf\u00e9 \u2615 \U0001f600 \u2028 DEL \x7f tab \t quote " backslash \\ '
+    "an exponent 1e-07 and 0.00001 in words, Infinity and NaN too: ask {campus}'s advisor."
+)
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+async def test_a_large_answer_with_any_unicode_is_answered_the_same(
+    demo_campus: CampusHarness, origin: str, wire: str, spliced: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 100-section page whose advisory holds non-ASCII, astral, DEL, control and escaped characters
+    and words that look like floats: the splice writes them as each wire's serializer does."""
+    settings = demo_campus.registry.settings
+    monkeypatch.setattr(settings, "advisor_message", UNICODE_ADVISORY)
+    body, headers = request(wire, "search_sections", {"limit": 100})
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+    assert reference.status_code == 200
+    answer = reference.json()["result"]
+    assert answer["structuredContent"]["advisory"]["message"].startswith("Ça «marche»")
+    assert len(answer["structuredContent"]["sections"]) == 100
+    same(reference, fast)
+    assert spliced == [True]
+
+
+# Values a JSON-mode answer may hold, and the ones where pydantic's writer and json.dumps part.
+TRICKY_VALUES: list[Any] = [
+    {"a": None, "b": [True, False, None, 0, -1, 2**64 + 1, 10**40], "": {}, "c": []},
+    [0.0, -0.0, 0.1, 2.5, 100.0, 1e-4, 1e15, 9999999999999998.0],
+    # Each alone, so that no other value sends the whole to json.dumps.
+    [9.999999999999999e-05],
+    {"rating": -1.2719246934527984e-05},
+    [1e-07],
+    [5e-324],
+    [1e16],
+    [1.2e17],
+    [1.8e308],
+    [0.00030000000000000003, 123456.789, -0.00012],
+    'plain text with " quotes \\ backslashes / slashes \b\f\n\r\t and \x00\x01\x1f controls',
+    "caf\u00e9 \u2615 \U0001f600 \u2028 \x7f",
+    {"k\u00e9y": "v", "DEL\x7f": 1, "1e5": "2e-3", "0.00001": "Infinity NaN"},
+    [float("inf")],
+    [float("nan")],
+    {"x": -float("inf")},
+]
+
+
+@pytest.mark.parametrize("value", TRICKY_VALUES, ids=range(len(TRICKY_VALUES)))
+def test_python_json_writes_what_json_dumps_writes(value: Any) -> None:
+    try:
+        expected: bytes | None = json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+    except ValueError:
+        expected = None
+    if expected is None:
+        with pytest.raises(ValueError):
+            fast_call.python_json(value)
+    else:
+        assert fast_call.python_json(value) == expected
+    if isinstance(value, str):
+        assert fast_call.python_json_string(value) == json.dumps(value).encode()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
@@ -197,6 +197,15 @@ def with_dependencies(registry: Registry, family: str) -> frozenset[str]:
     return frozenset(found)
 
 
+class ToolAnswer(NamedTuple):
+    """A ``tools/call`` result, and whether its ``structuredContent`` is a model's JSON-mode dump
+    (with the advisory's, made the same way): string keys; strings, numbers, booleans, nulls,
+    lists and objects of them. Any other answer (a dict a tool made) may hold what JSON cannot."""
+
+    result: types.CallToolResult | types.InputRequiredResult
+    json_native: bool = False
+
+
 class CampusServer:
     """Builds the SDK server of one endpoint and holds what its handlers need.
 
@@ -331,6 +340,11 @@ class CampusServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         """One ``tools/call`` of a tool: a direct call, or one a toolbox proxy passes on (the same
         checks for both, so nothing here may assume the request named this tool itself)."""
+        return (await self.answer_call(ctx, params)).result
+
+    async def answer_call(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> ToolAnswer:
+        """:meth:`call_tool`'s result, and whether its ``structuredContent`` is JSON as pydantic's
+        JSON mode makes it (campus_mcp.fast_call then writes that object's JSON text itself)."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)
         if tool is None or tool not in self.visible_tools(principal):
@@ -343,66 +357,71 @@ class CampusServer:
         if refusal is not None:
             # The student is over the limit (counted by the endpoint): say when to retry.
             metrics.count_tool_call(tool.name, "rate_limited")
-            return _text_result(refusal.tool_message, with_links=False)
+            return ToolAnswer(_text_result(refusal.tool_message, with_links=False))
         context = self.tool_context(ctx, principal, tool.plugin)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
         outcome = "ok"
+        json_native = False  # a write's answer is its own dict (campus_mcp.write_call)
         try:
             if tool.writes:
                 answer = await call_write_tool(tool, params, context, validate=self.validated, finish=self.finish)
                 if answer.question is not None:
                     metrics.count_tool_call(tool.name, "input_required")
-                    return answer.question
+                    return ToolAnswer(answer.question)
                 assert answer.result is not None
                 result, links = answer.result, answer.links
                 text = _answer_text(result)
                 if answer.decision in ("declined", "cancelled"):
                     outcome = answer.decision
             else:
-                result, text, links = await self.run_tool(tool, params.arguments or {}, context)
+                result, text, links, json_native = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
             metrics.count_scope_denial(tool.name, exc.scope)  # "needs a signed-in student": signed_in, as on REST
             metrics.count_tool_call(tool.name, "denied")
-            return _text_result(exc.message, exc.links, with_links=with_links)
+            return ToolAnswer(_text_result(exc.message, exc.links, with_links=with_links))
         except MCPError:
             # A protocol error (a bad requestState: -32602) is the client's; the SDK answers it.
             metrics.count_tool_call(tool.name, "error")
             raise
         except RateLimited as exc:
             metrics.count_tool_call(tool.name, "rate_limited")
-            return _text_result(exc.refusal.tool_message, with_links=False)
+            return ToolAnswer(_text_result(exc.refusal.tool_message, with_links=False))
         except CampusError as exc:
             metrics.count_tool_call(tool.name, "error")
             # A validator or a query may quote an argument whole: a 1 MB argument, a 1 MB answer.
-            return _text_result(without_echoes(exc.message, params.arguments or {}), with_links=False)
+            return ToolAnswer(_text_result(without_echoes(exc.message, params.arguments or {}), with_links=False))
         except Exception as exc:
             metrics.count_tool_call(tool.name, "failed")
             if database_unreachable(exc):
                 # Not a bug: the database is down or cut off (db.database_timeout_seconds bounds the wait).
                 log.warning("tool %s: the database cannot be reached (%s)", tool.name, type(exc).__name__)
-                return _text_result(DATABASE_UNREACHABLE_TOOL_TEXT.format(tool=tool.name), with_links=False)
+                return ToolAnswer(_text_result(DATABASE_UNREACHABLE_TOOL_TEXT.format(tool=tool.name), with_links=False))
             log.exception("tool %s failed", tool.name)
-            return _text_result(
-                f"{tool.name} failed on the server. The error was logged; try again later, "
-                "or answer without this tool.",
-                with_links=False,
+            return ToolAnswer(
+                _text_result(
+                    f"{tool.name} failed on the server. The error was logged; try again later, "
+                    "or answer without this tool.",
+                    with_links=False,
+                )
             )
         metrics.count_tool_call(tool.name, outcome)
         content: list[Any] = [types.TextContent(type="text", text=text)]
         if with_links:
             content.extend(_link_items(links))
-        return types.CallToolResult(content=content, structured_content=result)
+        return ToolAnswer(types.CallToolResult(content=content, structured_content=result), json_native)
 
     async def run_tool(
         self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
-    ) -> tuple[dict[str, Any], str, Sequence[PageLink]]:
+    ) -> tuple[dict[str, Any], str, Sequence[PageLink], bool]:
         """Validate, authorize, run: the whole of one ``tools/call`` of a read tool after the tool
         is found (a write tool's goes through campus_mcp.write_call). The answer comes as its JSON
-        object and its JSON text, made together (:meth:`answer`)."""
+        object and its JSON text, made together (:meth:`answer`), and whether the object is a
+        model's JSON-mode dump (string keys; strings, numbers, booleans, nulls, lists, objects)."""
         args = self.validated(tool, arguments)
         check_call(self.registry, context.principal, tool)
         raw = await tool.handler(context, args)
-        return await self.answer(tool, context, raw)
+        result, text, links = await self.answer(tool, context, raw)
+        return result, text, links, isinstance(raw, BaseModel)
 
     def validated(self, tool: Tool, arguments: Mapping[str, Any]) -> BaseModel:
         try:
