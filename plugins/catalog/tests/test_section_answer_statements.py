@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import FinalExam, FinalsSchedule, Section, Term
-from campus_catalog.queries import courses, schedule_check, sections
-from campus_catalog.schemas import CourseLookup, ScheduleCheckQuery, SectionLookup
+from campus_catalog.queries import courses, instructors, schedule_check, sections
+from campus_catalog.schemas import CourseLookup, ReviewSearch, ScheduleCheckQuery, SectionLookup
 from campus_mcp.testing import CampusHarness, TestDatabases
 from sqlalchemy import event, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -158,3 +158,24 @@ async def test_get_course_reads_the_course_its_terms_and_what_it_unlocks_in_one_
             return await courses.get_course(session, CourseLookup(code=code), settings, catalog_settings)
 
         assert await _statements(campus, get) == statements
+
+
+async def test_a_review_page_built_once_per_shape_gives_each_call_its_own_filters(campus: CampusHarness) -> None:
+    """search_reviews' page statement is kept per shape of the filters: the next call with the
+    same shape and other values gets its own reviews and count, in one statement."""
+    catalog = ToolCaller(campus)
+    pages = [
+        await catalog.ok("search_reviews", course=code, limit=1) for code in ("COMP 1000", "COMP 2000", "COMP 1000")
+    ]
+    assert pages[0] == pages[2]
+    assert all(r["course_code"] == "COMP 1000" for r in pages[0]["reviews"])
+    assert all(r["course_code"] == "COMP 2000" for r in pages[1]["reviews"])
+    praise = await catalog.ok("search_reviews", sentiment="positive", limit=50)
+    assert praise["reviews"] and all(r["sentiment"] >= 0.25 for r in praise["reviews"])
+    settings, catalog_settings = campus.settings, CatalogSettings()
+
+    async def page(session: AsyncSession) -> object:
+        query = ReviewSearch(course="COMP 1000", sentiment="negative", offset=1, limit=2)
+        return await instructors.search_reviews(session, query, settings, catalog_settings)
+
+    assert await _statements(campus, page) <= 2  # the page with its count; the count alone past the end
