@@ -109,6 +109,16 @@ def _sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
     )
 
 
+def _authorization(scope: Scope) -> str:
+    """The request's Authorization header ("" without one): the last one given, as a dict of the
+    headers kept it; read without decoding every header of every request."""
+    found = ""
+    for key, value in scope["headers"]:
+        if key.lower() == b"authorization":
+            found = value.decode("latin-1")
+    return found
+
+
 def _declared_length(scope: Scope) -> int:
     """The request's Content-Length, or a number past any limit when it has none (chunked)."""
     for key, value in scope["headers"]:
@@ -323,8 +333,7 @@ class McpEndpoint:
                 [(b"allow", b"POST")],
             )
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        authorization = headers.get("authorization", "")
+        authorization = _authorization(scope)
         principal: Principal
         if authorization:
             scheme, _, token = authorization.partition(" ")
@@ -403,7 +412,9 @@ class McpEndpoint:
         reset = current_principal.set(principal)
         # The SDK's view of the same caller (get_access_token()): the requestState boundary binds
         # sealed state to it, so one student's confirmation cannot be replayed by another.
-        sdk_reset = auth_context_var.set(_sdk_user(principal, self.registry.settings.base_url))
+        # (Anonymous: no SDK user, and no issuer URL to format per request.)
+        user = None if principal.is_anonymous else _sdk_user(principal, self.registry.settings.base_url)
+        sdk_reset = auth_context_var.set(user)
         try:
             fast = self.fast[path]
             if not (
