@@ -212,7 +212,7 @@ HALF_FROM = 40_000
 # Rows streamed per round trip while a snapshot loads, so loading never holds every blob at once:
 # each row held costs ~3 KB while its chunk is hashed (the driver's blob and its copy). At
 # --scale 67 on SQLite (335,000 reviews) the load's peak was +186 MB over the process with
-# 20,000 and is +131 MB with 5,000, in 13.5 and 11.2 s.
+# 20,000 rows (and lists) and is +109 MB with 5,000 (and arrays), in 5.6 and 6.0 s.
 LOAD_CHUNK = 5_000
 PEOPLE_KINDS = ("instructors", "reviews")
 
