@@ -1,7 +1,9 @@
-"""get_section and check_schedule each read their sections in one statement (issue 16: every
-statement is hops to SQLite's thread and a pass through SQLAlchemy), and the answers are still
-what the rules say: the exam of the section's CRN, else its course's, from the term's newest
-completed finals schedule; the briefs of its cross-listed and linked sections of its term.
+"""get_section, check_schedule and get_course each read their answer in one statement, and
+search_reviews' page is a statement built once per shape of its filters (issue 16: every statement
+is hops to SQLite's thread and a pass through SQLAlchemy), and the answers are still what the rules
+say: the exam of the section's CRN, else its course's, from the term's newest completed finals
+schedule; the briefs of its cross-listed and linked sections of its term; the terms a course is
+offered in and the courses it unlocks.
 
 The small catalog of conftest.py, on a campus of this module's own with more finals: a course
 exam of COMP 1000, an older completed schedule and a newer one that failed.
