@@ -52,25 +52,39 @@ async def _statements(campus: CampusHarness, run: Callable[[AsyncSession], Await
     return seen
 
 
+async def _explained(
+    campus: CampusHarness, statements: list[tuple[str, Any]], *, without_seqscan: bool = True
+) -> list[Any]:
+    """The plan of each statement: PostgreSQL's as decoded JSON, SQLite's as its rows
+    (id, parent, notused, detail). ``without_seqscan`` asks PostgreSQL to avoid a sequential scan
+    wherever an index can serve, so a plan shows whether one can."""
+    found: list[Any] = []
+    async with campus.deployment.engine.connect() as connection:
+        postgres = connection.dialect.name == "postgresql"
+        if postgres and without_seqscan:
+            await connection.exec_driver_sql("SET enable_seqscan = off")
+        for statement, parameters in statements:
+            if postgres:
+                plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
+                found.append(json.loads(plan) if isinstance(plan, str) else plan)
+            else:
+                result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+                found.append([tuple(row) for row in result.all()])
+        await connection.rollback()
+    return found
+
+
 async def _full_scans(
     campus: CampusHarness, statements: list[tuple[str, Any]], tables: tuple[str, ...] = BIG_TABLES
 ) -> list[str]:
     """The full scans of ``tables`` in the plans of ``statements``, as plan lines."""
     found: list[str] = []
-    async with campus.deployment.engine.connect() as connection:
-        postgres = connection.dialect.name == "postgresql"
-        if postgres:
-            await connection.exec_driver_sql("SET enable_seqscan = off")
-        for statement, parameters in statements:
-            if postgres:
-                plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
-                found += _pg_full_scans(plan, tables)
-            else:
-                result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
-                # Each row is (id, parent, notused, detail).
-                details: list[str] = [str(row[-1]) for row in result.all()]
-                found += [line for line in details if any(line.startswith(f"SCAN {t}") for t in tables)]
-        await connection.rollback()
+    for plan in await _explained(campus, statements):
+        if campus.deployment.engine.dialect.name == "postgresql":
+            found += _pg_full_scans(plan, tables)
+        else:
+            details = [str(row[-1]) for row in plan]
+            found += [line for line in details if any(line.startswith(f"SCAN {t}") for t in tables)]
     return found
 
 

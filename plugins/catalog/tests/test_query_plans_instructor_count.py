@@ -11,7 +11,6 @@ off (as in test_query_plans): the index it then picks is the one that can answer
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
@@ -37,21 +36,13 @@ async def _reads(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[list
         return page
 
     statements = await plans._statements(campus, run)
-    if campus.deployment.engine.dialect.name == "postgresql":
+    postgres = campus.deployment.engine.dialect.name == "postgresql"
+    if postgres:
         await _vacuumed(campus)
-    found: list[list[str]] = []
-    async with campus.deployment.engine.connect() as connection:
-        postgres = connection.dialect.name == "postgresql"
-        if postgres:
-            await connection.exec_driver_sql("SET enable_seqscan = off")
-        for statement, parameters in statements:
-            if postgres:
-                plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
-                found.append(_pg_scans(json.loads(plan) if isinstance(plan, str) else plan))
-            else:
-                result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
-                found.append([str(row[-1]) for row in result.all()])
-        await connection.rollback()
+    found = [
+        _pg_scans(plan) if postgres else [str(row[-1]) for row in plan]
+        for plan in await plans._explained(campus, statements)
+    ]
     return [statement for statement, _ in statements], found
 
 

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
@@ -41,18 +40,10 @@ async def _plans(campus: CampusHarness, arguments: dict[str, Any]) -> list[Any]:
         return page
 
     statements = await plans._statements(campus, run)
-    found: list[Any] = []
-    async with campus.deployment.engine.connect() as connection:
-        for statement, parameters in statements:
-            if connection.dialect.name == "postgresql":
-                plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + statement, parameters)).scalar()
-                found.append(json.loads(plan) if isinstance(plan, str) else plan)
-            else:
-                result = await connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
-                # Each row is (id, parent, notused, detail).
-                found.append([(int(row[0]), int(row[1]), str(row[-1])) for row in map(tuple, result.all())])
-        await connection.rollback()
-    return found
+    explained = await plans._explained(campus, statements, without_seqscan=False)
+    if campus.deployment.engine.dialect.name == "postgresql":
+        return explained
+    return [[(int(row[0]), int(row[1]), str(row[-1])) for row in plan] for plan in explained]
 
 
 def _sqlite_matching_lines(plan: list[tuple[int, int, str]]) -> list[str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date, timedelta
-from typing import Any
 
 import pytest
 from campus_catalog.catalog_settings import CatalogSettings
@@ -21,9 +20,10 @@ from campus_catalog.models import FinalExam, FinalsSchedule, Section, Term
 from campus_catalog.queries import courses, instructors, schedule_check, sections
 from campus_catalog.schemas import CourseLookup, ReviewSearch, ScheduleCheckQuery, SectionLookup
 from campus_mcp.testing import CampusHarness, TestDatabases
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from . import test_query_plans as plans
 from .conftest import SYNCED, ToolCaller, build_catalog_campus
 
 
@@ -70,20 +70,8 @@ async def campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness
 
 
 async def _statements(campus: CampusHarness, run: Callable[[AsyncSession], Awaitable[object]]) -> int:
-    """How many statements ``run`` sends."""
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        seen.append(statement)
-
-    engine = campus.deployment.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        async with campus.sessions() as session:
-            await run(session)
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
-    return len(seen)
+    """How many statements ``run`` sends (every one a read)."""
+    return len(await plans._statements(campus, run))
 
 
 async def test_the_exam_is_the_crns_else_the_courses_from_the_newest_completed_schedule(campus: CampusHarness) -> None:
