@@ -58,12 +58,12 @@ from campus_mcp.limits.policy import (
     client_host,
     within,
 )
+from campus_mcp.mcp_paths import MCP_PATH
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.settings import Settings
 
 # Paths whose requests are counted: the API (MCP included) and the discovery documents.
 LIMITED_PREFIXES = ("/api/", "/.well-known/")
-MCP_PATH = "/api/mcp"
 # Per-address limits of their own, on top of api/address (POST only).
 OAUTH_LIMITS = {"/api/oauth/register": REGISTER, "/api/oauth/token": TOKEN, "/api/oauth/revoke": REVOKE}
 # Enough of a refused MCP request's body to see whether it is a tools/call.
