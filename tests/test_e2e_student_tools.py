@@ -12,7 +12,7 @@ server's database: student1's own sections, friends and meeting.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import httpx
 import httpx2
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
-from campus_mcp.testing import TestDatabases, serve
+from campus_mcp.testing import TestDatabases, campus_today, serve
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
@@ -53,7 +53,7 @@ async def student1_facts(database_url: str) -> dict[str, Any]:
 async def signed_in_calls(mcp_url: str, mode: str) -> tuple[str, BrowserStudent, dict[str, Any]]:
     """Sign in as student1 (a fresh client each time) and call the six tools; the era, and the answers."""
     student = BrowserStudent("student1", "demo")  # keeps the consent page's boxes as they start
-    start = date.today()
+    start = campus_today()
     span = {"start_date": start.isoformat(), "end_date": (start + timedelta(days=13)).isoformat()}
     answers: dict[str, Any] = {}
     async with (

@@ -7,12 +7,12 @@ no Content-Security-Policy error in the console and not scroll sideways.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, campus_today
 
 from tests.support.chromium import chromium, require_chromium
 
@@ -25,7 +25,7 @@ require_chromium("the page test")
 async def test_the_friends_pages_fit_a_phone(campus_factory: CampusFactory) -> None:
     port = free_port()
     campus = await campus_factory(demo=True, anonymous_access=False, public_url=f"http://127.0.0.1:{port}")
-    monday = date.today() - timedelta(days=date.today().weekday())
+    monday = campus_today() - timedelta(days=campus_today().weekday())
     async with serve_on_loopback(campus.app, port) as base, chromium() as browser:
         page = await (await browser.new_context(viewport=PHONE)).new_page()
         errors: list[str] = []

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, campus_today
 
 HUGE = 2**40
-MONDAY = date.today() - timedelta(days=date.today().weekday())
+MONDAY = campus_today() - timedelta(days=campus_today().weekday())
 WEEK = {"start_date": MONDAY.isoformat(), "end_date": (MONDAY + timedelta(days=6)).isoformat()}
 
 

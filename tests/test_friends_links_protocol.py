@@ -5,20 +5,20 @@ Over real HTTP on /api/mcp with a bearer token, as a client calls."""
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from campus_catalog.models import Section
 from campus_mcp.oauth.token_cli import issue
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from campus_schedule.enrollment import has_courses
 from campus_schedule.models import Enrollment
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 ACCEPT = "application/json, text/event-stream"
-MONDAY = date.today() - timedelta(days=date.today().weekday())
+MONDAY = campus_today() - timedelta(days=campus_today().weekday())
 WEEK = {"start_date": MONDAY.isoformat(), "end_date": (MONDAY + timedelta(days=6)).isoformat()}
 
 

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from campus_catalog.models import Section
 from campus_mcp.oauth.pages import security_headers
 from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser
+from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser, campus_today
 from campus_schedule.enrollment import has_courses
 from campus_schedule.models import Enrollment
 from mcp_types import ResourceLink
@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 FRIENDS = "/dashboard/friends"
-MONDAY = date.today() - timedelta(days=date.today().weekday())
+MONDAY = campus_today() - timedelta(days=campus_today().weekday())
 WEEK = {"start_date": MONDAY.isoformat(), "end_date": (MONDAY + timedelta(days=6)).isoformat()}
 
 

@@ -10,17 +10,17 @@ nobody has get byte-identical answers, and a removed friend loses access on the 
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from campus_friends.models import Friendship
 from campus_mcp import Settings
 from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from campus_schedule.busy import busy_blocks
 from sqlalchemy import delete, or_
 
-MONDAY = date.today() - timedelta(days=date.today().weekday())
+MONDAY = campus_today() - timedelta(days=campus_today().weekday())
 WEEK = {"start_date": MONDAY.isoformat(), "end_date": (MONDAY + timedelta(days=6)).isoformat()}
 API = "/api/v1/me/friends"
 

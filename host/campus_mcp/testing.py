@@ -32,9 +32,10 @@ import itertools
 import os
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from campus_mcp.kit_extra import missing_kit_dependency
 
@@ -79,6 +80,7 @@ __all__ = [
     "ServedCampus",
     "StudentBrowser",
     "TestDatabases",
+    "campus_today",
     "cli_main",
     "free_port",
     "harness_app",
@@ -396,6 +398,17 @@ def pytest_report_header(config: pytest.Config) -> str:
         return "campus databases: SQLite, one file per campus"
     parts = make_url(url)
     return f"campus databases: PostgreSQL on {parts.host}:{parts.port}, one database per campus"
+
+
+def campus_today(settings: Settings | None = None) -> date:
+    """Today on the campus, as the jobs and tools count it (in the deployment's timezone).
+
+    A test that moves a term or a week relative to today uses this, not ``date.today()``: from 19:00
+    in Boston the machine's UTC date is already tomorrow, and a test written with the machine's
+    date fails every evening (CI did, at 00:05 UTC).
+    """
+    zone = settings.timezone if settings is not None else Settings.model_fields["timezone"].default
+    return datetime.now(ZoneInfo(zone)).date()
 
 
 def test_settings(database_url: str, **overrides: Any) -> Settings:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ import pytest
 from campus_catalog.models import Course, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_catalog.sources.prerequisites import UnreadablePrerequisites, parse_prerequisites
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, campus_today
 from sqlalchemy import select, update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
@@ -95,7 +95,7 @@ async def test_the_course_details_job_stores_descriptions_and_prerequisites(
         jobs = campus.registry.jobs
         await campus.run_job(jobs["catalog.sections_sync"])
         async with campus.sessions() as session:
-            await session.execute(update(Term).values(end_date=date.today() + timedelta(days=30)))
+            await session.execute(update(Term).values(end_date=campus_today() + timedelta(days=30)))
             await session.commit()
         run = await campus.run_job(jobs["catalog.course_details_sync"])
     assert run.outcome == "partial"

@@ -12,7 +12,7 @@ from campus_catalog.jobs import catalog_jobs
 from campus_catalog.models import FinalsSchedule, Term
 from campus_catalog.sources.banner_sync import import_banner_file
 from campus_mcp import Cron, Interval, Job, Settings
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, campus_today
 from sqlalchemy import select, update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
@@ -114,7 +114,7 @@ async def test_last_refresh_is_a_full_runs_time_per_current_and_future_term(camp
     async with campus.sessions() as session:
         # The fixture's term ended in 2021: a past term is not in the list.
         assert await sources["sections"].last_refresh(session) == {}
-        today = date.today()
+        today = campus_today()
         synced = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
         imported = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
         await session.execute(

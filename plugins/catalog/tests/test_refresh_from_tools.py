@@ -4,7 +4,7 @@ answer when Banner fails (seed 000, "Old section data"), seen through the MCP cl
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from campus_catalog.models import Section, Term
 from campus_catalog.refresh_queue import SectionRefreshKey, refresher_for
 from campus_catalog.sources.banner_sync import import_banner_file
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from sqlalchemy import select, update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
@@ -35,7 +35,7 @@ async def live_campus(campus_factory: CampusFactory, monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("CAMPUS_MCP_CATALOG_BANNER_FILE", raising=False)
     campus = await campus_factory(plugins=["catalog"])
     await import_banner_file(campus.sessions, BANNER_FIXTURE)
-    today = date.today()
+    today = campus_today()
     async with campus.sessions() as session:
         await session.execute(
             update(Term).values(start_date=today - timedelta(days=5), end_date=today + timedelta(days=90))

@@ -12,7 +12,7 @@ import pytest
 from campus_catalog.models import Course, Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_mcp import Job
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from sqlalchemy import func, select, update
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
@@ -50,7 +50,7 @@ async def term(campus: CampusHarness, uid: str = "202131") -> Term:
 
 
 async def make_current(campus: CampusHarness, *, started_days_ago: int = 3) -> None:
-    today = date.today()
+    today = campus_today()
     async with campus.sessions() as session:
         await session.execute(
             update(Term).values(
@@ -191,7 +191,7 @@ async def test_future_terms_are_made_two_years_ahead(
 ) -> None:
     banner_env.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", "https://banner.example.edu/StudentRegistrationSsb/ssb")
     campus = await campus_factory(plugins=["catalog"])
-    today = date.today()
+    today = campus_today()
     async with campus.sessions() as session:
         session.add(
             Term(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from campus_catalog.refresh_queue import (
 )
 from campus_catalog.sources.banner_sync import import_banner_file
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.testing import CampusFactory, CampusHarness, JobRunRecord
+from campus_mcp.testing import CampusFactory, CampusHarness, JobRunRecord, campus_today
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
@@ -42,7 +42,7 @@ async def current_campus(campus_factory: CampusFactory, *, synced_hours_ago: flo
     """The fixture's term made current, every section last read from Banner ``synced_hours_ago``."""
     campus = await campus_factory(plugins=["catalog"])
     await import_banner_file(campus.sessions, BANNER_FIXTURE)
-    today = date.today()
+    today = campus_today()
     async with campus.sessions() as session:
         await session.execute(
             update(Term).values(start_date=today - timedelta(days=20), end_date=today + timedelta(days=90))
@@ -142,7 +142,7 @@ async def test_a_past_term_a_cancelled_section_and_a_fresh_section_are_not_queue
         await refresher.drain()
         # The same term once it has ended: the nightly sync leaves past terms out, so does the queue.
         async with campus.sessions() as session:
-            await session.execute(update(Term).values(end_date=date.today() - timedelta(days=1)))
+            await session.execute(update(Term).values(end_date=campus_today() - timedelta(days=1)))
             await session.commit()
         assert await queue_refreshes(campus.sessions, refresher, refs(crns[3:10]), timezone=ZONE, now=NOW) == []
     assert await keys(campus) == [(TERM, stale)]

@@ -12,7 +12,7 @@ from campus_catalog.models import CatalogYear, Program, Term, TermElectiveList
 from campus_catalog.sources.catalog_feeds import catalog_years_to_read
 from campus_catalog.sources.fake_banner import serve_on_loopback
 from campus_mcp import Job
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from litestar import Litestar, Response, get
 from sqlalchemy import select
 
@@ -102,7 +102,7 @@ async def test_programs_from_a_file_are_upserted_and_a_bad_entry_is_reported(
 async def test_programs_feed_reads_the_current_catalog_year_and_the_one_before(
     campus_factory: CampusFactory, feeds_env: pytest.MonkeyPatch
 ) -> None:
-    current, before = catalog_years_to_read(date.today())
+    current, before = catalog_years_to_read(campus_today())
 
     @get("/export/{name:str}")
     async def export(name: str) -> Response[Any]:
