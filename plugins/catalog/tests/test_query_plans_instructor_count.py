@@ -15,7 +15,7 @@ from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Instructor
-from campus_catalog.queries import sections
+from campus_catalog.queries import instructor_filter, sections
 from campus_catalog.schemas import SectionSearch
 from campus_mcp.testing import CampusHarness
 from sqlalchemy import select
@@ -76,7 +76,7 @@ async def _a_surname(campus: CampusHarness) -> str:
     async with campus.sessions() as session:
         name = await session.scalar(select(Instructor.name).order_by(Instructor.id).limit(1))
         surname = (name or "").split()[-1].lower()
-        assert await sections.few_teachers(session, surname), surname
+        assert await instructor_filter.few_teachers(session, surname), surname
     return surname
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, MeetingTime, Section, SectionInstructor
-from campus_catalog.queries import sections, terms
+from campus_catalog.queries import instructor_filter, sections, terms
 from campus_catalog.schemas import SectionSearch
 from campus_mcp.testing import CampusHarness, TestDatabases
 from sqlalchemy import func, or_, select, text
@@ -189,8 +189,8 @@ async def test_an_instructor_search_finds_what_the_plain_join_finds(demo_campus:
     async with demo_campus.sessions() as session:
         term = await terms.resolve_term(session, None, demo_campus.settings)
         surname = (await session.scalar(select(Instructor.name).order_by(Instructor.id).limit(1)) or "").split()[-1]
-        assert await sections.few_teachers(session, "a") is None
-        assert await sections.few_teachers(session, surname), surname
+        assert await instructor_filter.few_teachers(session, "a") is None
+        assert await instructor_filter.few_teachers(session, surname), surname
         for name in ("a", surname.lower(), "nobody by this name"):
             expected = (
                 await session.scalars(

@@ -9,7 +9,6 @@ from typing import Any
 from campus_mcp import NotFound, Settings
 from sqlalchemy import (
     ColumnElement,
-    CompoundSelect,
     Integer,
     Select,
     and_,
@@ -18,7 +17,6 @@ from sqlalchemy import (
     func,
     or_,
     select,
-    union,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,14 +25,19 @@ from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import (
     Campus,
     Course,
-    Instructor,
     PartOfTerm,
     Section,
     SectionAttribute,
-    SectionInstructor,
     Term,
 )
-from campus_catalog.queries import fulltext, meeting_filters, section_detail, section_rows, statements
+from campus_catalog.queries import (
+    fulltext,
+    instructor_filter,
+    meeting_filters,
+    section_detail,
+    section_rows,
+    statements,
+)
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
 from campus_catalog.queries.subjects import resolve_subject
@@ -54,61 +57,8 @@ from campus_catalog.schemas import (
 
 # A search by meaning ranks at most this many sections; further pages of it end there.
 SEMANTIC_DEPTH = 200
-# An instructor filter naming at most this many instructors reads their sections by their ids.
-FEW_TEACHERS = 500
 # The order sections are listed in (the words' ranking aside).
 CATALOG_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
-
-
-def _teachers(instructor: str, dialect: str) -> CompoundSelect[Any]:
-    """The instructors an ``instructor`` filter names: a part of the name, or the public id. Two
-    selects, not an ``or``: the name test then reads the (name, id) index, not every instructor row
-    with its vector (at --scale 67, 20,100 rows: ~120 ms on SQLite under load, ~20 ms this way).
-
-    SQLite's ``LIKE`` already ignores case the way its ``lower()`` does (ASCII letters only), so
-    there the name is tested as it is: ``lower()`` of every name cost ~15 ms of ~20 at --scale 67.
-    PostgreSQL's ``LIKE`` is case-sensitive and its ``lower()`` folds every letter."""
-    part = instructor.lower()
-    named = Instructor.name if dialect == "sqlite" else func.lower(Instructor.name)
-    return union(
-        select(Instructor.id).where(named.contains(part, autoescape=True)),
-        select(Instructor.id).where(Instructor.pub_id == instructor),
-    )
-
-
-async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | None:
-    """The ids of the instructors an ``instructor`` filter names when they are few: at most
-    FEW_TEACHERS and at most a tenth of the campus's instructors; else None (a broad part of a
-    name such as "a", which names nearly everyone and is best tested section by section)."""
-    dialect = session.get_bind().dialect.name
-    ids = list(await session.scalars(_teachers(instructor, dialect).limit(FEW_TEACHERS + 1)))
-    if len(ids) > FEW_TEACHERS:
-        return None
-    if ids:
-        # Are there ten times as many instructors? Counted up to that, not all of them (a count of
-        # every instructor reads the whole table on PostgreSQL: ~25 ms at --scale 67).
-        enough = select(Instructor.id).limit(len(ids) * 10).subquery()
-        if (await session.scalar(select(func.count()).select_from(enough)) or 0) < len(ids) * 10:
-            return None
-    return ids
-
-
-def _taught_by(instructor: str, teachers: list[int] | None, dialect: str) -> ColumnElement[bool]:
-    """Sections taught by the instructors named. A few instructors: their sections, from their
-    own rows ("garcia" names 290 at --scale 67, teaching 495 sections of the term). Many (a part
-    of a name such as "a" names 19,000 of 20,100, teaching 31,905 of the 36,030 sections of the
-    term): each section of the term asks
-    its own instructors, so a page stops after it and the count reads the term once. Driving the
-    broad one from its sections' ids read each of 117,499 rows with its vector, twice (2 s); the
-    ``+ 0`` keeps SQLite from probing the (section, instructor) key once per named instructor. It
-    is SQLite's alone: PostgreSQL, unable to use an index for ``instructor_id + 0``, hashed every
-    section-instructor row for it."""
-    if teachers is not None:
-        return Section.id.in_(select(SectionInstructor.section_id).where(SectionInstructor.instructor_id.in_(teachers)))
-    named = SectionInstructor.instructor_id
-    test = (named + 0 if dialect == "sqlite" else named).in_(_teachers(instructor, dialect))
-    # A select of the key, not ``*``: SQLite then answers it from the (section, instructor) key alone.
-    return select(SectionInstructor.section_id).where(SectionInstructor.section_id == Section.id, test).exists()
 
 
 def section_filters(
@@ -127,7 +77,7 @@ def section_filters(
     if query.course_number:
         where.append(func.upper(Course.course_number) == query.course_number.upper())
     if query.instructor:
-        where.append(_taught_by(query.instructor, teachers, dialect))
+        where.append(instructor_filter.taught_by(query.instructor, teachers, dialect))
     # Days and times test the section's own meeting summary (its index entry), not its meetings.
     where += meeting_filters.meeting_conditions(query)
     if query.campus:
@@ -237,7 +187,6 @@ def _course_sections(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
 
 
 _TITLED_MATCHES = statements.Shaped(_word_matches)
-_TAUGHT_MATCHES = statements.Shaped(_word_matches)
 _COURSE_SIZES = statements.Shaped(_course_sizes)
 _COURSE_SECTIONS = statements.Shaped(_course_sections)
 
@@ -296,7 +245,7 @@ async def search_sections(
     term = await known_term(session, query.term, settings)
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
-    teachers = await few_teachers(session, query.instructor) if query.instructor else None
+    teachers = await instructor_filter.few_teachers(session, query.instructor) if query.instructor else None
     if teachers == []:
         return SectionPage(term=term_ref(term), sections=[], **page_fields(query, 0))  # no such instructor
     dialect = session.get_bind().dialect.name
@@ -316,13 +265,7 @@ async def search_sections(
         # walked every section of the term (36,030 at --scale 67, where none has a title).
         ids, total = await _sections_by_words(session, dialect, where, query)
     elif teachers is not None:
-        # A few instructors' sections (495 of the term for "garcia" at --scale 67): found once, in
-        # the catalog order, then counted and paged here. The page statement found them twice,
-        # for its page and for its count (PostgreSQL hashes the term's 36,030 sections each time).
-        matching, params = _TAUGHT_MATCHES.statement(dialect, where)
-        taught = (await session.execute(matching, params)).all()
-        total = len(taught)
-        ids = [row[0] for row in taught][query.offset : query.offset + query.limit]
+        ids, total = await instructor_filter.taught_page(session, dialect, where, query)
     else:
         # The page and the count in one statement (see _page_of_matches), built once per shape.
         statement, params = _PAGES.statement(dialect, where, page_offset=query.offset, page_limit=query.limit)
