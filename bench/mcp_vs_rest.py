@@ -9,12 +9,20 @@ One command, one run:
 
 It builds a SQLite demo campus (``campus-mcp demo --scale N``, skipped when the database exists;
 with ``--database-url``, in that database, created when missing and skipped when it has sections),
-makes a virtualenv with FastMCP (pinned, ``FASTMCP_VERSION``) under the work folder the first
-time, and then, for the answer cache off ("cold": every call runs the query) and on ("warm"),
-starts ``campus-mcp serve`` (one uvicorn worker, anonymous access, no scheduler) and loads it
-from this process: an httpx client with N connections, each sending the next request when the
-last answer came back, for a fixed time per row. Every request is checked (HTTP 200, no
-JSON-RPC or tool error). FastMCP is measured once (it has no answer cache).
+makes a virtualenv with FastMCP (pinned, ``FASTMCP_VERSION``, and what it needs pinned in
+bench/fastmcp-constraints.txt) under the work folder the first time, and starts three servers side
+by side: ``campus-mcp serve`` with the answer cache off ("cold": every call runs the query) and on
+("warm"), each one uvicorn worker, anonymous access, no scheduler, and the FastMCP twin (it has no
+answer cache). It loads them from this process: an httpx client per server with N connections,
+each sending the next request when the last answer came back.
+
+The rows are interleaved: ``--rounds`` rounds, each giving every row ``--seconds / --rounds``
+seconds, each round starting at another row. A row's requests/s is the median of its rounds and its
+latencies are those of all rounds, so a change of the machine's load during the run (six people
+share it) falls on every row alike instead of on the rows measured last. Every answer is checked the
+same way on every path: the first one of a row whole (HTTP 200, JSON, no JSON-RPC or tool error),
+later ones by their status and first bytes (a full check when those differ), so the load generator,
+which shares the cores with the servers, spends the same on each path's answer.
 
 Before the HTTP rows it times the query functions in this process (no HTTP, no MCP), the
 figures of issue 16's first goal. Not a test: the figures go into the README and
@@ -28,9 +36,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
 import platform
+import shutil
 import signal
 import statistics
 import subprocess
@@ -47,15 +57,17 @@ from urllib.parse import urlencode
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_sections import build_campus, campus_env, command, free_port, new_questions
+from search_sections import WARM_LINE, WARM_TIMEOUT_S, build_campus, campus_env, command, free_port, new_questions
 
-FASTMCP_VERSION = "4.1.6"
+# The version issue 16's table names; bench/fastmcp-constraints.txt pins what it installs with.
+FASTMCP_VERSION = "4.2.3"
 ROOT = Path(__file__).resolve().parents[1]
+FASTMCP_CONSTRAINTS = ROOT / "bench" / "fastmcp-constraints.txt"
 START_TIMEOUT_S = 300
 WIRES = ("2025-11-25", "2026-07-28")
 
 # The question of issue 16's table, then the kinds of bench/search_sections.py (in process).
-SUBJECT_PAGE = {"subject": "COMP", "limit": 25}
+SUBJECT_PAGE: dict[str, Any] = {"subject": "COMP", "limit": 25}
 SEARCH_KINDS: dict[str, dict[str, Any]] = {
     "browse": {"limit": 25},
     "subject": SUBJECT_PAGE,
@@ -81,7 +93,8 @@ def questions(crns: list[str], course: str) -> list[Question]:
         Question(
             "search_reviews",
             {"course": course, "limit": 10},
-            "/api/v1/catalog/reviews?" + urlencode({"course": course}),
+            # The same page on both paths: REST's default page is 25 reviews.
+            "/api/v1/catalog/reviews?" + urlencode({"course": course, "limit": 10}),
         ),
         Question(
             "check_schedule",
@@ -94,25 +107,33 @@ def questions(crns: list[str], course: str) -> list[Question]:
 # -- the servers ---------------------------------------------------------------------------
 
 
-def wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+def wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path, ready: bytes | None) -> None:
+    """Until the server answers ``url`` and, with ``ready``, has logged it: a campus server's
+    warm-up reads the database after it answers (bench/search_sections.py's WARM_LINE)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         if process.poll() is not None:
             raise SystemExit(f"the server exited with {process.returncode}; see {log}")
         with contextlib.suppress(httpx.TransportError):
             httpx.get(url, timeout=2)
-            return
+            break
         if time.monotonic() > deadline:
             raise SystemExit(f"the server did not answer in {START_TIMEOUT_S}s; see {log}")
+        time.sleep(0.3)
+    deadline = time.monotonic() + WARM_TIMEOUT_S
+    while ready is not None and ready not in log.read_bytes():
+        if process.poll() is not None or time.monotonic() > deadline:
+            print(f"    (no {ready.decode()!r} in {log} after {WARM_TIMEOUT_S}s: measuring anyway)")
+            return
         time.sleep(0.3)
 
 
 @contextlib.contextmanager
-def running(args: list[str], env: dict[str, str], probe: str, log: Path) -> Iterator[None]:
+def running(args: list[str], env: dict[str, str], probe: str, log: Path, ready: bytes | None = None) -> Iterator[None]:
     with log.open("wb") as out:
         process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
-            wait_until_up(process, probe, log)
+            wait_until_up(process, probe, log, ready)
             yield
         finally:
             process.send_signal(signal.SIGINT)
@@ -175,39 +196,50 @@ def campus_server(env: dict[str, str], port: int, log: Path, *, cache: bool) -> 
     # The limits still count every request (their cost is measured), at numbers the load never reaches.
     env["CAMPUS_MCP_RATE_LIMIT_OVERRIDES"] = "api/address=10000000,catalog/semantic=10000000"
     args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-prepare"]
-    return running(args, env, f"http://127.0.0.1:{port}/healthz", log)
+    return running(args, env, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE)
 
 
-def fastmcp_python(venv: Path) -> Path:
-    """The FastMCP virtualenv's Python, made on first use: FastMCP pinned, the campus packages
-    (this virtualenv's, editable) on its path after its own, so both use one copy of the query."""
+def fastmcp_python(work: Path) -> Path:
+    """The Python of the FastMCP virtualenv ``<work>/fastmcp-<version>``, made the first time:
+    FastMCP and what it needs pinned (constraints.txt and bench/fastmcp-constraints.txt), the
+    campus packages (this virtualenv's, editable) on its path after its own, so both servers run
+    one copy of the query.
+
+    A virtualenv there is never emptied or rebuilt: another run may be serving from it. It is
+    built beside its place under a lock (a second run waits for the first's build) and moved there
+    whole, so one that is there is complete; another version gets another folder."""
+    venv = work / f"fastmcp-{FASTMCP_VERSION}"
     python = venv / "bin" / "python"
-    check = [str(python), "-c", f"import fastmcp, sys; sys.exit(fastmcp.__version__ != {FASTMCP_VERSION!r})"]
-    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
-        return python
-    print(f"installing fastmcp=={FASTMCP_VERSION} into {venv} (once)")
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "-c",
-            str(ROOT / "constraints.txt"),
-            f"fastmcp=={FASTMCP_VERSION}",
-        ],
-        check=True,
-    )
-    own = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    campus = sysconfig.get_paths()["purelib"]
-    (Path(own) / "zz_campus_mcp.pth").write_text(f"import site; site.addsitedir({campus!r})\n")
+    work.mkdir(parents=True, exist_ok=True)
+    with (work / f"fastmcp-{FASTMCP_VERSION}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not python.exists():
+            print(f"installing fastmcp=={FASTMCP_VERSION} into {venv} (once)")
+            building = work / f"fastmcp-{FASTMCP_VERSION}.building"
+            shutil.rmtree(building, ignore_errors=True)  # a build cut off before its move; nobody runs it
+            staged = building / "bin" / "python"
+            subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
+            pins = ["-c", str(ROOT / "constraints.txt"), "-c", str(FASTMCP_CONSTRAINTS)]
+            subprocess.run(
+                [str(staged), "-m", "pip", "install", "--quiet", *pins, f"fastmcp=={FASTMCP_VERSION}"], check=True
+            )
+            own = subprocess.run(
+                [str(staged), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            campus = sysconfig.get_paths()["purelib"]
+            (Path(own) / "zz_campus_mcp.pth").write_text(f"import site; site.addsitedir({campus!r})\n")
+            # A virtualenv finds its packages from its own folder (pyvenv.cfg beside bin/), so it
+            # works moved; only the scripts pip wrote in bin/ name the old folder, and none is run.
+            building.rename(venv)
+    check = [str(python), "-c", "import fastmcp, campus_catalog; print(fastmcp.__version__)"]
+    found = subprocess.run(check, capture_output=True, text=True)
+    if found.returncode != 0 or found.stdout.strip() != FASTMCP_VERSION:
+        raise SystemExit(
+            f"{venv} is not a FastMCP {FASTMCP_VERSION} virtualenv ({found.stderr.strip()[-300:]}); remove it"
+        )
     return python
 
 
@@ -249,6 +281,57 @@ def check_mcp(response: httpx.Response) -> None:
 def check_rest(response: httpx.Response) -> None:
     if response.status_code != 200:
         raise SystemExit(f"HTTP {response.status_code}: {response.text[:300]}")
+    response.json()
+
+
+# An answer whose first bytes are those of the row's first answer (checked whole) says the same
+# kind of thing: JSON-RPC puts "result" or "error" right after the id, REST's page its first keys.
+SAME_START = 32
+TOOL_ERROR = b'"isError":true'
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: a row is itself (hashed by identity), whatever it asks
+class Target:
+    """One row: a path of one server asked one question."""
+
+    path: str  # "/api/mcp 2025-11-25", "REST twin", "FastMCP 2026-07-28"
+    tool: str
+    cache: str  # cold, warm, or "-" (FastMCP has no answer cache)
+    origin: str
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes | None
+
+    @property
+    def mcp(self) -> bool:
+        return self.body is not None
+
+    def full_check(self, response: httpx.Response) -> None:
+        (check_mcp if self.mcp else check_rest)(response)
+
+
+def mcp_target(path: str, tool: str, cache: str, origin: str, url: str, question: Question, wire: str) -> Target:
+    headers, body = mcp_request(question, wire)
+    return Target(path, tool, cache, origin, "POST", url, headers, body)
+
+
+def campus_targets(origin: str, asked: list[Question], cache: str) -> list[Target]:
+    rows = []
+    for question in asked:
+        for wire in WIRES:
+            rows.append(
+                mcp_target(f"/api/mcp {wire}", question.tool, cache, origin, f"{origin}/api/mcp", question, wire)
+            )
+        rows.append(Target("REST twin", question.tool, cache, origin, "GET", origin + question.rest, {}, None))
+    return rows
+
+
+def fastmcp_targets(origin: str) -> list[Target]:
+    question = Question("search_sections", SUBJECT_PAGE, "")
+    return [
+        mcp_target(f"FastMCP {wire}", question.tool, "-", origin, f"{origin}/mcp", question, wire) for wire in WIRES
+    ]
 
 
 @dataclass
@@ -260,73 +343,78 @@ class Row:
     p50: float
     p95: float
     answer_bytes: int
+    rounds: list[float]  # requests/s of each round
 
 
-async def load(
-    name: str, tool: str, cache: str, send: Any, check: Any, seconds: float, connections: int, warmup: int
-) -> Row:
-    """``connections`` clients, each sending the next request as soon as its answer is in."""
+async def send(client: httpx.AsyncClient, target: Target) -> httpx.Response:
+    return await client.request(target.method, target.url, content=target.body, headers=target.headers)
+
+
+async def load_slice(
+    client: httpx.AsyncClient, target: Target, start: bytes, seconds: float, connections: int
+) -> tuple[float, list[float]]:
+    """``connections`` clients, each sending the next request as soon as its answer is in, for
+    ``seconds``: the requests per second and each request's latency (ms)."""
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            response = await send(client, target)
+            latencies.append((time.perf_counter() - started) * 1000)
+            content = response.content
+            if response.status_code != 200 or not content.startswith(start) or (target.mcp and TOOL_ERROR in content):
+                target.full_check(response)  # says what went wrong, or finds it was fine after all
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(connections)))
+    return len(latencies) / (time.perf_counter() - began), latencies
+
+
+async def measure(targets: list[Target], rounds: int, seconds: float, connections: int) -> list[Row]:
+    """Every target, interleaved: ``rounds`` rounds of ``seconds / rounds`` each, round r starting
+    at another target (the list turned by r/rounds of its length)."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
-        size = 0
-        for _ in range(warmup):
-            response = await send(client)
-            check(response)
-            size = len(response.content)
-        latencies: list[float] = []
-        deadline = time.perf_counter() + seconds
-
-        async def worker() -> None:
-            while time.perf_counter() < deadline:
-                started = time.perf_counter()
-                response = await send(client)
-                latencies.append((time.perf_counter() - started) * 1000)
-                check(response)
-
-        began = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(connections)))
-        elapsed = time.perf_counter() - began
-    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
-    return Row(name, tool, cache, len(latencies) / elapsed, cuts[49], cuts[94], size)
-
-
-async def measure_campus(origin: str, asked: list[Question], cache: str, seconds: float, connections: int) -> list[Row]:
-    rows: list[Row] = []
-    for question in asked:
-        for wire in WIRES:
-            headers, body = mcp_request(question, wire)
-
-            async def send_mcp(client: httpx.AsyncClient, headers: dict[str, str] = headers, body: bytes = body) -> Any:
-                return await client.post(f"{origin}/api/mcp", content=body, headers=headers)
-
-            rows.append(
-                await load(f"/api/mcp {wire}", question.tool, cache, send_mcp, check_mcp, seconds, connections, 10)
-            )
-        rest_url = origin + question.rest
-
-        async def send_rest(client: httpx.AsyncClient, url: str = rest_url) -> Any:
-            return await client.get(url)
-
-        rows.append(await load("REST twin", question.tool, cache, send_rest, check_rest, seconds, connections, 10))
-        for row in rows[-3:]:
-            print(
-                f"  {cache:4s} {row.tool:16s} {row.path:22s} {row.requests_per_s:7.1f} req/s  p50 {row.p50:6.1f}  p95 {row.p95:6.1f} ms"
-            )
-    return rows
-
-
-async def measure_fastmcp(origin: str, seconds: float, connections: int) -> list[Row]:
+    clients = {origin: httpx.AsyncClient(limits=limits, timeout=60) for origin in {t.origin for t in targets}}
+    try:
+        starts: dict[Target, bytes] = {}
+        sizes: dict[Target, int] = {}
+        for target in targets:
+            client = clients[target.origin]
+            # Opens the connections and fills the warm server's cache; the first answer is checked whole.
+            for response in await asyncio.gather(*(send(client, target) for _ in range(connections))):
+                target.full_check(response)
+            starts[target], sizes[target] = response.content[:SAME_START], len(response.content)
+        rates: dict[Target, list[float]] = {t: [] for t in targets}
+        latencies: dict[Target, list[float]] = {t: [] for t in targets}
+        for number in range(rounds):
+            turn = number * len(targets) // rounds
+            for target in targets[turn:] + targets[:turn]:
+                rate, times = await load_slice(
+                    clients[target.origin], target, starts[target], seconds / rounds, connections
+                )
+                rates[target].append(rate)
+                latencies[target] += times
+            print(f"  round {number + 1}/{rounds} done, load average {os.getloadavg()[0]:.1f}")
+    finally:
+        for client in clients.values():
+            await client.aclose()
     rows = []
-    question = Question("search_sections", SUBJECT_PAGE, "")
-    for wire in WIRES:
-        headers, body = mcp_request(question, wire)
-
-        async def send(client: httpx.AsyncClient, headers: dict[str, str] = headers, body: bytes = body) -> Any:
-            return await client.post(f"{origin}/mcp", content=body, headers=headers)
-
-        row = await load(f"FastMCP {wire}", question.tool, "-", send, check_mcp, seconds, connections, 10)
-        print(f"  FastMCP {wire}: {row.requests_per_s:7.1f} req/s  p50 {row.p50:6.1f}  p95 {row.p95:6.1f} ms")
-        rows.append(row)
+    for target in targets:
+        cuts = statistics.quantiles(latencies[target], n=100, method="inclusive")
+        rows.append(
+            Row(
+                target.path,
+                target.tool,
+                target.cache,
+                statistics.median(rates[target]),
+                cuts[49],
+                cuts[94],
+                sizes[target],
+                rates[target],
+            )
+        )
     return rows
 
 
@@ -384,18 +472,21 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
             *(" ".join(f"{x:.1f}" for x in la) for la in loads)
         )
     )
-    print(f"{options.connections} connections, {options.seconds:g} s per row, {engine}, one uvicorn worker\n")
+    print(
+        f"{options.connections} connections, {options.seconds:g} s per row in {options.rounds} interleaved rounds "
+        f"(requests/s: the median of the rounds, their range beside it), {engine}, one uvicorn worker\n"
+    )
     print("In process, sections.search_sections alone (ms):")
     print("| question | p50 | p95 |\n| --- | --- | --- |")
     for name, (p50, p95) in inproc.items():
         print(f"| {name} | {p50:.1f} | {p95:.1f} |")
     print("\nOver HTTP:")
-    print("| tool | path | answer cache | requests/s | p50 ms | p95 ms | bytes |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| tool | path | answer cache | requests/s | rounds | p50 ms | p95 ms | bytes |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         print(
-            f"| {row.tool} | {row.path} | {row.cache} | {row.requests_per_s:.1f} | {row.p50:.1f} | {row.p95:.1f} "
-            f"| {row.answer_bytes:,} |"
+            f"| {row.tool} | {row.path} | {row.cache} | {row.requests_per_s:.1f} "
+            f"| {min(row.rounds):.0f}-{max(row.rounds):.0f} | {row.p50:.1f} | {row.p95:.1f} | {row.answer_bytes:,} |"
         )
 
     def rate(path: str, tool: str = "search_sections", cache: str = "cold") -> float:
@@ -418,7 +509,10 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=1, help="Demo scale (67: about 100,000 sections).")
-    parser.add_argument("--seconds", type=float, default=5.0, help="Measured seconds per row.")
+    parser.add_argument("--seconds", type=float, default=5.0, help="Measured seconds per row, all rounds together.")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="Interleaved rounds (each row gets seconds/rounds in each)."
+    )
     parser.add_argument("--connections", type=int, default=8, help="Concurrent connections of the load.")
     parser.add_argument("--runs", type=int, default=50, help="In-process runs per kind of question.")
     parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for databases, logs, venv.")
@@ -433,22 +527,24 @@ def main() -> None:
     env = target_env(database, options.database_url)
     built = build_target(database, options.database_url, options.scale)
     print(f"scale {options.scale}: " + (f"demo loaded in {built:.0f} s" if built is not None else "existing database"))
-    python = None if options.skip_fastmcp else fastmcp_python(work / "fastmcp-venv")
+    python = None if options.skip_fastmcp else fastmcp_python(work)
 
     inproc = asyncio.run(in_process(env, options.runs))
-    rows: list[Row] = []
-    asked: list[Question] = []
-    for cache in ("cold", "warm"):
-        port = free_port()
-        with campus_server(env, port, work / f"mcp-vs-rest-{cache}.log", cache=cache == "warm"):
-            origin = f"http://127.0.0.1:{port}"
-            if not asked:
-                asked = questions(*asyncio.run(campus_samples(origin)))
-            rows += asyncio.run(measure_campus(origin, asked, cache, options.seconds, options.connections))
-    if python is not None:
-        port = free_port()
-        with fastmcp_server(python, env, port, work / "fastmcp.log"):
-            rows += asyncio.run(measure_fastmcp(f"http://127.0.0.1:{port}", options.seconds, options.connections))
+    with contextlib.ExitStack() as servers:
+        origins: dict[str, str] = {}
+        for cache in ("cold", "warm"):
+            port = free_port()
+            servers.enter_context(campus_server(env, port, work / f"mcp-vs-rest-{cache}.log", cache=cache == "warm"))
+            origins[cache] = f"http://127.0.0.1:{port}"
+        targets: list[Target] = []
+        asked = questions(*asyncio.run(campus_samples(origins["cold"])))
+        for cache, origin in origins.items():
+            targets += campus_targets(origin, asked, cache)
+        if python is not None:
+            port = free_port()
+            servers.enter_context(fastmcp_server(python, env, port, work / "fastmcp.log"))
+            targets += fastmcp_targets(f"http://127.0.0.1:{port}")
+        rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections))
     report(rows, inproc, options.scale, options)
 
 
