@@ -260,7 +260,10 @@ class CompactVectors:
         of_distinct = np.empty(len(self.distinct), dtype=np.float32)
         for start in range(0, len(self.distinct), SCORE_CHUNK):
             chunk = self.distinct[start : start + SCORE_CHUNK].astype(np.float32)
-            of_distinct[start : start + len(chunk)] = chunk @ target32
+            # einsum, not ``chunk @ target32``: every row summed alike (as above), and no BLAS
+            # threads, which under load made this product 1.8x slower (98,304 review vectors:
+            # 1,060 against 595 ms p50 at load 9-12).
+            of_distinct[start : start + len(chunk)] = np.einsum("ij,j->i", chunk, target32)
         scored: NDArray[np.float32] = of_distinct[used]
         return scored
 
