@@ -22,11 +22,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import concurrent.futures
 import contextlib
 import os
 import statistics
 import struct
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -132,6 +134,28 @@ async def relay(host: str, port: int, count: WireCount) -> AsyncIterator[int]:
         yield server.sockets[0].getsockname()[1]
     finally:
         server.close()
+
+
+@contextlib.contextmanager
+def relay_in_thread(host: str, port: int, count: WireCount) -> Iterator[int]:
+    """:func:`relay` on an event loop of its own thread: a served campus is waited for with
+    blocking calls (bench/search_sections.py's ``serve``), which would stop a relay on this loop."""
+    loop = asyncio.new_event_loop()
+    ready: concurrent.futures.Future[int] = concurrent.futures.Future()
+    stop = asyncio.Event()
+
+    async def run() -> None:
+        async with relay(host, port, count) as local_port:
+            ready.set_result(local_port)
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True)
+    thread.start()
+    try:
+        yield ready.result(timeout=10)
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=10)
 
 
 @contextlib.contextmanager
@@ -277,13 +301,16 @@ async def main_async(options: argparse.Namespace) -> None:
     from sqlalchemy.engine import make_url
 
     target = make_url(url)
-    async with relay(target.host or "127.0.0.1", target.port or 5432, count) as port:
-        relayed = target.set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
-        print(header + "\n| --- | --- | --- | --- |")
-        if options.http:
-            options.work.mkdir(parents=True, exist_ok=True)
+    host, port = target.host or "127.0.0.1", target.port or 5432
+    print(header + "\n| --- | --- | --- | --- |")
+    if options.http:
+        options.work.mkdir(parents=True, exist_ok=True)
+        with relay_in_thread(host, port, count) as local_port:
+            relayed = target.set(host="127.0.0.1", port=local_port).render_as_string(hide_password=False)
             await over_http(relayed, options.calls, count, options.work)
-        else:
+    else:
+        async with relay(host, port, count) as local_port:
+            relayed = target.set(host="127.0.0.1", port=local_port).render_as_string(hide_password=False)
             await in_process(relayed, options.calls, count)
     print(os.getloadavg(), "load average at end")
 
