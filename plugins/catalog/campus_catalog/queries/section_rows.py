@@ -34,6 +34,7 @@ from campus_catalog.models import (
     SectionInstructor,
     Term,
 )
+from campus_catalog.queries import statements
 from campus_catalog.queries.serialize import meeting_patterns, meeting_summary_fields, where_taught
 from campus_catalog.schemas import (
     AttributeOut,
@@ -436,7 +437,7 @@ async def summaries_by_id(session: AsyncSession, ids: Sequence[int]) -> dict[int
     statement = _summaries_by_id.get(dialect)
     if statement is None:
         statement = _summaries_by_id[dialect] = summary_select(dialect).where(Section.id.in_(_IDS))
-    rows = (await session.execute(statement, {"ids": list(ids)})).all()
+    rows = await statements.read_rows(session, statement, {"ids": list(ids)})
     return {row[0]: summary for row, summary in zip(rows, summaries_of(rows), strict=True)}
 
 

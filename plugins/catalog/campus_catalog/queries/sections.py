@@ -10,6 +10,7 @@ from campus_mcp import NotFound, Settings
 from sqlalchemy import (
     ColumnElement,
     Integer,
+    Row,
     Select,
     and_,
     bindparam,
@@ -49,6 +50,7 @@ from campus_catalog.schemas import (
     SectionLookup,
     SectionPage,
     SectionSearch,
+    SectionSummary,
     SimilarSection,
     SimilarSections,
     SimilarSectionsQuery,
@@ -186,31 +188,55 @@ def _course_sections(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     return found.where(*where).order_by(Section.section_number, Section.crn)
 
 
+def _course_summaries(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
+    """:func:`_course_sections` as summaries (section_rows.summary_select), each row ending with
+    its course id: a page of a few courses' sections read with its answer in one statement."""
+    return (
+        section_rows.summary_select(dialect, Section.course_id.label("course_id"))
+        .where(*where)
+        .order_by(Section.section_number, Section.crn)
+    )
+
+
 _TITLED_MATCHES = statements.Shaped(_word_matches)
 _COURSE_SIZES = statements.Shaped(_course_sizes)
 _COURSE_SECTIONS = statements.Shaped(_course_sections)
+_COURSE_SUMMARIES = statements.Shaped(_course_summaries)
+# The courses of a search by words, one expanding parameter: built once, not per call with its ids.
+_OF_COURSES = Section.course_id.in_(bindparam("course_ids", expanding=True))
+# A page's courses are read whole with their summaries when they have at most this many sections
+# the page does not show (the last course's rest, the first's before a later page's offset).
+MAX_UNSHOWN = 25
+
+
+def _titled(words: str) -> list[ColumnElement[bool]]:
+    """The sections with a title of their own that has the words. ``title IS NOT NULL`` as
+    written: the partial index of titled sections (catalog_0006)."""
+    return [Section.title.is_not(None), func.lower(Section.title).contains(words.lower(), autoescape=True)]
+
+
+# Built once per distinct words, as the other filters are (statements.KeptConditions).
+kept_titled = statements.KeptConditions(_titled)
 
 
 async def _sections_by_words(
     session: AsyncSession, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
-) -> tuple[list[int], int]:
-    """The page's section ids of a search by title words, and the total: the sections of the
-    best-matching course first, each course's in the catalog order, then the sections of other
-    courses that have the words in a title of their own.
+) -> tuple[list[SectionSummary], int]:
+    """The page of a search by title words, and the total: the sections of the best-matching
+    course first, each course's in the catalog order, then the sections of other courses that
+    have the words in a title of their own.
 
     Counted per course, then only the page's courses read: reading every match in order (805
     rows for "introduction programming" at --scale 67) to keep 25 was most of the search, in
-    the database and in Python."""
+    the database and in Python. The page's courses are read with their summaries in one
+    statement (each statement is a call through SQLAlchemy, ~0.1-0.2 ms, and was a trip to
+    SQLite's thread), unless they have many sections the page does not show."""
     course_ids = await fulltext.matching_ids(session, "courses", query.q or "")
-    sizes_of, params = _COURSE_SIZES.statement(dialect, [*where, Section.course_id.in_(course_ids)])
-    sizes: dict[int, int] = {row[0]: row[1] for row in await session.execute(sizes_of, params)}
-    # ``title IS NOT NULL`` as written: the partial index of titled sections (catalog_0006). A
-    # titled section of a matching course is already one of its course's.
-    titled = and_(
-        Section.title.is_not(None), func.lower(Section.title).contains((query.q or "").lower(), autoescape=True)
-    )
-    titled_of, params = _TITLED_MATCHES.statement(dialect, [*where, titled])
-    others = [row[0] for row in await session.execute(titled_of, params) if row[1] not in sizes]
+    sizes_of, params = _COURSE_SIZES.statement(dialect, [*where, _OF_COURSES], course_ids=course_ids)
+    sizes: dict[int, int] = {row[0]: row[1] for row in await statements.read_rows(session, sizes_of, params)}
+    # A titled section of a matching course is already one of its course's.
+    titled_of, params = _TITLED_MATCHES.statement(dialect, [*where, *kept_titled(query.q or "")])
+    others = [row[0] for row in await statements.read_rows(session, titled_of, params) if row[1] not in sizes]
 
     start, end = query.offset, query.offset + query.limit
     spanned: list[tuple[int, int, int]] = []  # a course of the page: its sections [first, last)
@@ -220,18 +246,27 @@ async def _sections_by_words(
         if size and position < end and position + size > start:
             spanned.append((course_id, max(start - position, 0), min(end - position, size)))
         position += size
+    total = position + len(others)
+    shown_others = others[max(start - position, 0) : max(end - position, 0)]
+    page_courses = [course_id for course_id, _, _ in spanned]
+    unshown = sum(sizes[course_id] - (last - first) for course_id, first, last in spanned)
+    if spanned and not shown_others and unshown <= MAX_UNSHOWN:
+        found_of, params = _COURSE_SUMMARIES.statement(dialect, [*where, _OF_COURSES], course_ids=page_courses)
+        rows_of: dict[int, list[Row[Any]]] = {}
+        for row in await statements.read_rows(session, found_of, params):
+            rows_of.setdefault(row[-1], []).append(row)
+        page = [row for course_id, first, last in spanned for row in rows_of.get(course_id, [])[first:last]]
+        return section_rows.summaries_of(page), total
     ids: list[int] = []
     if spanned:
-        found_of, params = _COURSE_SECTIONS.statement(
-            dialect, [*where, Section.course_id.in_([course_id for course_id, _, _ in spanned])]
-        )
+        found_of, params = _COURSE_SECTIONS.statement(dialect, [*where, _OF_COURSES], course_ids=page_courses)
         of_course: dict[int, list[int]] = {}
-        for section_id, course_id in await session.execute(found_of, params):
+        for section_id, course_id in await statements.read_rows(session, found_of, params):
             of_course.setdefault(course_id, []).append(section_id)
         for course_id, first, last in spanned:
             ids += of_course.get(course_id, [])[first:last]
-    ids += others[max(start - position, 0) : max(end - position, 0)]
-    return ids, position + len(others)
+    ids += shown_others
+    return await section_rows.section_summaries(session, ids[: query.limit]), total
 
 
 async def _count_past_the_end(session: AsyncSession, where: list[ColumnElement[bool]], query: SectionSearch) -> int:
@@ -263,13 +298,14 @@ async def search_sections(
         # The sections of the matching courses (the (term, course) index), then the sections with
         # a title of their own that has the words: one test ``course_id IN ... OR title LIKE``
         # walked every section of the term (36,030 at --scale 67, where none has a title).
-        ids, total = await _sections_by_words(session, dialect, where, query)
+        found, total = await _sections_by_words(session, dialect, where, query)
+        return SectionPage(term=term_ref(term), sections=found, **page_fields(query, total))
     elif teachers is not None:
         ids, total = await instructor_filter.taught_page(session, dialect, where, query)
     else:
         # The page and the count in one statement (see _page_of_matches), built once per shape.
         statement, params = _PAGES.statement(dialect, where, page_offset=query.offset, page_limit=query.limit)
-        page = (await session.execute(statement, params)).all()
+        page = await statements.read_rows(session, statement, params)
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
             term=term_ref(term),
