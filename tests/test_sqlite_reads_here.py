@@ -1,7 +1,8 @@
 """A quick SQLite read runs in the event loop's thread, with no trip to aiosqlite's
 (host/campus_mcp/sqlite_driver.py, ReadsHere): its first run is in the thread and timed there;
 a read past its budget here is stopped, answered from the thread, and sent there from then on;
-writes, databases that are not WAL and failing reads keep the thread, with its answers."""
+writes, reads inside a write's transaction, databases that are not WAL and failing reads keep the
+thread, with its answers."""
 
 from __future__ import annotations
 
@@ -107,17 +108,26 @@ async def test_a_read_past_its_budget_is_answered_from_the_thread_and_sent_there
         assert await _trips(thread_runs, connection, counting, n=4) == (0, [(4,)])
 
 
-async def test_writes_and_statements_that_are_not_a_select_go_to_the_thread(
+async def test_writes_what_is_not_a_select_and_reads_in_a_write_transaction_go_to_the_thread(
     engine: AsyncEngine, thread_runs: list[Callable[[], Any]]
 ) -> None:
     with_bodies = text("WITH kept AS (SELECT body FROM notes) SELECT count(*) FROM kept")
+    bodies = select(NOTES.c.body).order_by(NOTES.c.id)
+    async with engine.connect() as connection:
+        assert (await _trips(thread_runs, connection, bodies))[0] == 1  # known quick from now on
     async with engine.begin() as connection:
+        assert (await _trips(thread_runs, connection, bodies))[0] == 0
         for _ in range(2):
             before = len(thread_runs)
             await connection.execute(insert(NOTES).values(body="written"))
             assert len(thread_runs) - before >= 1
         assert (await _trips(thread_runs, connection, with_bodies))[0] == 1
         assert await _trips(thread_runs, connection, with_bodies) == (1, [(4,)])
+        # A read after a write, in its transaction: with the write, in the thread.
+        assert await _trips(thread_runs, connection, bodies) == (
+            1,
+            [("kept",), ("also kept",), ("written",), ("written",)],
+        )
     async with engine.connect() as connection:
         assert (await connection.execute(select(NOTES.c.body).where(NOTES.c.id > 2))).scalars().all() == [
             "written",

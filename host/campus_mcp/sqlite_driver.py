@@ -244,7 +244,8 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
         if connection is None or not aiosqlite_connection._running or not self._thread_busy.acquire(blocking=False):
             return None
         try:
-            if not self._may_read_here(connection):
+            # Not inside a write's transaction: a read there stays with the writes, in the thread.
+            if connection.in_transaction or not self._may_read_here(connection):
                 return None
             budget = self._budget
             budget.passed = False
