@@ -93,8 +93,8 @@ class Roster:
 
     def with_words(self, words: list[str]) -> list[int]:
         """The ids (ascending) of the instructors whose folded name holds every one of ``words``
-        (already lowered), as search_instructors tests a name: found from the longest word, the
-        one that names fewest, then tested for the others name by name."""
+        (already lowered), as search_instructors tests a name: found from the longest word (likely
+        the one that names fewest), then tested for the others name by name."""
         longest = max(words, key=len)
         if _END in longest:
             found = [i for i, name in enumerate(self.folded) if longest in name]
