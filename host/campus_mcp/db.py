@@ -6,17 +6,15 @@ subclass :class:`Base`; their tables reach the database through their own Alembi
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
-import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import DateTime, MetaData, TypeDecorator, event
-from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import DBAPIError, DisconnectionError, InvalidRequestError
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase
 
@@ -207,82 +205,6 @@ _UNREACHABLE_DRIVER_ERRORS = frozenset(
 
 def make_sessions(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
-
-
-class WriteInReadSession(InvalidRequestError):
-    """A statement that writes (or locks rows) ran in a session opened for reading only."""
-
-
-# The execution option that marks the connections of a read session (:func:`read_sessions`).
-READ_ONLY_OPTION = "campus_read_only"
-
-# What a read session may run: a query, and nothing in it that writes or takes a row lock (a
-# data-modifying WITH, SELECT ... INTO, FOR UPDATE/SHARE: without a transaction a lock would
-# end with its statement, so a read that wants one has asked for the wrong session).
-_READ_STATEMENT = re.compile(r"\s*\(*\s*(SELECT|WITH|VALUES|EXPLAIN|SHOW)\b", re.IGNORECASE)
-_WRITE_WORD = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|INTO|TRUNCATE|SHARE)\b", re.IGNORECASE)
-
-# One read sessionmaker per sessionmaker, made on first use; gone with the sessionmaker.
-_READ_SESSIONS: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], async_sessionmaker[AsyncSession]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def read_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
-    """Sessions over the same engine and pool as ``sessions`` for work that only reads: no
-    transaction is opened, so on PostgreSQL a statement is one round trip, not three (BEGIN, the
-    statement, the ROLLBACK of the session's end: a catalog page went from 3 round trips to 1).
-
-    PostgreSQL: the connection runs in autocommit while the session holds it (asyncpg's
-    adapter then sends no BEGIN; setting and resetting it at checkout and checkin is done in
-    the adapter, no round trip), so each statement is its own transaction. For reads this sees
-    what a transaction would: at READ COMMITTED, PostgreSQL's default and the host's, every
-    statement of a transaction takes a new snapshot anyway, so a multi-statement answer could
-    already see an import that committed between two of its statements; a catalog answer is
-    public data that the next call reads afresh. SQLite: nothing to change, Python's sqlite3
-    begins a transaction before a write only, and a session that only read closes without a
-    rollback (:func:`_skip_rollback_outside_transactions`); setting aiosqlite's isolation level
-    would cost a trip to its thread at checkout and another at checkin.
-
-    A write in such a session fails before it reaches the database (:class:`WriteInReadSession`),
-    on both engines: without a transaction it could not be rolled back."""
-    found = _READ_SESSIONS.get(sessions)
-    if found is not None:
-        return found
-    bind = sessions.kw.get("bind")
-    if not isinstance(bind, AsyncEngine):
-        raise TypeError("read_sessions needs sessions bound to one engine (make_sessions)")
-    _refuse_writes_when_read_only(bind)
-    if bind.dialect.name == "postgresql":
-        reading = bind.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
-    else:
-        reading = bind.execution_options(**{READ_ONLY_OPTION: True})
-    made = async_sessionmaker(reading, **{key: value for key, value in sessions.kw.items() if key != "bind"})
-    _READ_SESSIONS[sessions] = made
-    return made
-
-
-def _refuse_writes_when_read_only(engine: AsyncEngine) -> None:
-    """Every statement of a read session is checked before it is sent: SQLAlchemy's own insert,
-    update, delete and DDL by what they are, any other statement by its words."""
-    sync_engine = engine.sync_engine
-    if event.contains(sync_engine, "before_cursor_execute", _refuse_write):
-        return
-    event.listen(sync_engine, "before_cursor_execute", _refuse_write)
-
-
-def _refuse_write(
-    connection: Connection, _cursor: Any, statement: str, _parameters: Any, context: Any, _executemany: bool
-) -> None:
-    if not connection.get_execution_options().get(READ_ONLY_OPTION):
-        return
-    compiled_write = context is not None and (context.isinsert or context.isupdate or context.isdelete or context.isddl)
-    if compiled_write or not _READ_STATEMENT.match(statement) or _WRITE_WORD.search(statement):
-        first = " ".join(statement.split()[:4])
-        raise WriteInReadSession(
-            f"{first} ...: a statement that writes or locks rows, in a session opened for reading only "
-            "(read_only=True, no transaction to roll it back). Open a session without read_only for it."
-        )
 
 
 # What a client is told while the database is unreachable: what happened and what to do.

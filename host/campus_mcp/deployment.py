@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from campus_mcp.db import make_engine, make_sessions, read_sessions
+from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.read_sessions import read_sessions
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 
@@ -63,7 +64,7 @@ class Deployment:
     @asynccontextmanager
     async def session(self, *, read_only: bool = False) -> AsyncIterator[AsyncSession]:
         """A database session, closed on leaving; commit what you write. ``read_only=True``: no
-        transaction, and a write fails (``campus_mcp.db.read_sessions``). Same as
+        transaction, and a write fails (``campus_mcp.read_sessions``). Same as
         ``ToolContext.session()``."""
         sessions = read_sessions(self.sessions) if read_only else self.sessions
         async with sessions() as session:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.confirmation import Decision
-from campus_mcp.db import read_sessions
 from campus_mcp.principal import Principal
+from campus_mcp.read_sessions import read_sessions
 from campus_mcp.settings import Settings
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class ToolContext:
     async def session(self, *, read_only: bool = False) -> AsyncIterator[AsyncSession]:
         """A database session, closed on leaving. ``read_only=True`` for work that only reads
         (a lookup tool's query): no transaction, one round trip per statement on PostgreSQL,
-        and a write in it fails (``campus_mcp.db.read_sessions``). Writes, and reads that must
+        and a write in it fails (``campus_mcp.read_sessions``). Writes, and reads that must
         hold a lock or see one snapshot, keep the default: a transaction, committed by you."""
         sessions = read_sessions(self.sessions) if read_only else self.sessions
         async with sessions() as session:

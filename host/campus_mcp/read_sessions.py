@@ -1,0 +1,110 @@
+"""Sessions for work that only reads (a lookup tool's query, a REST GET of the catalog): no
+transaction, so on PostgreSQL one round trip per statement instead of a BEGIN before and a
+ROLLBACK after (a catalog page: 3 round trips became 1), over the same engine and pool.
+
+Asked for by name, never guessed: ``ToolContext.session(read_only=True)`` or
+``Deployment.session(read_only=True)``. A write, DDL or row lock in such a session fails before
+it reaches the database (:class:`WriteInReadSession`): without a transaction it could not be
+rolled back, and a lock would end with its own statement.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import InvalidRequestError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.sql.dml import UpdateBase
+from sqlalchemy.sql.elements import TextClause
+
+
+class WriteInReadSession(InvalidRequestError):
+    """A statement that writes (or locks rows) ran in a session opened for reading only."""
+
+
+# The execution option that marks the connections of a read session.
+READ_ONLY_OPTION = "campus_read_only"
+
+# SQL given as words (text(), driver SQL) that a read session may run: a query, with no word in
+# it that writes or locks (a data-modifying WITH, SELECT ... INTO, FOR UPDATE/SHARE).
+_READ_STATEMENT = re.compile(r"\s*\(*\s*(SELECT|WITH|VALUES|EXPLAIN|SHOW)\b", re.IGNORECASE)
+_WRITE_WORD = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|INTO|TRUNCATE|SHARE)\b", re.IGNORECASE)
+
+# One read sessionmaker per sessionmaker, made on first use; gone with the sessionmaker.
+_MADE: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], async_sessionmaker[AsyncSession]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def read_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
+    """Sessions over the same engine and pool as ``sessions`` (same options) that open no
+    transaction.
+
+    PostgreSQL: the connection is in autocommit while such a session holds it. asyncpg's adapter
+    then sends no BEGIN, and its switch to autocommit at checkout and back at checkin is made in
+    the adapter, with no round trip; nothing was begun, so the pool's rollback at checkin sends
+    nothing either. Each statement is then its own transaction. For reads that sees what a
+    transaction would: at READ COMMITTED (PostgreSQL's default, and the host's) each statement of
+    a transaction takes a new snapshot anyway, so an answer of several statements could already
+    see an import commit between two of them; a catalog answer is public data that the next call
+    reads afresh. A read that needs one snapshot or a lock keeps an ordinary session.
+
+    SQLite: the connection is left as it is. Python's sqlite3 begins a transaction before a write
+    only, and a session that only read closes without a rollback
+    (``db._skip_rollback_outside_transactions``); setting aiosqlite's isolation level would cost a
+    trip to its thread at checkout and another at checkin. Writes are refused all the same."""
+    found = _MADE.get(sessions)
+    if found is not None:
+        return found
+    bind = sessions.kw.get("bind")
+    if not isinstance(bind, AsyncEngine):
+        raise TypeError("read_sessions needs sessions bound to one engine (campus_mcp.db.make_sessions)")
+    _refuse_writes(bind)
+    if bind.dialect.name == "postgresql":
+        reading = bind.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
+    else:
+        reading = bind.execution_options(**{READ_ONLY_OPTION: True})
+    made = async_sessionmaker(reading, **{key: value for key, value in sessions.kw.items() if key != "bind"})
+    _MADE[sessions] = made
+    return made
+
+
+def _refuse_writes(engine: AsyncEngine) -> None:
+    """Every statement on ``engine`` is checked before it is sent; only a read session's fail."""
+    sync_engine = engine.sync_engine
+    if not event.contains(sync_engine, "before_cursor_execute", _refuse_write):
+        event.listen(sync_engine, "before_cursor_execute", _refuse_write)
+
+
+def _refuse_write(
+    connection: Connection, _cursor: Any, statement: str, _parameters: Any, context: Any, _executemany: bool
+) -> None:
+    if not connection.get_execution_options().get(READ_ONLY_OPTION):
+        return
+    compiled = getattr(context, "compiled", None)
+    if compiled is not None and not isinstance(compiled.statement, TextClause):
+        # SQLAlchemy's own statement says what it is. Its words are not searched: for a catalog
+        # page's 4 KB of SQL that search cost more than a millisecond on the loaded machine.
+        if not _compiled_write(context, compiled):
+            return
+    elif _READ_STATEMENT.match(statement) and not _WRITE_WORD.search(statement):
+        return
+    first = " ".join(statement.split()[:4])
+    raise WriteInReadSession(
+        f"{first} ...: a statement that writes or locks rows, in a session opened for reading only "
+        "(read_only=True, no transaction to roll it back). Open a session without read_only for it."
+    )
+
+
+def _compiled_write(context: Any, compiled: Any) -> bool:
+    """Whether a statement SQLAlchemy compiled writes, defines or locks: an insert, update,
+    delete or DDL, a SELECT ... FOR UPDATE/SHARE, or a SELECT with a data-modifying WITH."""
+    if context.isinsert or context.isupdate or context.isdelete or context.isddl:
+        return True
+    if getattr(compiled.statement, "_for_update_arg", None) is not None:
+        return True
+    return any(isinstance(cte.element, UpdateBase) for cte in getattr(compiled, "ctes", None) or ())
