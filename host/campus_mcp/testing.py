@@ -45,6 +45,7 @@ try:
 except ModuleNotFoundError as missing:  # campus-mcp without its testing extra
     raise missing_kit_dependency(missing) from missing
 from alembic.config import Config
+from argon2 import PasswordHasher
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from mcp import Client
@@ -53,6 +54,7 @@ from sqlalchemy import make_url, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from campus_mcp import accounts
 from campus_mcp.app import create_app
 from campus_mcp.cli import main as cli_main
 from campus_mcp.contributions import Job
@@ -405,6 +407,25 @@ class TestDatabases:
 
 def _migration_folders(registry: Registry) -> frozenset[tuple[str, str]]:
     return frozenset((migrations.plugin, str(migrations.path)) for migrations in registry.migrations)
+
+
+# argon2id at its lowest cost (one pass over 8 KiB, one lane) for the passwords a test process hashes
+# and verifies. The deployment's own cost (three passes over 64 MiB, four lanes) is there to make
+# a stolen table slow to crack, and costs ~0.35 s of CPU per sign-in (hash or verification); the
+# suite signs in again and again, and no test checks that cost. A hash keeps its parameters in
+# itself, so either side verifies the other's: a `campus-mcp serve` subprocess still hashes at the
+# deployment's cost.
+TEST_PASSWORD_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+_deployment_hasher = pytest.StashKey[PasswordHasher]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_deployment_hasher] = accounts.password_hasher
+    accounts.password_hasher = TEST_PASSWORD_HASHER
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    accounts.password_hasher = config.stash.get(_deployment_hasher, accounts.password_hasher)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
