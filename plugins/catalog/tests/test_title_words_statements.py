@@ -1,6 +1,7 @@
 """A page of a search by title words reads its courses' sections with their summaries in one
-statement (queries/sections.py, _COURSE_SUMMARIES): four statements in all, not five; and that
-page is the one the two-statement way (the ids, then their summaries) gives, on every page."""
+statement (queries/sections.py: _COURSE_SUMMARIES, or _ONE_COURSE_PAGE for a page within one
+course of many sections): four statements in all, not five; and every page is its slice of the
+plain ranking, with the summaries the two-statement way (the ids, then their summaries) gives."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from campus_mcp.testing import CampusHarness
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import test_query_plans as plans
+from . import test_title_words_pages as words_pages
 
 WORDS = "introduction"
 
@@ -23,27 +25,39 @@ async def _page(campus: CampusHarness, **arguments: object) -> SectionPage:
         )
 
 
-async def test_a_page_of_title_words_is_four_statements(demo_campus: CampusHarness) -> None:
+async def _statements_of_a_page(campus: CampusHarness, **arguments: object) -> list[str]:
     async def run(session: AsyncSession) -> object:
         page = await sections.search_sections(
-            session, SectionSearch(q=WORDS, limit=10), demo_campus.settings, CatalogSettings()
+            session, SectionSearch.model_validate({"q": WORDS, **arguments}), campus.settings, CatalogSettings()
         )
-        assert len(page.sections) == 10 and page.total > 10
+        assert page.sections and page.total > len(page.sections)
         return page
 
-    await _page(demo_campus, limit=10)  # the terms held in process: not a statement of the page
-    found = await plans._statements(demo_campus, run)
-    # The words, the per-course counts, the titled sections, the page with its summaries.
-    assert len(found) == 4, [statement for statement, _ in found]
+    await _page(campus, **arguments)  # the terms held in process: not a statement of the page
+    return [statement for statement, _ in await plans._statements(campus, run)]
 
 
-async def test_every_page_is_the_one_of_ids_then_summaries(
+async def test_a_page_of_title_words_is_four_statements(
     demo_campus: CampusHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    total = (await _page(demo_campus, limit=1)).total
-    assert total > 12, "the pages cross courses"
-    pages = [(offset, limit) for limit in (1, 3, 7) for offset in range(0, total + 2, 2)]
+    # The words, the per-course counts, the titled sections, the page with its summaries.
+    assert len(found := await _statements_of_a_page(demo_campus, limit=10)) == 4, found
+    # A page within one course whose other sections are too many to read with it.
+    monkeypatch.setattr(sections, "MAX_UNSHOWN", -1)
+    assert len(found := await _statements_of_a_page(demo_campus, offset=1, limit=1)) == 4, found
+
+
+async def test_every_page_is_its_slice_of_the_ranking_by_every_way(
+    demo_campus: CampusHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with demo_campus.sessions() as session:
+        everything = await words_pages._every_match(session, demo_campus, {})
+    assert len(everything) > 12, "the pages cross courses"
+    pages = [(offset, limit) for limit in (1, 3, 7) for offset in range(0, len(everything) + 2, 2)]
     at_once = [await _page(demo_campus, offset=offset, limit=limit) for offset, limit in pages]
-    monkeypatch.setattr(sections, "MAX_UNSHOWN", -1)  # every page by its ids, then their summaries
+    for (offset, limit), page in zip(pages, at_once, strict=True):
+        assert [s.crn for s in page.sections] == everything[offset : offset + limit], (offset, limit)
+        assert page.total == len(everything)
+    # A page within one course by its slice, a page across courses by its ids, then their summaries.
+    monkeypatch.setattr(sections, "MAX_UNSHOWN", -1)
     assert [await _page(demo_campus, offset=offset, limit=limit) for offset, limit in pages] == at_once
-    assert any(page.sections for page in at_once) and not at_once[-1].sections
