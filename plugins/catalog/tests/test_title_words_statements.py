@@ -61,3 +61,21 @@ async def test_every_page_is_its_slice_of_the_ranking_by_every_way(
     # A page within one course by its slice, a page across courses by its ids, then their summaries.
     monkeypatch.setattr(sections, "MAX_UNSHOWN", -1)
     assert [await _page(demo_campus, offset=offset, limit=limit) for offset, limit in pages] == at_once
+
+
+@pytest.mark.parametrize("read_whole_courses", [True, False])
+async def test_a_page_of_title_words_stays_on_indexes(
+    demo_campus: CampusHarness, monkeypatch: pytest.MonkeyPatch, read_whole_courses: bool
+) -> None:
+    """Both ways of reading the page (its courses whole, or one course's slice) on indexes, on
+    either engine (test_query_plans' check: no full scan of the big tables)."""
+    if not read_whole_courses:
+        monkeypatch.setattr(sections, "MAX_UNSHOWN", -1)
+
+    async def run(session: AsyncSession) -> object:
+        return await sections.search_sections(
+            session, SectionSearch(q=WORDS, offset=1, limit=1), demo_campus.settings, CatalogSettings()
+        )
+
+    statements = await plans._statements(demo_campus, run)
+    assert await plans._full_scans(demo_campus, statements) == []
