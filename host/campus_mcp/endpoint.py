@@ -418,9 +418,7 @@ class McpEndpoint:
         try:
             fast = self.fast[path]
             if not (
-                self.fast_reads
-                and body is not None
-                and await fast.serve(scope, receive, send, body, principal, manager._lifespan_state)  # type: ignore[arg-type]
+                self.fast_reads and body is not None and await fast.serve(scope, receive, send, body, principal)  # type: ignore[arg-type]
             ):
                 await manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
         finally:

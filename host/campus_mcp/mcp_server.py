@@ -163,6 +163,18 @@ def _request_version(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return None
 
 
+def meta_object(meta: Any) -> dict[str, Any]:
+    """A request's ``_meta`` (the SDK's ``RequestParamsMeta``, or None) as the JSON object a tool
+    reads in ``ToolContext.request_meta``: {} without one."""
+    if meta is None:
+        return {}
+    return meta.model_dump(by_alias=True, exclude_none=True) if isinstance(meta, BaseModel) else dict(meta)
+
+
+def _request_meta(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    return meta_object(ctx.meta)
+
+
 # The level this module last gave the SDK's logger; any other level was set by the operator.
 _sdk_level_we_set: int | None = None
 
@@ -318,20 +330,22 @@ class CampusServer:
     def tool_context(
         self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal, plugin: str = ""
     ) -> ToolContext:
-        meta: dict[str, Any] = {}
-        if ctx is not None and ctx.meta is not None:
-            meta = (
-                ctx.meta.model_dump(by_alias=True, exclude_none=True)
-                if isinstance(ctx.meta, BaseModel)
-                else dict(ctx.meta)
-            )
+        if ctx is None:
+            return self.request_context(principal, plugin, None, {})
+        return self.request_context(principal, plugin, _request_version(ctx), _request_meta(ctx))
+
+    def request_context(
+        self, principal: Principal, plugin: str, protocol_version: str | None, request_meta: dict[str, Any]
+    ) -> ToolContext:
+        """What a tool's handler gets of one request: the caller, the client's protocol version and
+        the request's ``_meta`` (as a JSON object), with the host's settings and sessions."""
         return ToolContext(
             principal=principal,
             settings=self.registry.settings,
             registry=self.registry,
             sessions=self.sessions,
-            protocol_version=_request_version(ctx) if ctx is not None else None,
-            request_meta=meta,
+            protocol_version=protocol_version,
+            request_meta=request_meta,
             plugin_settings=self.registry.plugin_settings.get(plugin),
         )
 
@@ -345,6 +359,14 @@ class CampusServer:
     async def answer_call(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> ToolAnswer:
         """:meth:`call_tool`'s result, and whether its ``structuredContent`` is JSON as pydantic's
         JSON mode makes it (campus_mcp.fast_call then writes that object's JSON text itself)."""
+        return await self.answer_request(params, _request_version(ctx), _request_meta(ctx))
+
+    async def answer_request(
+        self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
+    ) -> ToolAnswer:
+        """:meth:`answer_call` given what a call uses of its request context: the protocol version
+        and the ``_meta`` object. campus_mcp.fast_call answers a read with it, without building the
+        SDK's request context, session and connection, which a call never uses."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)
         if tool is None or tool not in self.visible_tools(principal):
@@ -358,7 +380,7 @@ class CampusServer:
             # The student is over the limit (counted by the endpoint): say when to retry.
             metrics.count_tool_call(tool.name, "rate_limited")
             return ToolAnswer(_text_result(refusal.tool_message, with_links=False))
-        context = self.tool_context(ctx, principal, tool.plugin)
+        context = self.request_context(principal, tool.plugin, protocol_version, request_meta)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
         outcome = "ok"
         json_native = False  # a write's answer is its own dict (campus_mcp.write_call)
