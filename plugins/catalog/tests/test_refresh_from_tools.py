@@ -3,6 +3,7 @@ answer when Banner fails (seed 000, "Old section data"), seen through the MCP cl
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,7 +59,8 @@ async def queued(campus: CampusHarness) -> list[str]:
 async def test_get_section_answers_first_and_refreshes_behind(
     campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeBanner(sections=fixture_sections(), delay_seconds=1.0)
+    banner_answers = asyncio.Event()
+    fake = FakeBanner(sections=fixture_sections(), held=banner_answers)
     async with serve_fake_banner(fake) as url:
         campus = await live_campus(campus_factory, monkeypatch, url)
         async with campus.mcp() as client:
@@ -68,6 +70,7 @@ async def test_get_section_answers_first_and_refreshes_behind(
         assert result.structured_content["crn"] == "45405"
         assert await queued(campus) == ["45405"]
         assert await synced_at(campus, "45405") == STALE
+        banner_answers.set()
         await refresher_for(campus.sessions, campus.deployment.plugin_settings("catalog")).drain()
     refreshed = await synced_at(campus, "45405")
     assert refreshed is not None and refreshed > STALE + timedelta(hours=39)

@@ -172,7 +172,8 @@ async def test_when_queueing_fails_the_keys_are_removed_and_the_failure_recorded
 async def test_the_answer_does_not_wait_for_the_refresh(campus_factory: CampusFactory) -> None:
     campus = await current_campus(campus_factory)
     crn = all_crns()[0]
-    fake = FakeBanner(sections=fixture_sections(), delay_seconds=1.0)
+    banner_answers = asyncio.Event()
+    fake = FakeBanner(sections=fixture_sections(), held=banner_answers)
     async with serve_fake_banner(fake) as url:
         refresher = SectionRefresher(campus.sessions, catalog_for(url))
         queued = await queue_refreshes(campus.sessions, refresher, refs([crn]), timezone=ZONE)
@@ -180,6 +181,7 @@ async def test_the_answer_does_not_wait_for_the_refresh(campus_factory: CampusFa
         assert queued == [crn]
         before = (await stored(campus, crn)).banner_synced_at
         assert before is not None and before < NOW - timedelta(hours=36)
+        banner_answers.set()
         await refresher.drain()
     after = (await stored(campus, crn)).banner_synced_at
     assert after is not None and after > NOW - timedelta(minutes=5)

@@ -4,7 +4,8 @@ It serves saved ``searchResults`` sections the way Banner does: a term must be s
 ``POST term/search`` in the session (a cookie) before a search returns anything, pages follow
 ``pageOffset``/``pageMaxSize`` capped at 500, and the per-section pages answer by CRN. Faults
 are switched on per test: a status for one endpoint (``fail``), a 500 from a page offset on
-(``fail_from_offset``), a slow answer (``delay_seconds``). Every request that reaches it is
+(``fail_from_offset``), a slow answer (``delay_seconds``), an answer held until the test lets it
+go (``held``, an event of the test's loop). Every request that reaches it is
 recorded with its arrival time, so a test can see the pacing and that a refused request never
 left the client.
 
@@ -46,6 +47,9 @@ class FakeBanner:
     fail: dict[str, int] = dataclasses.field(default_factory=dict)
     fail_from_offset: int | None = None
     delay_seconds: float = 0.0
+    # Set by a test: every request waits for it. A test that checks "the answer came before Banner
+    # did" holds Banner this way, not with a delay a loaded machine can outlast.
+    held: asyncio.Event | None = None
     # CRN -> the HTML of getSectionPrerequisites (Banner's table); others have none.
     prerequisites: dict[str, str] = dataclasses.field(default_factory=dict)
     # Called after each search page is served, with the offset: a test changes the list mid-paging.
@@ -69,6 +73,8 @@ class FakeBanner:
         self.seen.append(SeenRequest(request.method, endpoint, query, time.monotonic()))
         if self.delay_seconds:
             await asyncio.sleep(self.delay_seconds)
+        if self.held is not None:
+            await self.held.wait()
         if endpoint in self.fail:
             return Response("upstream fault (fake)", status_code=self.fail[endpoint], media_type="text/plain")
         session = request.cookies.get("JSESSIONID")
