@@ -183,6 +183,18 @@ class Section(Base):
         Index("ix_catalog_sections_term_id_course_id", "term_id", "course_id"),
         # A term's count from a narrow index, not the wide listing one (catalog_0007).
         Index("ix_catalog_sections_term_count", "term_id", "cancelled"),
+        # A few instructors' sections of a term, from their ids, with what the page orders and
+        # filters by, without reading the rows (catalog_0008).
+        Index(
+            "ix_catalog_sections_by_id",
+            "id",
+            "term_id",
+            "cancelled",
+            "course_id",
+            "section_number",
+            "crn",
+            "seats_available",
+        ),
         # get_section without a term: a CRN in any term (the unique index has the term first).
         Index("ix_catalog_sections_crn", "crn"),
         # The few sections with a title of their own, for a search by title words (catalog_0006).
