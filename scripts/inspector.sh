@@ -55,7 +55,8 @@ campus() { env "${UNSET[@]}" "${CAMPUS_ENV[@]}" "$@"; }
 # Not through campus(): $! must be the server itself (env execs it), which the cleanup stops.
 env "${UNSET[@]}" "${CAMPUS_ENV[@]}" "$CAMPUS_MCP" serve --host 127.0.0.1 --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
-if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$PORT/healthz" 180 --pid "$SERVER_PID"; then
+# Up to 300 s, as scripts/conformance.sh: it returns as soon as the server answers.
+if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$PORT/healthz" 300 --pid "$SERVER_PID"; then
   echo "inspector: the server did not start; its log:" >&2
   tail -n 40 "$WORK/serve.log" >&2
   exit 1
@@ -163,7 +164,9 @@ inspect() {
 }
 
 for transport in http stdio; do
-  config=(--config "$WORK/$transport.json" --server campus)
+  # The inspector gives a server 30 s to connect; a stdio one (a fresh campus-mcp process) took
+  # longer beside both test passes on a loaded 2-core machine (load ~13). Up to 180 s instead.
+  config=(--config "$WORK/$transport.json" --server campus --connect-timeout 180000)
   for era in legacy modern; do
     [[ $era == legacy ]] && protocol=2025-11-25 || protocol=2026-07-28
     inspect "$transport $era initialize" "initialize:$protocol" -- "${config[@]}" --protocol-era "$era" \
