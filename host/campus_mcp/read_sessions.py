@@ -10,8 +10,10 @@ rolled back, and a lock would end with its own statement.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy import event
@@ -108,3 +110,30 @@ def _compiled_write(context: Any, compiled: Any) -> bool:
     if getattr(compiled.statement, "_for_update_arg", None) is not None:
         return True
     return any(isinstance(cte.element, UpdateBase) for cte in getattr(compiled, "ctes", None) or ())
+
+
+@contextlib.asynccontextmanager
+async def streaming_read(session: AsyncSession) -> AsyncIterator[None]:
+    """Hold a read-only transaction around a streamed read (``session.stream``) when ``session``
+    is a read session on PostgreSQL; elsewhere nothing changes.
+
+    A stream reads through a server-side cursor, which PostgreSQL keeps only inside a
+    transaction (asyncpg: "cursor cannot be created outside of a transaction"). The transaction
+    is begun on the driver's connection, ``BEGIN READ ONLY``, so PostgreSQL itself refuses a write
+    in it, and it ends (ROLLBACK) when the block does: two round trips, paid only by the loads
+    and rankings that stream thousands of vectors, never by a page."""
+    connection = await session.connection()
+    sync = connection.sync_connection
+    if (
+        connection.dialect.name != "postgresql"
+        or sync is None
+        or not sync.get_execution_options().get(READ_ONLY_OPTION)
+    ):
+        yield
+        return
+    driver = (await connection.get_raw_connection()).driver_connection
+    if driver is None or driver.is_in_transaction():
+        yield
+        return
+    async with driver.transaction(readonly=True):
+        yield

@@ -41,7 +41,12 @@ def one_call(
     With a ``name``, the answer goes through the answer cache (``campus_catalog.answers``)."""
 
     async def run(context: ToolContext, args: Any) -> BaseModel:
-        async with context.session() as session:
+        # A read-only session: the catalog's query functions only read (imports write, in jobs),
+        # so on PostgreSQL each statement is one round trip, with no BEGIN and no ROLLBACK around
+        # it (3 trips -> 1 for a search_sections page). A multi-statement answer may then read
+        # across a refresh that lands between its statements: public catalog data refreshed
+        # section by section, where a seat count a moment newer is no harm.
+        async with context.session(read_only=True) as session:
             if not name:
                 return await query(session, args, context.settings, context.plugin_settings)
             return await answers.answer(

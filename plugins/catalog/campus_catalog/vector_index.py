@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import numpy as np
+from campus_mcp.read_sessions import streaming_read
 from numpy.typing import NDArray
 from sqlalchemy import select
 
@@ -318,11 +319,12 @@ async def _load_compact(session: AsyncSession, kind: str, dimensions: int) -> Co
     columns = [table.id, table.embedding] + ([Review.sentiment] if kind == "reviews" else [])
     statement = select(*columns).where(table.embedding.is_not(None)).order_by(table.id)
     building = _CompactBuilder(dimensions, with_sentiment=kind == "reviews")
-    result = await session.stream(statement.execution_options(yield_per=LOAD_CHUNK))
-    async for chunk in result.partitions(LOAD_CHUNK):
-        # In a worker thread: hashing 20,000 vectors would hold the event loop ~100 ms, and a
-        # server's warm-up runs while it answers students.
-        await anyio.to_thread.run_sync(building.take, chunk)
+    async with streaming_read(session):
+        result = await session.stream(statement.execution_options(yield_per=LOAD_CHUNK))
+        async for chunk in result.partitions(LOAD_CHUNK):
+            # In a worker thread: hashing 20,000 vectors would hold the event loop ~100 ms, and a
+            # server's warm-up runs while it answers students.
+            await anyio.to_thread.run_sync(building.take, chunk)
     return building.vectors()
 
 
