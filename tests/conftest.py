@@ -20,8 +20,11 @@ there, and is skipped on SQLite as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import aiosqlite.core
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -90,3 +93,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "the run's engine, so the PostgreSQL pass must run them: remove them from ENGINE_INDEPENDENT "
             "(or move the database test to another file): " + "; ".join(misused)
         )
+
+
+@pytest.fixture
+def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
+    """Every function aiosqlite's connection threads run, in order (connections opened after):
+    how the SQLite driver tests (test_sqlite_one_trip, test_sqlite_reads_here) count trips."""
+    ran: list[Callable[[], Any]] = []
+    worker = aiosqlite.core._connection_worker_thread
+
+    class Counted:
+        def __init__(self, queue: Any) -> None:
+            self.queue = queue
+
+        def get(self) -> Any:
+            future, function = self.queue.get()
+            ran.append(function)
+            return future, function
+
+    monkeypatch.setattr(aiosqlite.core, "_connection_worker_thread", lambda queue: worker(Counted(queue)))
+    return ran

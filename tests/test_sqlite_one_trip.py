@@ -27,25 +27,6 @@ NOTES = Table(
 )
 
 
-@pytest.fixture
-def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
-    """Every function aiosqlite's connection threads run, in order (connections opened after)."""
-    ran: list[Callable[[], Any]] = []
-    worker = aiosqlite.core._connection_worker_thread
-
-    class Counted:
-        def __init__(self, queue: Any) -> None:
-            self.queue = queue
-
-        def get(self) -> Any:
-            future, function = self.queue.get()
-            ran.append(function)
-            return future, function
-
-    monkeypatch.setattr(aiosqlite.core, "_connection_worker_thread", lambda queue: worker(Counted(queue)))
-    return ran
-
-
 async def _engine(path: Path, **kwargs: Any) -> AsyncEngine:
     made = make_engine(f"sqlite+aiosqlite:///{path}", pool_size=1, max_overflow=0, **kwargs)
     async with made.begin() as connection:

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite.core
 import pytest
 import pytest_asyncio
 from campus_mcp import sqlite_driver
@@ -34,25 +33,6 @@ def generous_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     and a loaded CI machine can take the core away for milliseconds): the test that wants a read
     past its budget sets a small one around it."""
     monkeypatch.setattr(sqlite_driver, "QUICK_READ_S", 1.0)
-
-
-@pytest.fixture
-def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
-    """Every function aiosqlite's connection threads run, in order (connections opened after)."""
-    ran: list[Callable[[], Any]] = []
-    worker = aiosqlite.core._connection_worker_thread
-
-    class Counted:
-        def __init__(self, queue: Any) -> None:
-            self.queue = queue
-
-        def get(self) -> Any:
-            future, function = self.queue.get()
-            ran.append(function)
-            return future, function
-
-    monkeypatch.setattr(aiosqlite.core, "_connection_worker_thread", lambda queue: worker(Counted(queue)))
-    return ran
 
 
 @pytest_asyncio.fixture
