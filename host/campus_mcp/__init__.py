@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
     from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.principal import Principal
+    from campus_mcp.read_sessions import WriteInReadSession, streaming_read
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
@@ -123,6 +124,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
     "campus_mcp.principal": ("Principal",),
+    "campus_mcp.read_sessions": ("WriteInReadSession", "streaming_read"),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
@@ -196,6 +198,7 @@ __all__ = [
     "ToolContext",
     "ToolExample",
     "UTCDateTime",
+    "WriteInReadSession",
     "__version__",
     "answer_key",
     "cached_answer",
@@ -221,6 +224,7 @@ __all__ = [
     "record_run",
     "redis_answers",
     "session_user",
+    "streaming_read",
     "to_login",
     "utcnow",
 ]

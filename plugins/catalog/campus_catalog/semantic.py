@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import InvalidInput, RateLimit, check_rate_limit, count_metric
-from campus_mcp.read_sessions import streaming_read
+from campus_mcp import InvalidInput, RateLimit, check_rate_limit, count_metric, streaming_read
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, case, func, literal_column, select, union_all, update
 

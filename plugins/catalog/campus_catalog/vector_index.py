@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp.read_sessions import streaming_read
+from campus_mcp import streaming_read
 from numpy.typing import NDArray
 from sqlalchemy import select
 

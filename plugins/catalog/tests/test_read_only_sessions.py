@@ -13,10 +13,8 @@ from typing import Any
 import pytest
 from campus_catalog.examples import add_sparse_catalog
 from campus_catalog.operations import OPERATIONS, CatalogOperation
-from campus_mcp import ToolExample, testing
-from campus_mcp.principal import ANONYMOUS
+from campus_mcp import Principal, ToolContext, ToolExample, testing
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins, prepare_database
-from campus_mcp.tool_context import ToolContext
 
 _CALLS = [
     pytest.param(row, example, id=f"{row.name}-{example.data}-{number}")
@@ -51,7 +49,7 @@ async def test_a_catalog_read_answers_the_same_without_a_transaction(
 ) -> None:
     campus = demo_campus if example.data == "demo" else sparse_campus
     context = ToolContext(
-        principal=ANONYMOUS,
+        principal=Principal(user_id=None, username=None, client_id=None, scopes=frozenset()),  # anonymous
         settings=campus.settings,
         registry=campus.registry,
         sessions=campus.sessions,
