@@ -191,15 +191,16 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
     async def _execute_async(self, operation: Any, parameters: Any) -> Any:
         # A quick read runs here without awaiting anything (a coroutine still, so that
         # SQLAlchemy's AsyncConnection sees the await it requires).
-        reads = cast(OneTripConnection, self._adapt_connection).reads
-        if reads is not None and _select(operation):
-            outcome = cast(OneTripConnection, self._adapt_connection).read_here(operation, parameters)
+        adapted = cast(OneTripConnection, self._adapt_connection)
+        reads = adapted.reads if _select(operation) else None
+        if reads is not None:
+            outcome = adapted.read_here(operation, parameters)
             if outcome is not None:
                 self._keep(outcome)
                 return self
-        async with self._adapt_connection._execute_mutex:
+        async with adapted._execute_mutex:
             connection: Any = self._connection
-            if reads is not None and _select(operation):
+            if reads is not None:
                 # Timed each time it runs in the thread: a read stopped here only because the
                 # machine took the core away is found quick again.
                 outcome, seconds = await connection._execute(_run_timed, connection._conn, operation, parameters)

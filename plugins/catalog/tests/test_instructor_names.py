@@ -13,7 +13,7 @@ import pytest
 from campus_catalog import data_version
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Instructor
-from campus_catalog.queries import instructor_filter, instructor_names, instructors
+from campus_catalog.queries import instructor_filter, instructor_names, instructors, lookups
 from campus_catalog.schemas import InstructorSearch
 from campus_mcp import CampusState
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -153,7 +153,7 @@ async def test_the_roster_follows_changes(campus_factory: CampusFactory, monkeyp
     # Without a version to compare, the roster is trusted for MAX_AGE_S only.
     await _add_as_another_process_would(campus, "ins-later", "Laterally Quill", bump=False)
     assert await _named(campus, "laterally", read_version=False) == []
-    monkeypatch.setattr(instructor_names, "MAX_AGE_S", 0.0)
+    monkeypatch.setattr(lookups, "MAX_AGE_S", 0.0)  # the roster is a lookups.HeldTable
     assert len(await _named(campus, "laterally", read_version=False) or []) == 1
 
 

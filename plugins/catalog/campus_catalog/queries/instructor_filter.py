@@ -14,13 +14,11 @@ from sqlalchemy import ColumnElement, CompoundSelect, Select, func, select, unio
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.models import Course, Instructor, Section, SectionInstructor
-from campus_catalog.queries import instructor_names, statements
+from campus_catalog.queries import instructor_names, section_rows, statements
 from campus_catalog.schemas import SectionSearch
 
 # An instructor filter naming at most this many instructors reads their sections by their ids.
 FEW_TEACHERS = 500
-# The catalog order of sections (as ``sections.CATALOG_ORDER``).
-_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 
 
 def _teachers(instructor: str, dialect: str) -> CompoundSelect[Any]:
@@ -90,7 +88,12 @@ def taught_by(instructor: str, teachers: list[int] | None, dialect: str) -> Colu
 
 def _taught_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
     """The ids of the sections matching ``where``, in the catalog order."""
-    return select(Section.id).join(Course, Course.id == Section.course_id).where(*where).order_by(*_ORDER)
+    return (
+        select(Section.id)
+        .join(Course, Course.id == Section.course_id)
+        .where(*where)
+        .order_by(*section_rows.CATALOG_ORDER)
+    )
 
 
 _TAUGHT_MATCHES = statements.Shaped(_taught_matches)

@@ -13,16 +13,16 @@ Each name is folded as the engine's own test folds it, so the same instructors a
 - PostgreSQL tests ``lower(name)``, which folds every letter by the database's locale: the name
   is read already lowered by the database.
 
-Kept and renewed as ``lookups`` keeps terms: per database (the engine's URL), forgotten when this
-process commits a catalog change, compared with the data version when the call read it (else
-trusted for ``lookups.MAX_AGE_S``), and never kept from a session with uncommitted catalog writes
-(the caller then asks the database, see ``instructor_filter``) or from a read a commit overtook.
+Held by ``lookups.HeldTable``, as the terms are: per database (the engine's URL), forgotten when
+this process commits a catalog change, compared with the data version when the call read it (else
+trusted for ``lookups.MAX_AGE_S``), never kept from a read a commit overtook; and never used by a
+session with uncommitted catalog writes (the caller then asks the database, see
+``instructor_filter``).
 """
 
 from __future__ import annotations
 
 import re
-import time
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import data_version
 from campus_catalog.models import Instructor
-from campus_catalog.queries.lookups import MAX_AGE_S
+from campus_catalog.queries import lookups
 
 # Ends each folded name in the one text; a part holding it is tested name by name instead.
 _END = "\n"
@@ -71,21 +71,25 @@ class Roster:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def _holding(self, part: str, most: int | None = None) -> list[int]:
+        """The positions (ascending) of the folded names that hold ``part``; with ``most``, the
+        search stops once it has found more than that many names."""
+        if _END in part:
+            return [i for i, name in enumerate(self.folded) if part in name][: None if most is None else most + 1]
+        # One pass of the text (a str.find per match redid its setup each time: 290 finds for
+        # "garcia" took ~3 ms, this ~1); a name holding the part twice is found once.
+        found: set[int] = set()
+        for match in re.finditer(re.escape(part), self.text):
+            found.add(bisect_right(self.starts, match.start()) - 1)
+            if most is not None and len(found) > most:
+                break
+        return sorted(found)
+
     def named(self, instructor: str, most: int) -> list[int]:
         """The ids (ascending) of the instructors whose folded name holds ``instructor`` lowered,
         or whose public id is ``instructor``; at most ``most`` + 1 of them (enough to tell that
         there are more than ``most``)."""
-        part = instructor.lower()
-        found: set[int] = set()
-        if _END in part:
-            found.update(id_ for id_, name in zip(self.ids, self.folded, strict=True) if part in name)
-        else:
-            # One pass of the text (a str.find per match redid its setup each time: 290 finds for
-            # "garcia" took ~3 ms, this ~1); a name holding the part twice names its instructor once.
-            for match in re.finditer(re.escape(part), self.text):
-                found.add(self.ids[bisect_right(self.starts, match.start()) - 1])
-                if len(found) > most:
-                    break
+        found = {self.ids[i] for i in self._holding(instructor.lower(), most)}
         pub = self.by_pub_id.get(instructor)
         if pub is not None:
             found.add(pub)
@@ -96,36 +100,8 @@ class Roster:
         (already lowered), as search_instructors tests a name: found from the longest word (likely
         the one that names fewest), then tested for the others name by name."""
         longest = max(words, key=len)
-        if _END in longest:
-            found = [i for i, name in enumerate(self.folded) if longest in name]
-        else:
-            found = sorted(
-                {bisect_right(self.starts, match.start()) - 1 for match in re.finditer(re.escape(longest), self.text)}
-            )
         others = [word for word in words if word != longest]
-        return [self.ids[i] for i in found if all(word in self.folded[i] for word in others)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Held:
-    roster: Roster
-    read_at: float
-    version: int | None
-
-
-_held: dict[str, _Held] = {}
-# Grows with every forget; a read that started before a forget does not keep its roster.
-_generation = 0
-
-
-def forget() -> None:
-    """Forget the roster of every database (a catalog change was committed in this process)."""
-    global _generation
-    _generation += 1
-    _held.clear()
-
-
-data_version.on_change.append(forget)
+        return [self.ids[i] for i in self._holding(longest) if all(word in self.folded[i] for word in others)]
 
 
 async def _read(session: AsyncSession) -> Roster:
@@ -139,24 +115,12 @@ async def _read(session: AsyncSession) -> Roster:
     return Roster.of([(id_, pub_id, name) for id_, pub_id, name in rows])
 
 
+_rosters: lookups.HeldTable[Roster] = lookups.HeldTable(_read)
+
+
 async def roster(session: AsyncSession) -> Roster | None:
     """The campus's roster; None for a session with uncommitted catalog writes (they may be
     rolled back: the caller asks the database what it sees)."""
     if data_version.writing(session):
         return None
-    database = data_version.database_key(session)
-    version = data_version.known(session)
-    held = _held.get(database)
-    if held is not None and _still_good(held, version):
-        return held.roster
-    generation = _generation
-    read = await _read(session)
-    if generation == _generation:
-        _held[database] = _Held(read, time.monotonic(), version)
-    return read
-
-
-def _still_good(held: _Held, version: int | None) -> bool:
-    if version is not None:
-        return held.version == version
-    return time.monotonic() - held.read_at < MAX_AGE_S
+    return await _rosters.rows(session)

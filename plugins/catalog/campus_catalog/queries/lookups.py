@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -49,6 +49,12 @@ class KnownTerm:
     end_date: date
 
 
+# Every HeldTable made; and a count that grows with every forget, so that a read that started
+# before a forget does not keep its rows.
+_tables: list[HeldTable[Any]] = []
+_generation = 0
+
+
 @dataclass(frozen=True, slots=True)
 class _Held(Generic[Rows]):
     rows: Rows
@@ -56,12 +62,14 @@ class _Held(Generic[Rows]):
     version: int | None
 
 
-class _Table(Generic[Rows]):
-    """One lookup table of every database this process reads, and how to read it."""
+class HeldTable(Generic[Rows]):
+    """One table of every database this process reads, held by the rules above, and how to read
+    it. Every HeldTable is forgotten together (``forget``); the instructor roster is one too."""
 
     def __init__(self, read: Callable[[AsyncSession], Awaitable[Rows]]) -> None:
         self._read = read
         self._held: dict[str, _Held[Rows]] = {}
+        _tables.append(self)
 
     def forget(self) -> None:
         self._held.clear()
@@ -99,18 +107,16 @@ async def _read_subjects(session: AsyncSession) -> tuple[tuple[str, str], ...]:
     return tuple((code, name) for code, name in rows)
 
 
-_terms: _Table[tuple[KnownTerm, ...]] = _Table(_read_terms)
-_subjects: _Table[tuple[tuple[str, str], ...]] = _Table(_read_subjects)
-# Grows with every forget; a read that started before a forget does not keep its rows.
-_generation = 0
+_terms: HeldTable[tuple[KnownTerm, ...]] = HeldTable(_read_terms)
+_subjects: HeldTable[tuple[tuple[str, str], ...]] = HeldTable(_read_subjects)
 
 
 def forget() -> None:
     """Forget every held table, of every database (a catalog change was committed here)."""
     global _generation
     _generation += 1
-    _terms.forget()
-    _subjects.forget()
+    for table in _tables:
+        table.forget()
 
 
 data_version.on_change.append(forget)

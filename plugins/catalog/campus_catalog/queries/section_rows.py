@@ -49,6 +49,8 @@ from campus_catalog.schemas import (
     Waitlist,
 )
 
+# The order sections are listed in (a search by words aside): by course, then section number, CRN.
+CATALOG_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
 _SECTION_COLUMNS = (
     Section.id,
     Section.term_id,

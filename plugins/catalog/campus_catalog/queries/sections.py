@@ -59,8 +59,8 @@ from campus_catalog.schemas import (
 
 # A search by meaning ranks at most this many sections; further pages of it end there.
 SEMANTIC_DEPTH = 200
-# The order sections are listed in (the words' ranking aside).
-CATALOG_ORDER = (Course.subject_code, Course.course_number, Section.section_number, Section.crn)
+# The order sections are listed in (the words' ranking aside), shared with instructor_filter.
+CATALOG_ORDER = section_rows.CATALOG_ORDER
 
 
 def section_filters(
