@@ -152,12 +152,73 @@ def target_env(database: Path, url: str | None) -> dict[str, str]:
     return env
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite ``--database-url`` names (relative to the working folder, as the campus
+    reads it), or None for a PostgreSQL URL. Anything else is refused with what is served: a
+    SQLite URL used to reach the PostgreSQL code, which left an empty file named ``postgres``."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise SystemExit(f"--database-url is not a database URL: {url!r}") from None
+    if parsed.get_backend_name() == "postgresql":
+        if not parsed.database:
+            raise SystemExit("--database-url names no database: postgresql+asyncpg://user@host:port/<database>")
+        return None
+    if parsed.get_backend_name() != "sqlite":
+        raise SystemExit(
+            f"--database-url serves SQLite or PostgreSQL, not {parsed.get_backend_name()}: "
+            "sqlite+aiosqlite:///<file> or postgresql+asyncpg://user@host:port/<database>"
+        )
+    if parsed.drivername != "sqlite+aiosqlite":
+        raise SystemExit(
+            f"--database-url: the campus reads SQLite through aiosqlite: sqlite+aiosqlite:///{parsed.database or '<file>'}"
+        )
+    if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file::memory:"):
+        # Every server of the run is a process of its own: an in-memory database is one process's.
+        raise SystemExit("--database-url: the servers need a SQLite file they all open, not a database in memory")
+    return Path(parsed.database)
+
+
+def sqlite_has_sections(file: Path) -> bool:
+    """Whether a SQLite file already holds a catalog (read only, so a missing file stays missing)."""
+    import sqlite3
+
+    if not file.exists():
+        return False
+    with contextlib.closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+        try:
+            return bool(connection.execute("SELECT count(*) FROM catalog_sections").fetchone()[0])
+        except sqlite3.OperationalError:  # no tables yet
+            return False
+
+
+def load_demo(database: Path, url: str, scale: int) -> float:
+    """``campus-mcp demo --scale N`` into ``url``; the seconds it took."""
+    started = time.perf_counter()
+    subprocess.run(
+        [command("campus-mcp"), "demo", "--scale", str(scale)],
+        env=target_env(database, url),
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - started
+
+
 def build_target(database: Path, url: str | None, scale: int) -> float | None:
-    """``build_campus`` for either target; on a server database, created when missing and built
-    when it has no sections yet."""
+    """``build_campus`` for either target; with ``url``, that database as given, built when it has no
+    sections yet (on PostgreSQL created first when missing)."""
     if not url:
         seconds: float | None = build_campus(database, scale)
         return seconds
+    file = sqlite_file(url)
+    if file is not None:
+        if sqlite_has_sections(file):
+            return None
+        file.parent.mkdir(parents=True, exist_ok=True)
+        return load_demo(database, url, scale)
     from sqlalchemy import make_url, text
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -180,14 +241,7 @@ def build_target(database: Path, url: str | None, scale: int) -> float | None:
 
     if asyncio.run(has_sections()):
         return None
-    started = time.perf_counter()
-    subprocess.run(
-        [command("campus-mcp"), "demo", "--scale", str(scale)],
-        env=target_env(database, url),
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - started
+    return load_demo(database, url, scale)
 
 
 def campus_server(env: dict[str, str], port: int, log: Path, *, cache: bool) -> contextlib.AbstractContextManager[None]:

@@ -1,0 +1,119 @@
+"""bench/mcp_vs_rest.py's ``--database-url``: a SQLite URL is served as given, PostgreSQL as before,
+anything it cannot serve refused with a message saying what it serves.
+
+A SQLite URL used to go down the PostgreSQL path, which opened the URL with its database renamed to
+``postgres``: for SQLite an empty file of that name in the working folder, and no campus built.
+The demo load itself is the campus's own ``campus-mcp demo`` (tested with the CLI); here it is
+replaced by a recorder, so these tests read no database server and load nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "mcp_vs_rest.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mcp_vs_rest_under_test", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # The script puts bench/ on the path for its sibling search_sections; take that back after.
+    # Its dataclasses look their module up by name while the class is made, so it is there meanwhile.
+    path = list(sys.path)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path
+        del sys.modules[spec.name]
+    return module
+
+
+@pytest.fixture
+def demo_loads(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every ``campus-mcp demo`` the bench would run: its arguments and database URL."""
+    loads: list[dict[str, Any]] = []
+
+    def record(args: list[str], *, env: dict[str, str], **_options: Any) -> None:
+        loads.append({"args": args[1:], "url": env["CAMPUS_MCP_DATABASE_URL"]})
+
+    monkeypatch.setattr(bench.subprocess, "run", record)
+    return loads
+
+
+def _catalog_file(file: Path, sections: int) -> None:
+    with sqlite3.connect(file) as connection:
+        connection.execute("CREATE TABLE catalog_sections (id INTEGER PRIMARY KEY)")
+        connection.executemany("INSERT INTO catalog_sections (id) VALUES (?)", [(n,) for n in range(sections)])
+    connection.close()
+
+
+def test_a_sqlite_url_with_a_catalog_is_served_as_it_is(
+    bench: ModuleType, demo_loads: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _catalog_file(tmp_path / "mine.db", sections=3)
+    built = bench.build_target(tmp_path / "unused.db", "sqlite+aiosqlite:///mine.db", 1)
+    assert built is None and demo_loads == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["mine.db"]  # no "postgres", no default file
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["missing", "without sections"])
+def test_a_sqlite_url_without_a_catalog_gets_the_demo_there(
+    bench: ModuleType,
+    demo_loads: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    existing: bool,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    url = "sqlite+aiosqlite:///campuses/scaled.db"
+    if existing:
+        (tmp_path / "campuses").mkdir()
+        _catalog_file(tmp_path / "campuses" / "scaled.db", sections=0)
+    built = bench.build_target(tmp_path / "unused.db", url, 67)
+    assert isinstance(built, float)
+    assert demo_loads == [{"args": ["demo", "--scale", "67"], "url": url}]
+    assert (tmp_path / "campuses").is_dir() and not (tmp_path / "postgres").exists()
+    assert not (tmp_path / "unused.db").exists()
+
+
+def test_sqlite_file_names_the_file_of_the_url(bench: ModuleType, tmp_path: Path) -> None:
+    assert bench.sqlite_file(f"sqlite+aiosqlite:///{tmp_path}/a.db") == tmp_path / "a.db"
+    assert bench.sqlite_file("sqlite+aiosqlite:///var/bench/b.db") == Path("var/bench/b.db")
+    assert bench.sqlite_file("postgresql+asyncpg://campus@127.0.0.1:55432/bench") is None
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("sqlite+aiosqlite://", "not a database in memory"),
+        ("sqlite+aiosqlite:///:memory:", "not a database in memory"),
+        ("sqlite:///var/bench/c.db", "sqlite+aiosqlite:///var/bench/c.db"),
+        ("mysql+aiomysql://campus@127.0.0.1/bench", "SQLite or PostgreSQL, not mysql"),
+        ("postgresql+asyncpg://campus@127.0.0.1:55432", "names no database"),
+        ("not a url", "not a database URL"),
+    ],
+)
+def test_a_url_it_cannot_serve_is_refused_saying_why(
+    bench: ModuleType,
+    demo_loads: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+    says: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as refused:
+        bench.build_target(tmp_path / "unused.db", url, 1)
+    assert says in str(refused.value)
+    assert demo_loads == [] and list(tmp_path.iterdir()) == []
