@@ -10,7 +10,8 @@ STAMP := $(VENV)/.installed
 
 bootstrap: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES),$(p)/pyproject.toml)
+# The catalog's install also compiles its e5 engine (plugins/catalog/setup.py): its sources count too.
+$(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES),$(p)/pyproject.toml) plugins/catalog/setup.py plugins/catalog/csrc/q4q8_vnni.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES),-e $(p))
 	touch $(STAMP)
