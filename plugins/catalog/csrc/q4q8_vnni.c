@@ -105,36 +105,39 @@ static void campus_group(const campus_matrix *m, int g, const float *bias, const
     __m512 b16 = bias ? _mm512_loadu_ps(bias + g * CAMPUS_ROWS) : _mm512_setzero_ps();
     for (int t = t0; t < t1; t += CAMPUS_TOKENS) {
         /* a short last tile repeats its last token, whose rows are then not written */
-        int tok[CAMPUS_TOKENS];
-        for (int j = 0; j < CAMPUS_TOKENS; j++) tok[j] = t + j < t1 ? t + j : t1 - 1;
-        const int8_t *a0 = aq + (size_t)tok[0] * nin, *a1 = aq + (size_t)tok[1] * nin;
-        const int8_t *a2 = aq + (size_t)tok[2] * nin, *a3 = aq + (size_t)tok[3] * nin;
-        __m512 f0 = _mm512_setzero_ps(), f1 = f0, f2 = f0, f3 = f0;
+        const int8_t *a[CAMPUS_TOKENS];
+        const float *da[CAMPUS_TOKENS];
+        const int32_t *sa[CAMPUS_TOKENS];
+        __m512 f[CAMPUS_TOKENS];
+#pragma GCC unroll 16
+        for (int j = 0; j < CAMPUS_TOKENS; j++) {
+            int tok = t + j < t1 ? t + j : t1 - 1;
+            a[j] = aq + (size_t)tok * nin; da[j] = ad + (size_t)tok * nb; sa[j] = as + (size_t)tok * nb;
+            f[j] = _mm512_setzero_ps();
+        }
         for (int b = 0; b < nb; b++) {
             const uint8_t *wb = weights + (size_t)b * CAMPUS_ROWS * QK;
-            __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+            /* one accumulator per token: CAMPUS_TOKENS independent chains of VPDPBUSD */
+            __m512i sum[CAMPUS_TOKENS];
+#pragma GCC unroll 16
+            for (int j = 0; j < CAMPUS_TOKENS; j++) sum[j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
             for (int k = 0; k < QK / 4; k++) {
                 __m512i w = _mm512_load_si512((const void *)(wb + k * CAMPUS_ROWS * 4));
-                int32_t x0, x1, x2, x3;
-                int off = b * QK + k * 4;
-                memcpy(&x0, a0 + off, 4); memcpy(&x1, a1 + off, 4);
-                memcpy(&x2, a2 + off, 4); memcpy(&x3, a3 + off, 4);
-                s0 = _mm512_dpbusd_epi32(s0, w, _mm512_set1_epi32(x0));
-                s1 = _mm512_dpbusd_epi32(s1, w, _mm512_set1_epi32(x1));
-                s2 = _mm512_dpbusd_epi32(s2, w, _mm512_set1_epi32(x2));
-                s3 = _mm512_dpbusd_epi32(s3, w, _mm512_set1_epi32(x3));
+#pragma GCC unroll 16
+                for (int j = 0; j < CAMPUS_TOKENS; j++) {
+                    int32_t x;
+                    memcpy(&x, a[j] + b * QK + k * 4, 4);
+                    sum[j] = _mm512_dpbusd_epi32(sum[j], w, _mm512_set1_epi32(x));
+                }
             }
             __m512 dw = _mm512_load_ps(scales + (size_t)b * CAMPUS_ROWS);
             /* the nibbles stand for q - 8: take 8 x the activations' sum off the exact integer sum */
-#define CAMPUS_ADD(F, S, T)                                                                      \
-    F = _mm512_fmadd_ps(                                                                         \
-        _mm512_cvtepi32_ps(_mm512_sub_epi32(S, _mm512_set1_epi32(8 * as[(size_t)(T) * nb + b]))), \
-        _mm512_mul_ps(dw, _mm512_set1_ps(ad[(size_t)(T) * nb + b])), F)
-            CAMPUS_ADD(f0, s0, tok[0]); CAMPUS_ADD(f1, s1, tok[1]);
-            CAMPUS_ADD(f2, s2, tok[2]); CAMPUS_ADD(f3, s3, tok[3]);
-#undef CAMPUS_ADD
+#pragma GCC unroll 16
+            for (int j = 0; j < CAMPUS_TOKENS; j++)
+                f[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sum[j], _mm512_set1_epi32(8 * sa[j][b]))),
+                                       _mm512_mul_ps(dw, _mm512_set1_ps(da[j][b])), f[j]);
         }
-        __m512 f[CAMPUS_TOKENS] = {f0, f1, f2, f3};
         for (int j = 0; j < CAMPUS_TOKENS && t + j < t1; j++)
             _mm512_storeu_ps(Y + (size_t)(t + j) * nout + g * CAMPUS_ROWS, _mm512_add_ps(f[j], b16));
     }
