@@ -1,6 +1,11 @@
 """The settings family through the real MCP client (issue 12, points 1, 2, 3, 6): hostile
 templates never pass the allow list, the resolver's levels and sources, the confirmation
-messages, decline, and two clients changing one row at once."""
+messages, decline, and two clients changing one row at once.
+
+The refusals and the preview change nothing, so they run on the session's shared ``demo_campus``
+(the kit's campus for tests that change no data), each asserting that no settings row changed;
+every test that changes a setting builds a campus of its own (``campus``).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import mcp_types as types
 import pytest
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_settings.demo import first_meeting_id
-from campus_settings.models import ClassSetting
+from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
 from sqlalchemy import select
 
 MODERN = "2026-07-28"
@@ -31,7 +36,19 @@ def answering(action: Literal["accept", "decline", "cancel"], confirm: bool | No
 
 @pytest.fixture
 async def campus(campus_factory: CampusFactory) -> CampusHarness:
+    """A demo campus of its own, for a test that changes settings."""
     return await campus_factory(demo=True)
+
+
+async def _rows(campus: CampusHarness) -> list[str]:
+    """Every student's settings rows (levels, classes, notifications), to check a refusal wrote
+    none: read from the tables, as a tool call per check would cost more than the test."""
+    async with campus.sessions() as session:
+        rows = []
+        for model in (LevelSetting, ClassSetting, NotificationSetting):
+            for row in await session.scalars(select(model)):
+                rows.append(repr({column.key: getattr(row, column.key) for column in model.__table__.columns}))
+    return sorted(rows)
 
 
 async def _meeting(campus: CampusHarness) -> tuple[Any, int]:
@@ -57,8 +74,10 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("template", HOSTILE)
-async def test_a_hostile_template_is_refused_with_the_names_allowed(campus: CampusHarness, template: str) -> None:
+async def test_a_hostile_template_is_refused_with_the_names_allowed(demo_campus: CampusHarness, template: str) -> None:
+    campus = demo_campus
     principal, meeting = await _meeting(campus)
+    before = await _rows(campus)
     for tool, arguments in (
         ("update_class_settings", {"meeting_time_id": meeting, "title_template": template}),
         ("preview_template", {"title_template": template}),
@@ -69,20 +88,26 @@ async def test_a_hostile_template_is_refused_with_the_names_allowed(campus: Camp
         assert "{{course_code}}" in text and "Traceback" not in text
     async with campus.sessions() as session:
         row = await session.scalar(select(ClassSetting).where(ClassSetting.meeting_time_id == meeting))
-    assert row is None or row.title_template is None
+    assert row is None or row.title_template != template
+    assert await _rows(campus) == before
 
 
-async def test_a_megabyte_template_is_refused_by_its_length(campus: CampusHarness) -> None:
+async def test_a_megabyte_template_is_refused_by_its_length(demo_campus: CampusHarness) -> None:
+    campus = demo_campus
     principal, meeting = await _meeting(campus)
+    before = await _rows(campus)
     result = await campus.call(
         "update_class_settings", {"meeting_time_id": meeting, "title_template": "x" * 1_000_000}, principal=principal
     )
     assert result.is_error
     assert "title_template" in result.content[0].text  # type: ignore[union-attr]
+    assert await _rows(campus) == before
 
 
-async def test_preview_renders_only_allowed_names_and_strips_control_characters(campus: CampusHarness) -> None:
+async def test_preview_renders_only_allowed_names_and_strips_control_characters(demo_campus: CampusHarness) -> None:
+    campus = demo_campus
     principal, meeting = await _meeting(campus)
+    before = await _rows(campus)
     result = await campus.call(
         "preview_template",
         {"meeting_time_id": meeting, "title_template": "{{ course_code }}\x1b[31m\u202e {crn} {{crn}}\nx"},
@@ -93,6 +118,7 @@ async def test_preview_renders_only_allowed_names_and_strips_control_characters(
     crn = result.structured_content["meeting"]["crn"]  # type: ignore[index]
     code = result.structured_content["meeting"]["course_code"]  # type: ignore[index]
     assert title == f"{code}[31m {{crn}} {crn} x"
+    assert await _rows(campus) == before
 
 
 async def test_resolver_takes_each_field_from_its_own_level(campus: CampusHarness) -> None:
@@ -120,13 +146,16 @@ async def test_resolver_takes_each_field_from_its_own_level(campus: CampusHarnes
     assert result.structured_content["class_settings"] is None  # type: ignore[index]
 
 
-async def test_another_students_meeting_is_not_found(campus: CampusHarness) -> None:
+async def test_another_students_meeting_is_not_found(demo_campus: CampusHarness) -> None:
+    campus = demo_campus
     _principal, meeting = await _meeting(campus)
     other = await campus.student_principal("student4")
+    before = await _rows(campus)
     result = await campus.call("update_class_settings", {"meeting_time_id": meeting, "color": "sage"}, principal=other)
     own = await campus.call("update_class_settings", {"meeting_time_id": 987654, "color": "sage"}, principal=other)
     assert result.is_error and own.is_error
     assert result.content[0].text.replace(str(meeting), "N") == own.content[0].text.replace("987654", "N")  # type: ignore[union-attr]
+    assert await _rows(campus) == before
 
 
 async def test_the_question_lists_fields_old_and_new_with_the_template_last(campus: CampusHarness) -> None:
