@@ -20,7 +20,7 @@ from litestar.logging.config import LoggingConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
-from campus_mcp.cors import cors_middleware
+from campus_mcp.cors import cors_middleware, is_mcp_path
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
@@ -32,7 +32,7 @@ from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.login import login_controllers
 from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, rest_token_middleware_factory
 from campus_mcp.oauth.routes import oauth_controllers
-from campus_mcp.oauth.session import session_config, signed_in_middleware_factory
+from campus_mcp.oauth.session import browser_session_middleware
 from campus_mcp.openapi import openapi_config, with_access
 from campus_mcp.principal import ANONYMOUS, Principal
 from campus_mcp.registry import PluginError, Registry, load_registry
@@ -220,8 +220,8 @@ def create_app(
             # Outermost: each request's time and answer by its route template (campus_mcp.metrics).
             metrics.http_timing_middleware,
             cors_middleware(registry),  # first: a preflight is answered before the session is read
-            session_config(registry.settings).middleware,
-            signed_in_middleware_factory(registry, sessions),
+            # Not for an MCP request that sends no session cookie: it would read nothing there.
+            browser_session_middleware(registry, sessions, cookieless_skip=is_mcp_path),
             *bad_token_middleware(limits),  # outside every bearer check: counts the 401s of bad tokens
             rest_token_middleware_factory(personal_tokens, [MCP_PATH]),
             *limits_middleware(limits),  # last: it counts the student the others found

@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -155,6 +156,47 @@ def signed_in_middleware_factory(registry: Registry, sessions: async_sessionmake
                         scopes=all_scopes,
                     )
             await app(scope, receive, send)
+
+        return wrapped
+
+    return middleware
+
+
+def sends_session_cookie(scope: Scope) -> bool:
+    """Whether the request may carry the session cookie: a Cookie header that names it anywhere.
+
+    Litestar splits a large session over ``campus_session-0``, ``-1``...; every one of those names
+    holds ``campus_session``, and a false match (another cookie's value) only costs a read."""
+    marker = SESSION_COOKIE.encode()
+    return any(key.lower() == b"cookie" and marker in value for key, value in scope["headers"])
+
+
+def browser_session_middleware(
+    registry: Registry,
+    sessions: async_sessionmaker[AsyncSession],
+    *,
+    cookieless_skip: Callable[[str], bool],
+) -> Callable[[ASGIApp], ASGIApp]:
+    """The session cookie (Litestar's middleware), then the student it signs in (the one above).
+
+    Both are skipped for an HTTP request to a path where ``cookieless_skip`` holds that sends no
+    session cookie: there they would read no cookie, make an empty session, sign nobody in and set
+    no cookie on the answer (Litestar clears only cookies the request sent), so skipping them
+    changes nothing a client sees and saves their work on each bearer-token or anonymous MCP call
+    (issue 16). A browser that sends the cookie there still gets both: its session's student is
+    whom the rate limits count an MCP request without a token against (campus_mcp.limits).
+    """
+    session = session_config(registry.settings).middleware
+    signed_in = signed_in_middleware_factory(registry, sessions)
+
+    def middleware(app: ASGIApp) -> ASGIApp:
+        with_session: ASGIApp = session(signed_in(app))
+
+        async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == ScopeType.HTTP and cookieless_skip(scope["path"]) and not sends_session_cookie(scope):
+                await app(scope, receive, send)
+                return
+            await with_session(scope, receive, send)
 
         return wrapped
 
