@@ -73,7 +73,8 @@ static int campus_lay_out(campus_matrix *m, const block_q4_0 *W, int nout, int n
     return 1;
 }
 
-/* The laid-out copy of W, made on first use; NULL if the table is full or memory ran out. */
+/* The laid-out copy of W, made on first use; NULL if the table is full or memory ran out. Kept
+ * for the process's life (the catalog loads one model, once): a model freed leaves its copies. */
 static const campus_matrix *campus_matrix_of(const block_q4_0 *W, int nout, int nin) {
     uint16_t fingerprint[4];
     campus_fingerprint(W, nout, nin, fingerprint);
