@@ -112,6 +112,14 @@ HTTP_SECONDS = Histogram(
 )
 
 
+# Each series' child by (name, label items), as count() was called: the label-name check, the
+# lock and prometheus-client's own label lookup then run once per series, not on every count (a
+# tools/call and every request count one). prometheus-client keeps every child it made for as long
+# (nothing here removes a series), so this holds no series it does not, and the same objects.
+_children: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = {}
+_http_children: dict[tuple[str, str, str], Any] = {}
+
+
 def _family(name: str) -> str:
     return name if name.endswith("_total") else f"{name}_total"
 
@@ -142,8 +150,13 @@ def count(name: str, **labels: str) -> None:
     Public as ``campus_mcp.count_metric``. Every count of one name takes the same label names;
     label values are names the deployment chose, never a token, secret or student's name.
     """
-    counter = _counter(name, labels)
-    (counter.labels(**labels) if labels else counter).inc()
+    key = (name, tuple(labels.items()))
+    child = _children.get(key)
+    if child is None:
+        counter = _counter(name, labels)
+        child = counter.labels(**labels) if labels else counter
+        _children[key] = child
+    child.inc()
 
 
 def value(name: str, **labels: str) -> int:
@@ -245,10 +258,11 @@ def http_timing_middleware(app: ASGIApp) -> ASGIApp:
                 status = exc.status_code if isinstance(exc, HTTPException) else 500
             raise
         finally:
-            route = str(scope.get("path_template") or "(no route)")
-            HTTP_SECONDS.labels(method=method, route=route, status=f"{status // 100}xx").observe(
-                time.perf_counter() - started
-            )
+            key = (method, str(scope.get("path_template") or "(no route)"), f"{status // 100}xx")
+            series = _http_children.get(key)
+            if series is None:
+                series = _http_children[key] = HTTP_SECONDS.labels(method=key[0], route=key[1], status=key[2])
+            series.observe(time.perf_counter() - started)
 
     return timed
 
