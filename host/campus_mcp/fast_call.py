@@ -86,7 +86,9 @@ def _json_content_type(headers: Mapping[str, str]) -> bool:
 # else (keys, strings, escapes, integers of any size, other floats, true, false, null) is the same
 # bytes. Pydantic's output shows each case: a byte past 0x7e, "0.0000", a digit then an "e" or
 # "E", "Infinity" or "NaN" (in a number, or harmlessly in a string: then json.dumps writes it).
-DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# Digits as 0 and E as e: one search for "0e" then finds a digit before either exponent letter
+# (two searches, for "0e" and "0E", were ~8 us each on a 25-section page).
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
 WRITTEN_APART = (b"\x7f", b"0.0000", b"Infinity", b"NaN")
 
 
@@ -96,7 +98,7 @@ def python_json(value: Any) -> bytes:
     written = pydantic_core.to_json(value)
     if written.isascii() and not any(sign in written for sign in WRITTEN_APART):
         digits = written.translate(DIGITS_AS_ZERO)
-        if b"0e" not in digits and b"0E" not in digits:
+        if b"0e" not in digits:
             return written
     return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
 
