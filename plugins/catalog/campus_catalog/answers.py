@@ -41,10 +41,15 @@ Answer = TypeVar("Answer", bound=BaseModel)
 
 _stores: WeakKeyDictionary[Any, AnswerStore | None] = WeakKeyDictionary()
 
-# The advisory's freshness times are cached ten minutes (seed 000); a change committed in this
-# process (an import job, a section refresh) shows at once instead. Other processes' changes show
-# within the ten minutes, as the seed allows.
-data_version.on_change.append(forget_freshness)
+
+def _forget_freshness(_moved: frozenset[str]) -> None:
+    """The advisory's freshness times are cached ten minutes (seed 000); a change committed in
+    this process (an import job, a section refresh, whatever it moved) shows at once instead.
+    Other processes' changes show within the ten minutes, as the seed allows."""
+    forget_freshness()
+
+
+data_version.on_change.append(_forget_freshness)
 
 
 # The releases whose code computes the answers: the host's (the tool layer, the shared schemas)

@@ -15,11 +15,20 @@ The vectors held in process (``vector_index``) are keyed by a second number per 
 the **vectors version** (rows ``catalog_vectors_version:<kind>``), bumped by the same listener in
 the same transaction only by a write that can change what that kind's snapshot holds: an insert
 or a delete of a row with vectors (or of a row whose delete cascades to one), or an update that
-sets a column the snapshot reads (:data:`VECTOR_COLUMNS`). Seats, written every 30 minutes
+sets a column the snapshot reads (:data:`HELD_COLUMNS`). Seats, written every 30 minutes
 during registration and whenever the refresh queue reads Banner, change no vector: they move the
 data version (answers change) but reload nothing (335,000 reviews' vectors took ~9 s to reload
 at ``--scale 67``). When a write's columns cannot be told, it bumps: a reload is slow, a stale
 vector is wrong.
+
+The instructor roster held in process (``queries.instructor_names``: every instructor's id,
+public id and name) is keyed the same way, by the **roster version** (row
+``catalog_roster_version``, kind :data:`ROSTER`), which only an insert or a delete of an
+instructor (or of a row whose delete cascades to one), or an update of a column the roster
+reads, moves: a seat refresh rebuilt the
+roster in every process (80-300 ms at ``--scale 67``), for names it never changed. The callbacks
+of :data:`on_change` are told which of these kinds a commit moved, so this process forgets only
+what the commit can have changed.
 """
 
 from __future__ import annotations
@@ -39,14 +48,22 @@ KEY = "catalog_data_version"
 # The kinds of vectors held in process, each with its own vectors version: a search by meaning
 # of sections or courses never waits for the reviews' reload, nor a review search for a course's.
 VECTOR_KINDS = ("catalog", "instructors", "reviews")
-# The columns each kind's snapshot reads, per table (``vector_index``: the ids and vectors of
-# courses and of sections with a title of their own, of instructors, of reviews with their
-# sentiment). Anything else a search by meaning filters on is asked of the database.
-VECTOR_COLUMNS: dict[str, tuple[str, frozenset[str]]] = {
-    "catalog_courses": ("catalog", frozenset({"id", "embedding"})),
-    "catalog_sections": ("catalog", frozenset({"id", "embedding", "title"})),
-    "catalog_instructors": ("instructors", frozenset({"id", "embedding"})),
-    "catalog_reviews": ("reviews", frozenset({"id", "embedding", "sentiment"})),
+# The instructor roster (``queries.instructor_names``), held with a version of its own too.
+ROSTER = "roster"
+# Every kind held in process with a version of its own.
+HELD_KINDS = (*VECTOR_KINDS, ROSTER)
+# The columns each kind reads, per table (``vector_index``: the ids and vectors of courses and of
+# sections with a title of their own, of instructors, of reviews with their sentiment; the
+# roster: each instructor's id, public id and name). Anything else a search by meaning filters
+# on is asked of the database.
+HELD_COLUMNS: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {
+    "catalog_courses": (("catalog", frozenset({"id", "embedding"})),),
+    "catalog_sections": (("catalog", frozenset({"id", "embedding", "title"})),),
+    "catalog_instructors": (
+        ("instructors", frozenset({"id", "embedding"})),
+        (ROSTER, frozenset({"id", "pub_id", "name"})),
+    ),
+    "catalog_reviews": (("reviews", frozenset({"id", "embedding", "sentiment"})),),
 }
 # Written on reads or by bookkeeping; changing them changes no catalog answer.
 NOT_DATA = frozenset({"catalog_section_refresh_keys"})
@@ -54,23 +71,26 @@ _CHANGED = "catalog_data_changed"
 _READ = "catalog_data_version_read"
 _VECTORS_CHANGED = "catalog_vectors_changed"
 _VECTORS_READ = "catalog_vectors_version_read"
+_BUMPED = "catalog_data_bumped"
 
 
 def vectors_key(kind: str) -> str:
-    """The ``campus_state`` key of one kind's vectors version."""
-    return f"catalog_vectors_version:{kind}"
+    """The ``campus_state`` key of one kind's version (``HELD_KINDS``)."""
+    # The roster's row is named for what it counts; the vectors' rows keep the names they have.
+    return "catalog_roster_version" if kind == ROSTER else f"catalog_vectors_version:{kind}"
 
 
 # Called in the process that committed a change (after the commit), for caches of its own that
-# cannot wait for a version read: the advisory's freshness times.
-on_change: list[Callable[[], None]] = []
+# cannot wait for a version read (the advisory's freshness times, the lookup tables), with the
+# kinds (``HELD_KINDS``) the commit moved: the data version moved with every commit.
+on_change: list[Callable[[frozenset[str]], None]] = []
 
 
 def _is_data(table_name: str | None) -> bool:
     return bool(table_name) and str(table_name).startswith("catalog_") and table_name not in NOT_DATA
 
 
-_KEYS_READ = (KEY, *(vectors_key(kind) for kind in VECTOR_KINDS))
+_KEYS_READ = (KEY, *(vectors_key(kind) for kind in HELD_KINDS))
 
 
 def database_key(session: AsyncSession) -> str:
@@ -81,18 +101,19 @@ def database_key(session: AsyncSession) -> str:
 
 async def current(session: AsyncSession) -> int:
     """The version now: 0 on a database whose catalog never changed since this row existed.
-    Noted on the session for the rest of its transaction (:func:`known`), with the vectors
-    versions, read in the same statement (the answer cache's read serves the vector index too)."""
+    Noted on the session for the rest of its transaction (:func:`known`), with the versions of
+    the kinds held in process, read in the same statement (the answer cache's read serves the
+    vector index and the roster too)."""
     rows = await session.execute(select(CampusState.key, CampusState.version).where(CampusState.key.in_(_KEYS_READ)))
     found = {key: int(version or 0) for key, version in rows}
     session.info[_READ] = version = found.get(KEY, 0)
-    session.info[_VECTORS_READ] = {kind: found.get(vectors_key(kind), 0) for kind in VECTOR_KINDS}
+    session.info[_VECTORS_READ] = {kind: found.get(vectors_key(kind), 0) for kind in HELD_KINDS}
     return version
 
 
 async def vectors_version(session: AsyncSession, kind: str) -> int:
-    """One kind's vectors version (``VECTOR_KINDS``): what ``vector_index`` keys its snapshot
-    by. Read with the data version, once per transaction (no query if this one read it)."""
+    """One kind's version (``HELD_KINDS``): what ``vector_index`` keys its snapshot by. Read
+    with the data version, once per transaction (no query if this one read it)."""
     read = session.info.get(_VECTORS_READ)
     if not isinstance(read, dict):
         await current(session)
@@ -100,10 +121,15 @@ async def vectors_version(session: AsyncSession, kind: str) -> int:
     return int(read[kind])
 
 
-def known(session: AsyncSession) -> int | None:
-    """The version this session's transaction already read, if it did: what the lookup tables
-    held in process (``queries.lookups``) compare with, at no extra query."""
-    value = session.info.get(_READ)
+def known(session: AsyncSession, kind: str | None = None) -> int | None:
+    """The data version (or with ``kind``, that kind's version) this session's transaction
+    already read, if it did: what the tables held in process (``queries.lookups``) compare
+    with, at no extra query."""
+    if kind is None:
+        value = session.info.get(_READ)
+    else:
+        read = session.info.get(_VECTORS_READ)
+        value = read.get(kind) if isinstance(read, dict) else None
     return value if isinstance(value, int) else None
 
 
@@ -117,7 +143,7 @@ def _bump(session: Session, kinds: set[str]) -> None:
     # bump and the later ones, so two first importers cannot collide on the key; the vectors
     # versions that move ride in the same statement.
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    keys = [KEY, *(vectors_key(kind) for kind in VECTOR_KINDS if kind in kinds)]
+    keys = [KEY, *(vectors_key(kind) for kind in HELD_KINDS if kind in kinds)]
     session.execute(
         insert(CampusState)
         .values([{"key": key, "value": "", "version": 1} for key in keys])
@@ -129,9 +155,9 @@ _cascades: dict[str, frozenset[str]] | None = None
 
 
 def _kinds_deleted_with(table_name: str) -> frozenset[str]:
-    """The kinds of vectors a delete from this table removes: its own, and those of the tables
-    whose rows the database deletes with it (``ON DELETE CASCADE``, followed through: a subject
-    takes its courses and their sections, an instructor their reviews)."""
+    """The kinds a delete from this table changes: its own, and those of the tables whose rows
+    the database deletes with it (``ON DELETE CASCADE``, followed through: a subject takes its
+    courses and their sections, an instructor their reviews)."""
     global _cascades
     if _cascades is None:
         from campus_catalog.models import Course
@@ -146,10 +172,11 @@ def _kinds_deleted_with(table_name: str) -> frozenset[str]:
                     found[parent.name].add(kind)
                     climb(parent, kind)
 
-        for name, (kind, _columns) in VECTOR_COLUMNS.items():
-            found.setdefault(name, set()).add(kind)
-            if name in tables:
-                climb(tables[name], kind)
+        for name, held in HELD_COLUMNS.items():
+            for kind, _columns in held:
+                found.setdefault(name, set()).add(kind)
+                if name in tables:
+                    climb(tables[name], kind)
         _cascades = {name: frozenset(kinds) for name, kinds in found.items()}
     return _cascades.get(table_name, frozenset())
 
@@ -159,14 +186,13 @@ def _column_names(keys: Any) -> set[str]:
 
 
 def _kinds_of_statement(state: ORMExecuteState, table_name: str) -> frozenset[str]:
-    """The kinds of vectors an INSERT, UPDATE or DELETE through ``session.execute`` may change."""
+    """The kinds an INSERT, UPDATE or DELETE through ``session.execute`` may change."""
     if state.is_delete:
         return _kinds_deleted_with(table_name)
-    if table_name not in VECTOR_COLUMNS:
-        return frozenset()
-    kind, read = VECTOR_COLUMNS[table_name]
-    if state.is_insert:
-        return frozenset({kind})
+    held = HELD_COLUMNS.get(table_name, ())
+    every = frozenset(kind for kind, _read in held)
+    if state.is_insert or not held:
+        return every
     # An UPDATE: the columns it sets are its ``values()`` and, run with parameter sets, their
     # keys (an ORM bulk update by primary key names the key to find the row, not to set it).
     statement: Any = state.statement
@@ -174,32 +200,32 @@ def _kinds_of_statement(state: ORMExecuteState, table_name: str) -> frozenset[st
     parameters = state.parameters
     sets = list(parameters) if isinstance(parameters, list) else [parameters] if parameters else []
     if values is None and not sets:
-        return frozenset({kind})  # what it sets cannot be told
+        return every  # what it sets cannot be told
     columns = _column_names(values or ())
     for one in sets:
         columns |= _column_names(one)
     if getattr(statement, "whereclause", None) is None and sets:
         columns -= {column.key for column in statement.table.primary_key}
-    return frozenset({kind}) if columns & read else frozenset()
+    return frozenset(kind for kind, read in held if columns & read)
 
 
 def _kinds_of_objects(session: Session) -> set[str]:
-    """The kinds of vectors the session's unflushed (or just flushed) objects change."""
+    """The kinds the session's unflushed (or just flushed) objects change."""
     kinds: set[str] = set()
     for row in session.new:
-        table = getattr(row, "__tablename__", None)
-        if table in VECTOR_COLUMNS:
-            kinds.add(VECTOR_COLUMNS[table][0])
+        kinds.update(kind for kind, _read in HELD_COLUMNS.get(getattr(row, "__tablename__", ""), ()))
     for row in session.deleted:
         kinds |= _kinds_deleted_with(str(getattr(row, "__tablename__", "")))
     for row in session.dirty:
-        table = getattr(row, "__tablename__", None)
-        if table not in VECTOR_COLUMNS or VECTOR_COLUMNS[table][0] in kinds:
+        held = [
+            (kind, read) for kind, read in HELD_COLUMNS.get(getattr(row, "__tablename__", ""), ()) if kind not in kinds
+        ]
+        if not held:
             continue
-        kind, read = VECTOR_COLUMNS[table]
         attributes = inspect(row).attrs
-        if any(name in attributes and attributes[name].history.has_changes() for name in read):
-            kinds.add(kind)
+        for kind, read in held:
+            if any(name in attributes and attributes[name].history.has_changes() for name in read):
+                kinds.add(kind)
     return kinds
 
 
@@ -243,7 +269,7 @@ def _bump_before_commit(session: Session) -> None:
         _bump(session, kinds)
         session.info[_CHANGED] = False
         session.info.pop(_VECTORS_CHANGED, None)
-        session.info["catalog_data_bumped"] = True
+        session.info[_BUMPED] = frozenset(kinds)
 
 
 @event.listens_for(Session, "after_commit")
@@ -252,15 +278,16 @@ def _after_commit(session: Session) -> None:
     session.info.pop(_VECTORS_READ, None)
     # Noted again by the commit's own flush of objects already counted before it.
     session.info.pop(_VECTORS_CHANGED, None)
-    if session.info.pop("catalog_data_bumped", False):
+    moved = session.info.pop(_BUMPED, None)
+    if isinstance(moved, frozenset):  # empty when only the data version moved
         for callback in on_change:
-            callback()
+            callback(moved)
 
 
 @event.listens_for(Session, "after_rollback")
 def _forget(session: Session) -> None:
     session.info.pop(_CHANGED, None)
-    session.info.pop("catalog_data_bumped", None)
+    session.info.pop(_BUMPED, None)
     session.info.pop(_READ, None)
     session.info.pop(_VECTORS_CHANGED, None)
     session.info.pop(_VECTORS_READ, None)

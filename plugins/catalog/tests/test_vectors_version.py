@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from campus_catalog import data_version, semantic, vector_index
 from campus_catalog.models import Course, Instructor, Review, Section, Term
+from campus_catalog.queries import instructor_names
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_mcp import CampusState
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -25,11 +26,12 @@ Versions = dict[str, int]
 
 
 async def _versions(campus: CampusHarness) -> Versions:
-    """The data version (``data``) and each kind's vectors version, as committed."""
+    """The data version (``data``) and each held kind's version (the vectors', the roster's), as
+    committed."""
     async with campus.sessions() as session:
         rows: dict[str, int] = dict((await session.execute(select(CampusState.key, CampusState.version))).all())
     found = {"data": rows.get(data_version.KEY, 0)}
-    found.update({kind: rows.get(data_version.vectors_key(kind), 0) for kind in data_version.VECTOR_KINDS})
+    found.update({kind: rows.get(data_version.vectors_key(kind), 0) for kind in data_version.HELD_KINDS})
     return found
 
 
@@ -90,6 +92,7 @@ async def test_a_seat_refresh_reloads_no_vector(
         assert (await campus.run_job("catalog.sections_sync")).outcome == "ok"
         await make_current(campus, started_days_ago=2)
         question = "computer programming and algorithms"
+        teacher = await _first_teacher(campus)
         first = await _search_everything(campus, question)
         assert first["sections"] and first["instructors"], first
         assert sorted(loads) == ["catalog", "catalog", "instructors", "reviews"], loads
@@ -104,11 +107,45 @@ async def test_a_seat_refresh_reloads_no_vector(
                 select(Section.seats_available).where(Section.crn == sections[0]["courseReferenceNumber"])
             )
         assert seats == -3
-        # Answers moved on (the data version), the vectors did not.
+        # Answers moved on (the data version), the vectors and the instructor roster did not.
         assert _moved(before, await _versions(campus)) == {"data"}
         loads.clear()
         assert await _search_everything(campus, question) == first
         assert loads == []
+        with monkeypatch.context() as patched:
+            roster_reads = _count_roster_reads(patched)
+            assert teacher in await _teachers_of(campus, teacher)
+        assert roster_reads == [], "the seat refresh read no name again"
+
+
+async def _first_teacher(campus: CampusHarness) -> str:
+    """The first instructor of the current term's first section; the roster held from here on."""
+    result = await campus.call("search_sections", {"limit": 1}, scopes=["catalog"])
+    assert result.structured_content is not None, result.content
+    teacher = str(result.structured_content["sections"][0]["instructors"][0])
+    assert teacher in await _teachers_of(campus, teacher)
+    return teacher
+
+
+async def _teachers_of(campus: CampusHarness, name: str) -> list[str]:
+    """The instructors of the sections an instructor search for ``name`` lists."""
+    result = await campus.call("search_sections", {"instructor": name}, scopes=["catalog"])
+    assert result.structured_content is not None, result.content
+    return [teacher for section in result.structured_content["sections"] for teacher in section["instructors"]]
+
+
+def _count_roster_reads(patched: pytest.MonkeyPatch) -> list[int]:
+    """One entry per read of the instructor roster from here on (instructor_names' read, wrapped)."""
+    seen: list[int] = []
+    held = instructor_names._rosters
+    read = held._read
+
+    async def counted(session: Any) -> instructor_names.Roster:
+        seen.append(1)
+        return await read(session)
+
+    patched.setattr(held, "_read", counted)
+    return seen
 
 
 @pytest.fixture
@@ -221,7 +258,7 @@ async def test_only_writes_of_what_the_vectors_hold_reload_them(campus: CampusHa
 
     # An instructor deleted takes their reviews with them (ON DELETE CASCADE): both kinds move.
     farewell = delete(Instructor).where(Instructor.id == instructor.id)
-    assert await moved_by(lambda: _write(campus, farewell)) == {"data", "instructors", "reviews"}
+    assert await moved_by(lambda: _write(campus, farewell)) == {"data", "instructors", "reviews", "roster"}
     found = await campus.call("search_reviews", {"q": words, "semantic": True, "limit": 1}, scopes=["catalog"])
     assert found.structured_content is not None
     assert review.id not in [r["id"] for r in found.structured_content["reviews"]]

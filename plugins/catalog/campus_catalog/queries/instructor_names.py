@@ -13,10 +13,14 @@ Each name is folded as the engine's own test folds it, so the same instructors a
 - PostgreSQL tests ``lower(name)``, which folds every letter by the database's locale: the name
   is read already lowered by the database.
 
-Held by ``lookups.HeldTable``, as the terms are: per database (the engine's URL), forgotten when
-this process commits a catalog change, compared with the data version when the call read it (else
-trusted for ``lookups.MAX_AGE_S``), never kept from a read a commit overtook; and never used by a
-session with uncommitted catalog writes (the caller then asks the database, see
+Held by ``lookups.HeldTable``, as the terms are, but keyed by the roster's own version
+(``data_version.ROSTER``), which moves only with a write of an instructor's id, public id or name
+(an insert, a delete, a rename): a seat refresh, which moves the data version every 30 minutes of
+registration and at every section the refresh queue reads from Banner, read every name again
+(80-300 ms at ``--scale 67``). So: per database (the engine's URL), forgotten when this process
+commits a change to the roster, compared with the roster's version when the call read the
+versions (else trusted for ``lookups.MAX_AGE_S``), never kept from a read a commit overtook; and
+never used by a session with uncommitted catalog writes (the caller then asks the database, see
 ``instructor_filter``).
 """
 
@@ -115,7 +119,7 @@ async def _read(session: AsyncSession) -> Roster:
     return Roster.of([(id_, pub_id, name) for id_, pub_id, name in rows])
 
 
-_rosters: lookups.HeldTable[Roster] = lookups.HeldTable(_read)
+_rosters: lookups.HeldTable[Roster] = lookups.HeldTable(_read, data_version.ROSTER)
 
 
 async def roster(session: AsyncSession) -> Roster | None:

@@ -7,21 +7,26 @@ query. Reading the six terms as ORM objects was a quarter of an in-process searc
 Correct, not just fast:
 
 - Per database (the engine's URL): two campuses served by one process never see each other's.
-- A change committed in this process (an import, the demo loader, a refresh) forgets every
-  table at once (``data_version.on_change``), so a term imported a moment ago is found.
+- A change committed in this process (an import, the demo loader, a refresh) forgets the tables
+  it can have changed (``data_version.on_change``), so a term imported a moment ago is found.
 - A session with uncommitted catalog writes reads the tables itself and keeps nothing: what it
   sees may still be rolled back.
-- A read that a commit overtook keeps nothing either (the ``_generation`` check), so a slow
+- A read that a commit overtook keeps nothing either (each table's generation check), so a slow
   reader cannot put back what the commit just replaced.
 - Another process's change: when the call already read the catalog's data version (the answer
   cache reads it on every tool call and REST request), a table held at another version is read
   again, so that path is exact; otherwise a table is kept at most ``MAX_AGE_S``.
+
+Which version: the terms and subjects (a few rows, cheap to read) follow the data version, which
+every catalog commit moves. A table slow to read names a kind of ``data_version.HELD_KINDS``
+instead (the instructor roster: ``data_version.ROSTER``), and follows that kind's version, which
+only a write of what it reads moves: a seat refresh does not read 20,100 names again.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Generic, TypeVar
@@ -49,10 +54,8 @@ class KnownTerm:
     end_date: date
 
 
-# Every HeldTable made; and a count that grows with every forget, so that a read that started
-# before a forget does not keep its rows.
+# Every HeldTable made.
 _tables: list[HeldTable[Any]] = []
-_generation = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,27 +67,35 @@ class _Held(Generic[Rows]):
 
 class HeldTable(Generic[Rows]):
     """One table of every database this process reads, held by the rules above, and how to read
-    it. Every HeldTable is forgotten together (``forget``); the instructor roster is one too."""
+    it: keyed by the data version, or with ``kind`` by that kind's version (``HELD_KINDS``).
+    Every HeldTable a commit can have changed is forgotten together (``forget``); the instructor
+    roster is one too."""
 
-    def __init__(self, read: Callable[[AsyncSession], Awaitable[Rows]]) -> None:
+    def __init__(self, read: Callable[[AsyncSession], Awaitable[Rows]], kind: str | None = None) -> None:
+        if kind is not None and kind not in data_version.HELD_KINDS:
+            raise ValueError(f"{kind!r} is not a kind with a version of its own: {data_version.HELD_KINDS}")
         self._read = read
+        self.kind = kind
         self._held: dict[str, _Held[Rows]] = {}
+        # Grows with every forget, so that a read that started before one does not keep its rows.
+        self._generation = 0
         _tables.append(self)
 
     def forget(self) -> None:
+        self._generation += 1
         self._held.clear()
 
     async def rows(self, session: AsyncSession) -> Rows:
         if data_version.writing(session):
             return await self._read(session)
         database = data_version.database_key(session)
-        version = data_version.known(session)
+        version = data_version.known(session, self.kind)
         held = self._held.get(database)
         if held is not None and _still_good(held, version):
             return held.rows
-        generation = _generation
+        generation = self._generation
         rows = await self._read(session)
-        if generation == _generation:
+        if generation == self._generation:
             self._held[database] = _Held(rows, time.monotonic(), version)
         return rows
 
@@ -111,12 +122,13 @@ _terms: HeldTable[tuple[KnownTerm, ...]] = HeldTable(_read_terms)
 _subjects: HeldTable[tuple[tuple[str, str], ...]] = HeldTable(_read_subjects)
 
 
-def forget() -> None:
-    """Forget every held table, of every database (a catalog change was committed here)."""
-    global _generation
-    _generation += 1
+def forget(moved: Collection[str] | None = None) -> None:
+    """Forget the held tables a commit here can have changed, of every database: those keyed by
+    the data version, and those of the kinds it ``moved`` (``data_version.on_change``); every
+    table when ``moved`` is None."""
     for table in _tables:
-        table.forget()
+        if moved is None or table.kind is None or table.kind in moved:
+            table.forget()
 
 
 data_version.on_change.append(forget)
