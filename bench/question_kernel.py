@@ -26,22 +26,7 @@ import time
 from collections.abc import Callable
 
 from campus_catalog import engine, semantic
-
-QUESTION = (
-    "a class about the history of jazz music and improvisation with the great performers of the "
-    "twentieth century in america europe and asia for students who play an instrument"
-)
-QUESTION_WORDS = QUESTION.split(" ")
-
-
-def question_of(model: object, tokens: int, round_number: int) -> str:
-    count: Callable[[str, bool], int] = model.token_count  # type: ignore[attr-defined]
-    for extra in range(round_number, round_number + 50):
-        for n in range(1, len(QUESTION_WORDS) + 1):
-            question = " ".join(QUESTION_WORDS[:n]) + f" {extra}"
-            if count(question, True) == tokens:
-                return question
-    raise SystemExit(f"no question of {tokens} tokens from QUESTION_WORDS")
+from question_forward import question_of  # this folder's: a question of exactly N tokens
 
 
 def passages(round_number: int) -> list[str]:
