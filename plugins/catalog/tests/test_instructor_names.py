@@ -3,8 +3,9 @@
 (``instructor_filter._teachers``: SQLite's ``LIKE``, PostgreSQL's ``lower(name) LIKE``), for
 names the demo campus lacks too: letters outside ASCII in either case, ``%`` and ``_``, a part
 twice in one name, a line break. And the roster is never older than a change committed in this
-process, follows another process's change when the call read the data version, and is not kept
-from a session with uncommitted writes. search_instructors by name gives the same pages from it.
+process, follows another process's change when the call read the versions (the roster's own:
+``test_roster_version``), and is not kept from a session with uncommitted writes.
+search_instructors by name gives the same pages from it.
 """
 
 from __future__ import annotations
@@ -122,9 +123,10 @@ async def test_few_teachers_from_the_roster_as_from_the_database(demo_campus: Ca
 async def _add_as_another_process_would(campus: CampusHarness, pub_id: str, name: str, *, bump: bool) -> None:
     async with campus.deployment.engine.begin() as connection:
         await connection.execute(insert(Instructor).values(pub_id=pub_id, name=name))
-        if bump:  # another process's commit bumps the version in the same transaction
+        if bump:  # another process's commit bumps the versions it moved in the same transaction
+            moved = (data_version.KEY, data_version.vectors_key(data_version.ROSTER))
             await connection.execute(
-                update(CampusState).where(CampusState.key == data_version.KEY).values(version=CampusState.version + 1)
+                update(CampusState).where(CampusState.key.in_(moved)).values(version=CampusState.version + 1)
             )
 
 
@@ -145,8 +147,9 @@ async def test_the_roster_follows_changes(campus_factory: CampusFactory, monkeyp
         session.add(Instructor(pub_id="ins-here", name="Hereford Quill"))
         await session.commit()
     assert len(await _named(campus, "hereford", read_version=False) or []) == 1
+    assert len(await _named(campus, "hereford", read_version=True) or []) == 1  # held at the roster's version
 
-    # Another process, with the version read: a new version reads the roster again.
+    # Another process, with the version read: a new roster version reads the roster again.
     await _add_as_another_process_would(campus, "ins-there", "Thereby Quill", bump=True)
     assert len(await _named(campus, "thereby", read_version=True) or []) == 1
 
