@@ -24,11 +24,10 @@ vector is wrong.
 The instructor roster held in process (``queries.instructor_names``: every instructor's id,
 public id and name) is keyed the same way, by the **roster version** (row
 ``catalog_roster_version``, kind :data:`ROSTER`), which only an insert or a delete of an
-instructor (or of a row whose delete cascades to one), or an update of a column the roster
-reads, moves: a seat refresh rebuilt the
-roster in every process (80-300 ms at ``--scale 67``), for names it never changed. The callbacks
-of :data:`on_change` are told which of these kinds a commit moved, so this process forgets only
-what the commit can have changed.
+instructor (or of a row whose delete cascades to one), or an update of a column the roster reads
+moves: keyed by the data version, a seat refresh rebuilt the roster in every process (80-300 ms
+at ``--scale 67``) for names it never changed. The callbacks of :data:`on_change` are told which
+of these kinds a commit moved, so this process forgets only what the commit can have changed.
 """
 
 from __future__ import annotations
