@@ -61,3 +61,18 @@ async def test_a_lecture_without_its_lab_is_flagged(demo_campus: CampusHarness) 
         demo_campus, "check_schedule", crns=[lecture["crn"], lecture["linked_crns"][0]], term=page["term"]["uid"]
     )
     assert all(not p["missing"] for p in both["lab_pairs"])
+
+
+async def test_an_instructors_sections_are_listed_as_a_search_lists_them(demo_campus: CampusHarness) -> None:
+    # get_instructor reads its sections with the search's own statement (section_rows); a student
+    # comparing the two answers sees the same sections, field for field, in the same order.
+    teachers = await ask(demo_campus, "search_instructors", subject="COMP", limit=5)
+    assert teachers["instructors"], "the demo campus has no COMP instructor this term"
+    compared = 0
+    for teacher in teachers["instructors"]:
+        detail = await ask(demo_campus, "get_instructor", pub_id=teacher["pub_id"])
+        term = detail["term"]["uid"]
+        search = await ask(demo_campus, "search_sections", instructor=teacher["pub_id"], term=term, limit=100)
+        assert detail["sections"] == search["sections"], teacher["pub_id"]
+        compared += len(detail["sections"])
+    assert compared > 0, "none of these instructors teaches a section this term"

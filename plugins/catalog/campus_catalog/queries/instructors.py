@@ -16,8 +16,8 @@ from sqlalchemy.orm import selectinload
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
-from campus_catalog.queries import fulltext, instructor_names
-from campus_catalog.queries.serialize import instructor_brief, load_sections, page_fields, review_out, section_summary
+from campus_catalog.queries import fulltext, instructor_names, section_rows
+from campus_catalog.queries.serialize import instructor_brief, page_fields, review_out
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -180,7 +180,8 @@ async def get_instructor(
         ),
         recent_reviews=[review_out(r) for r in reviews],
         term=term_ref(term),
-        sections=[section_summary(s) for s in await load_sections(session, list(section_ids))],
+        # As a search lists them, from one Core statement (section_rows), not the ORM's object graph.
+        sections=await section_rows.section_summaries(session, list(section_ids)),
     )
 
 

@@ -422,7 +422,7 @@ def summaries_of(rows: Sequence[Row[*tuple[Any, ...]]]) -> list[SectionSummary]:
 
 
 def _primary_first(teacher: list[Any]) -> tuple[bool, str]:
-    """The primary instructor first, then by name (``serialize.section_summary``'s order)."""
+    """The primary instructor first, then by name."""
     return (not teacher[0], teacher[1])
 
 

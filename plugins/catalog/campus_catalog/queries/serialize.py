@@ -25,7 +25,6 @@ from campus_catalog.schemas import (
     InstructorBrief,
     InstructorRef,
     MeetingOut,
-    MeetingSummary,
     Paging,
     PartOfTermOut,
     PersonRef,
@@ -34,7 +33,6 @@ from campus_catalog.schemas import (
     Seats,
     SectionBrief,
     SectionOut,
-    SectionSummary,
     TermRef,
     Waitlist,
 )
@@ -85,12 +83,6 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
     ]
 
 
-def meeting_summaries(meetings: Sequence[MeetingTime]) -> list[MeetingSummary]:
-    """The days and times of a section only: a lecture MWF and a lab on R at another time are two."""
-    rows = [(m.id, m.weekday, m.start_minute, m.end_minute) for m in meetings]
-    return [MeetingSummary(**fields) for fields in meeting_summary_fields(rows)]
-
-
 # A summary's days from the bits of its weekdays, and its 12-hour times, looked up: a page of 25
 # sections formats ~50 of each, and formatting them was a tenth of building the page (issue 16).
 _DAYS_OF_BITS = tuple(days_string([d for d in range(7) if bits >> d & 1]) for bits in range(1 << 7))
@@ -101,7 +93,8 @@ def meeting_summary_fields(
     meetings: Sequence[tuple[int, int | None, int | None, int | None]],
 ) -> list[dict[str, str | None]]:
     """``MeetingSummary`` fields of meeting rows ``(id, weekday, start_minute, end_minute)``: one per
-    distinct start and end, in the order of their first meeting row (``meeting_summaries``' rule)."""
+    distinct start and end, in the order of their first meeting row: a lecture MWF and a lab on R at
+    another time are two."""
     days: dict[tuple[int | None, int | None], int] = {}
     for _id, weekday, start, end in sorted(meetings) if len(meetings) > 1 else meetings:
         bits = days.get((start, end), 0)
@@ -180,33 +173,11 @@ def section_out(section: Section) -> SectionOut:
     )
 
 
-def campus_or_online(section: Section) -> str | None:
-    """Where a student goes to class: the campus, or 'Online' when the section is taught online."""
-    return where_taught(section.instructional_method, section.campus.name if section.campus else None)
-
-
 def where_taught(instructional_method: str | None, campus_name: str | None) -> str | None:
-    """``campus_or_online`` from the two columns (the Core read path has no Section object)."""
+    """Where a student goes to class: the campus, or 'Online' when the section is taught online."""
     if (instructional_method or "").lower().startswith("online"):
         return "Online"
     return campus_name
-
-
-def section_summary(section: Section) -> SectionSummary:
-    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
-    return SectionSummary(
-        crn=section.crn,
-        course_code=section.course.code,
-        title=section.title or section.course.title,
-        section_number=section.section_number,
-        schedule_type=section.schedule_type,
-        meetings=meeting_summaries(section.meeting_times),
-        instructors=[link.instructor.name for link in links],
-        open_seats=section.seats_available,
-        capacity=section.capacity,
-        campus=campus_or_online(section),
-        cancelled=section.cancelled,
-    )
 
 
 def section_brief(section: Section) -> SectionBrief:
