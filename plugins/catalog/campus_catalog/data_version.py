@@ -73,7 +73,7 @@ _VECTORS_READ = "catalog_vectors_version_read"
 _BUMPED = "catalog_data_bumped"
 
 
-def vectors_key(kind: str) -> str:
+def version_key(kind: str) -> str:
     """The ``campus_state`` key of one kind's version (``HELD_KINDS``)."""
     # The roster's row is named for what it counts; the vectors' rows keep the names they have.
     return "catalog_roster_version" if kind == ROSTER else f"catalog_vectors_version:{kind}"
@@ -89,7 +89,7 @@ def _is_data(table_name: str | None) -> bool:
     return bool(table_name) and str(table_name).startswith("catalog_") and table_name not in NOT_DATA
 
 
-_KEYS_READ = (KEY, *(vectors_key(kind) for kind in HELD_KINDS))
+_KEYS_READ = (KEY, *(version_key(kind) for kind in HELD_KINDS))
 
 
 def database_key(session: AsyncSession) -> str:
@@ -106,7 +106,7 @@ async def current(session: AsyncSession) -> int:
     rows = await session.execute(select(CampusState.key, CampusState.version).where(CampusState.key.in_(_KEYS_READ)))
     found = {key: int(version or 0) for key, version in rows}
     session.info[_READ] = version = found.get(KEY, 0)
-    session.info[_VECTORS_READ] = {kind: found.get(vectors_key(kind), 0) for kind in HELD_KINDS}
+    session.info[_VECTORS_READ] = {kind: found.get(version_key(kind), 0) for kind in HELD_KINDS}
     return version
 
 
@@ -142,7 +142,7 @@ def _bump(session: Session, kinds: set[str]) -> None:
     # bump and the later ones, so two first importers cannot collide on the key; the vectors
     # versions that move ride in the same statement.
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    keys = [KEY, *(vectors_key(kind) for kind in HELD_KINDS if kind in kinds)]
+    keys = [KEY, *(version_key(kind) for kind in HELD_KINDS if kind in kinds)]
     session.execute(
         insert(CampusState)
         .values([{"key": key, "value": "", "version": 1} for key in keys])

@@ -124,7 +124,7 @@ async def _add_as_another_process_would(campus: CampusHarness, pub_id: str, name
     async with campus.deployment.engine.begin() as connection:
         await connection.execute(insert(Instructor).values(pub_id=pub_id, name=name))
         if bump:  # another process's commit bumps the versions it moved in the same transaction
-            moved = (data_version.KEY, data_version.vectors_key(data_version.ROSTER))
+            moved = (data_version.KEY, data_version.version_key(data_version.ROSTER))
             await connection.execute(
                 update(CampusState).where(CampusState.key.in_(moved)).values(version=CampusState.version + 1)
             )

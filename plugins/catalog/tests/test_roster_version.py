@@ -54,7 +54,7 @@ async def _versions(campus: CampusHarness) -> Versions:
     async with campus.sessions() as session:
         rows: dict[str, int] = dict((await session.execute(select(CampusState.key, CampusState.version))).all())
     found = {"data": rows.get(data_version.KEY, 0)}
-    found.update({kind: rows.get(data_version.vectors_key(kind), 0) for kind in data_version.HELD_KINDS})
+    found.update({kind: rows.get(data_version.version_key(kind), 0) for kind in data_version.HELD_KINDS})
     return found
 
 
