@@ -54,7 +54,23 @@ def served(catalog_campus: CampusHarness, tmp_path_factory: pytest.TempPathFacto
     }
     # A server frozen by a query does not stop on SIGINT: it is killed after 10 s.
     with serve(env, log_path=folder / "serve.log", args=["--no-prepare"], stop_timeout_s=10) as campus:
+        _wait_for_warm_up(campus)
         yield campus
+
+
+# Logged by the catalog when its start-up work in the background (vectors, the model) is done.
+WARM_LINE = "search by meaning is ready"
+WARM_UP_DEADLINE_S = 60.0
+
+
+def _wait_for_warm_up(campus: ServedCampus) -> None:
+    """Until the server's own start-up work is over: /healthz is then timed against the refusal
+    alone, not against the model loading in a thread beside it on a busy CI machine."""
+    deadline = time.monotonic() + WARM_UP_DEADLINE_S
+    while WARM_LINE not in campus.log.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            pytest.fail(f"the served campus did not finish its warm-up in {WARM_UP_DEADLINE_S:.0f} s; see {campus.log}")
+        time.sleep(0.05)
 
 
 async def _healthz_while(base: str, task: asyncio.Task[Any]) -> list[float]:
