@@ -4,7 +4,7 @@ unknown, missing or not a string, and one with a newline meant to forge a line o
 
 The fan-out goes to a real ``campus-mcp serve`` on loopback (a subprocess, so a frozen server can
 be killed) through both doors, ``POST /api/v1/graphql`` and the ``catalog_graphql`` tool, while
-``/healthz`` is timed: the server must keep answering it within 100 ms.
+``/healthz`` is timed: the server must keep answering it within 250 ms (``HEALTHZ_BUDGET_S``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,11 @@ from campus_mcp.testing import CampusHarness, ServedCampus, serve
 from graphql import parse
 from mcp import Client
 
-HEALTHZ_BUDGET_S = 0.1
+# What the server must keep: answering /healthz while it refuses. The fan-out once froze it for
+# seconds; on CI's two cores, shared by both test passes, conformance and the Inspector, an
+# answer beside the refusal took 101 and 150 ms in two fresh-clone runs (2026-12-02) against
+# 3-17 ms before and after it. The budget tells a frozen server from a busy machine.
+HEALTHZ_BUDGET_S = 0.25
 REFUSAL_DEADLINE_S = 5.0
 
 
