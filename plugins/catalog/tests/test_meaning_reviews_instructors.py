@@ -18,6 +18,8 @@ from campus_catalog.schemas import InstructorSearch, ReviewSearch
 from campus_mcp.testing import CampusHarness
 from sqlalchemy import select, update
 
+from .exact_ranking import Ranking, assert_page, ranked, ranked_for
+
 DEPTH = instructors.SEMANTIC_DEPTH
 
 
@@ -26,17 +28,6 @@ async def _answer(campus: CampusHarness, tool: str, arguments: dict[str, Any]) -
     assert not result.is_error, result.content
     assert result.structured_content is not None
     return result.structured_content
-
-
-def _ranked(rows: list[tuple[int, Any, bytes]], question: str) -> list[tuple[float, int, Any]]:
-    """(-score, id, key) of every row, each scored from its own stored vector, best first."""
-    target = semantic.embed_query(question)
-    return sorted((-float(semantic.from_bytes(blob) @ target), row_id, key) for row_id, key, blob in rows)
-
-
-def _page(ranked: list[tuple[float, int, Any]], limit: int, offset: int) -> tuple[list[Any], int]:
-    depth = min(offset + limit, DEPTH)
-    return [key for _s, _i, key in ranked[:depth][offset:]], min(len(ranked), DEPTH)
 
 
 def _sentiment_passes(sentiment: float | None, wanted: str | None) -> bool:
@@ -51,7 +42,7 @@ def _sentiment_passes(sentiment: float | None, wanted: str | None) -> bool:
     return instructors.NEGATIVE_TO < sentiment < instructors.POSITIVE_FROM
 
 
-async def _every_review_ranked(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[list[int], int]:
+async def _every_review_ranked(campus: CampusHarness, arguments: dict[str, Any]) -> Ranking:
     async with campus.sessions() as session:
         rows = (
             await session.execute(
@@ -67,8 +58,15 @@ async def _every_review_ranked(campus: CampusHarness, arguments: dict[str, Any])
         and arguments.get("instructor") in (None, pub_id)
         and _sentiment_passes(sentiment, arguments.get("sentiment"))
     ]
+    return ranked_for(kept, arguments["q"])
+
+
+async def _assert_reviews_ranked(
+    campus: CampusHarness, arguments: dict[str, Any], listed: list[int], total: int
+) -> None:
     page = ReviewSearch.model_validate({"semantic": True, **arguments})
-    return _page(_ranked(kept, arguments["q"]), page.limit, page.offset)
+    ranking = await _every_review_ranked(campus, arguments)
+    assert_page(listed, total, ranking, offset=page.offset, limit=page.limit, depth=DEPTH)
 
 
 async def _samples(campus: CampusHarness) -> dict[str, str]:
@@ -99,7 +97,7 @@ async def test_reviews_by_meaning_are_those_of_scoring_every_vector(demo_campus:
     for arguments in cases:
         answer = await _answer(demo_campus, "search_reviews", {"semantic": True, **arguments})
         listed = [r["id"] for r in answer["reviews"]]
-        assert (listed, answer["total"]) == await _every_review_ranked(demo_campus, arguments), arguments
+        await _assert_reviews_ranked(demo_campus, arguments, listed, answer["total"])
     assert len(listed) or arguments  # the last case is about one course: it may list few
 
     # Held as float16 (a campus past HALF_FROM distinct vectors), with first candidates too few
@@ -121,8 +119,7 @@ async def test_reviews_by_meaning_are_those_of_scoring_every_vector(demo_campus:
                     )
                     held = await vector_index.compact_vectors(session, "reviews", semantic.DIMENSIONS)
                 assert held.distinct.dtype == np.float16 and held.error > 0
-                expected = await _every_review_ranked(demo_campus, arguments)
-                assert ([r.id for r in page.reviews], page.total) == expected, arguments
+                await _assert_reviews_ranked(demo_campus, arguments, [r.id for r in page.reviews], page.total)
         finally:
             vector_index.forget()
 
@@ -157,22 +154,19 @@ async def test_instructors_by_meaning_are_those_of_scoring_every_vector(demo_cam
     for arguments, candidates in cases:
         answer = await _answer(demo_campus, "search_instructors", {"semantic": True, **arguments})
         listed = [i["pub_id"] for i in answer["instructors"]]
-        expected = _page(_ranked(candidates, arguments["q"]), arguments["limit"], arguments.get("offset", 0))
-        assert (listed, answer["total"]) == expected, arguments
+        ranking = ranked_for(candidates, arguments["q"])
+        assert_page(
+            listed, answer["total"], ranking, offset=arguments.get("offset", 0), limit=arguments["limit"], depth=DEPTH
+        )
         assert listed
 
     # Similar instructors: every other instructor scored from its stored vector against this one's.
     first_id, first_pub, first_blob = everyone[0]
-    target = semantic.from_bytes(first_blob)
-    expected_similar = [
-        pub
-        for _s, _i, pub in sorted(
-            (-float(semantic.from_bytes(blob) @ target), i, pub) for i, pub, blob in everyone if i != first_id
-        )[:7]
-    ]
+    others = ranked([row for row in everyone if row[0] != first_id], semantic.from_bytes(first_blob))
     similar = await _answer(demo_campus, "similar_instructors", {"pub_id": first_pub, "limit": 7})
     assert similar["method"] == "meaning"
-    assert [i["pub_id"] for i in similar["instructors"]] == expected_similar
+    listed_similar = [i["pub_id"] for i in similar["instructors"]]
+    assert_page(listed_similar, len(listed_similar), others, limit=7, depth=7)
 
 
 async def test_a_review_search_sees_a_vector_written_after_the_last_one(demo_campus: CampusHarness) -> None:

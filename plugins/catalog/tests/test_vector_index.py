@@ -19,6 +19,8 @@ from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from .exact_ranking import assert_page, ranked_for
+
 STOCK_MARKET = "a class about the stock market"
 
 
@@ -30,22 +32,29 @@ async def _search(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[lis
     return [s["crn"] for s in answer["sections"]], answer["total"]
 
 
-async def _every_vector_ranked(campus: CampusHarness, arguments: dict[str, Any]) -> tuple[list[str], int]:
-    """The answer by the definition: every candidate section's own stored vector scored against
-    the question, those reaching the floor, best first, ties by id, up to the ranking's depth."""
+async def _assert_every_vector_ranked(
+    campus: CampusHarness, arguments: dict[str, Any], page: tuple[list[str], int]
+) -> None:
+    """That ``page`` (CRNs and total) is the answer by the definition: every candidate section's
+    own stored vector scored against the question, those reaching the floor, best first, ties by
+    id, up to the ranking's depth (exact_ranking: rank by rank, within float32's rounding)."""
     query = SectionSearch.model_validate({"semantic": True, **arguments})
     assert query.q is not None
-    target = semantic.embed_query(query.q)
     async with campus.sessions() as session:
         term = await resolve_term(session, query.term, campus.settings)
         candidates = sections._base(sections.section_filters(query, term)).add_columns(Section.crn, Section.embedding)
         rows = (await session.execute(candidates)).all()
-    scored = sorted(
-        (-float(semantic.from_bytes(blob) @ target), section_id, crn) for section_id, crn, blob in rows if blob
+    ranking = ranked_for(rows, query.q)
+    listed, total = page
+    assert_page(
+        listed,
+        total,
+        ranking,
+        offset=query.offset,
+        limit=query.limit,
+        depth=sections.SEMANTIC_DEPTH,
+        floor=semantic.RELEVANCE_FLOOR,
     )
-    reaching = [crn for minus_score, _id, crn in scored if -minus_score >= semantic.RELEVANCE_FLOOR]
-    depth = min(query.offset + query.limit, sections.SEMANTIC_DEPTH)
-    return reaching[:depth][query.offset :], min(len(reaching), sections.SEMANTIC_DEPTH)
 
 
 CASES: list[dict[str, Any]] = [
@@ -63,8 +72,7 @@ CASES: list[dict[str, Any]] = [
 
 async def test_the_page_and_total_are_those_of_ranking_every_vector(demo_campus: CampusHarness) -> None:
     for arguments in CASES:
-        listed, total = await _search(demo_campus, arguments)
-        assert (listed, total) == await _every_vector_ranked(demo_campus, arguments), arguments
+        await _assert_every_vector_ranked(demo_campus, arguments, await _search(demo_campus, arguments))
     # Not a vacuous comparison: the questions find sections, several of them more than a page.
     assert len((await _search(demo_campus, {"q": STOCK_MARKET, "limit": 100}))[0]) > 3
 
@@ -90,7 +98,7 @@ async def test_a_search_sees_vectors_written_after_the_last_one(campus_factory: 
     await _set_vectors(campus, "FINC 3500", None)
     without, without_total = await _search(campus, question)
     assert without_total < before_total and set(without) < set(before), (without, before)
-    assert (without, without_total) == await _every_vector_ranked(campus, question)
+    await _assert_every_vector_ranked(campus, question, (without, without_total))
 
     # ...and a topics section of an unrelated course gets a title of its own about the subject.
     async with campus.sessions() as session:
@@ -113,7 +121,7 @@ async def test_a_search_sees_vectors_written_after_the_last_one(campus_factory: 
         await session.commit()
     assert filled["courses"] == 1 and filled["sections"] > 1, filled
     after, after_total = await _search(campus, question)
-    assert (after, after_total) == await _every_vector_ranked(campus, question)
+    await _assert_every_vector_ranked(campus, question, (after, after_total))
     async with campus.sessions() as session:
         art_crn = await session.scalar(select(Section.crn).where(Section.id == art))
     assert art_crn in after and set(before) < set(after), (after, before)
@@ -136,7 +144,7 @@ async def test_two_databases_at_the_same_version_keep_their_own_vectors(
     demo_first = await _search(demo_campus, {"q": STOCK_MARKET, "limit": 99})
     question = {"q": STOCK_MARKET, "limit": 98}
     other_page = await _search(other, question)
-    assert other_page == await _every_vector_ranked(other, question)
+    await _assert_every_vector_ranked(other, question, other_page)
     assert other_page[1] < demo_first[1], (other_page, demo_first)
     assert await _search(demo_campus, question) == demo_first
 
@@ -180,7 +188,6 @@ async def test_courses_by_meaning_are_those_of_ranking_every_vector(
 ) -> None:
     result = await demo_campus.call("search_courses", {"semantic": True, **arguments}, scopes=["catalog"])
     assert not result.is_error and result.structured_content is not None, result.content
-    target = semantic.embed_query(arguments["q"])
     async with demo_campus.sessions() as session:
         rows = (
             await session.execute(
@@ -189,11 +196,10 @@ async def test_courses_by_meaning_are_those_of_ranking_every_vector(
                 )
             )
         ).all()
-    scored = sorted((-float(semantic.from_bytes(blob) @ target), i, f"{s} {n}") for i, s, n, blob in rows if blob)
-    reaching = [code for minus, _i, code in scored if -minus >= semantic.RELEVANCE_FLOOR]
+    ranking = ranked_for([(i, f"{s} {n}", blob) for i, s, n, blob in rows], arguments["q"])
     answer = result.structured_content
-    assert [c["code"] for c in answer["courses"]] == reaching[: arguments.get("limit", 25)]
-    assert answer["total"] == len(reaching)
+    listed = [c["code"] for c in answer["courses"]]
+    assert_page(listed, answer["total"], ranking, limit=arguments.get("limit", 25), floor=semantic.RELEVANCE_FLOOR)
 
 
 async def test_a_repeated_question_still_spends_the_allowance(demo_campus: CampusHarness) -> None:
