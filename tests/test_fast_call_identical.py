@@ -6,6 +6,7 @@ must also really have taken the short way, or the comparison would prove nothing
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +18,7 @@ from campus_catalog.sources.fake_banner import serve_on_loopback
 from campus_mcp import fast_call
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 from campus_mcp.testing import CampusHarness
+from pydantic import BaseModel
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 FULL_TOKEN = "fast-call-test-token-all-scopes"  # test tokens, in a test database
@@ -378,3 +380,78 @@ def test_python_json_writes_what_json_dumps_writes(value: Any) -> None:
         assert fast_call.python_json(value) == expected
     if isinstance(value, str):
         assert fast_call.python_json_string(value) == json.dumps(value).encode()
+
+
+class Rated(BaseModel):
+    """An answer a plugin's model could give: a float that may not be finite."""
+
+    name: str
+    score: float
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+@pytest.mark.parametrize(
+    ("score", "name", "reused"),
+    [
+        (float("nan"), "plain", False),
+        (float("-inf"), "plain", False),
+        (0.5, "NaN and Infinity, in words only", True),
+    ],
+    ids=["nan", "minus infinity", "the words in a string"],
+)
+async def test_an_answer_with_a_float_json_cannot_write_is_answered_the_same(
+    demo_campus: CampusHarness,
+    origin: str,
+    wire: str,
+    score: float,
+    name: str,
+    reused: bool,
+    spliced: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reply reuses an answer's own JSON for its object only when infinity and NaN are nowhere
+    in it (mcp_server.written_json): an answer with a non-finite float goes the SDK's way (which
+    writes it as null); the words in a string are only words, and the splice writes them."""
+
+    async def rated(_context: Any, _args: Any) -> Rated:
+        return Rated(name=name, score=score)
+
+    endpoint = demo_campus.deployment.endpoint
+    assert endpoint is not None
+    tool = dataclasses.replace(demo_campus.registry.tools["list_terms"], handler=rated)
+    monkeypatch.setitem(demo_campus.registry.tools, "list_terms", tool)
+    for server in endpoint.servers.values():
+        if "list_terms" in server.tools:
+            monkeypatch.setitem(server.tools, "list_terms", tool)
+    body, headers = request(wire, "list_terms", {})
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+    same(reference, fast)
+    assert spliced == [reused]
+    answer = reference.json()["result"]
+    structured = answer["structuredContent"]
+    # The SDK writes a float JSON cannot say as null, on either wire; the text says the same.
+    assert structured["name"] == name and structured["score"] == (score if reused else None)
+    assert json.loads(answer["content"][0]["text"])["score"] == structured["score"]
+
+
+@pytest.mark.parametrize("wire", [LEGACY, MODERN])
+async def test_a_kept_reply_frame_serves_every_id_and_answer_of_its_shape(
+    demo_campus: CampusHarness, origin: str, wire: str, spliced: list[bool]
+) -> None:
+    """The reply around an answer is made the SDK's way once per shape (FastReads._frame) and kept:
+    later calls of that shape, with other ids and other answers, still get the SDK's bytes."""
+    endpoint = demo_campus.deployment.endpoint
+    assert endpoint is not None
+    frames = endpoint.fast["/api/mcp"]._frames
+    frames.clear()
+    cases = [(1, "COMP"), ("an id \u00e9 \U0001f600", "MATH"), (2**64 + 1, "COMP"), (-3, "BIOL"), ("", "COMP")]
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {FULL_TOKEN}"}) as http:
+        for request_id, subject in cases:
+            body, headers = request(wire, "search_sections", {"subject": subject, "limit": 2}, request_id=request_id)
+            reference, fast = await both_ways(demo_campus, http, f"{origin}/api/mcp", body, headers)
+            assert reference.json()["id"] == request_id
+            same(reference, fast)
+    assert spliced == [True] * len(cases)
+    # One shape per distinct set of page links (the subject is in them), not one per call.
+    assert 0 < len(frames) <= len({subject for _id, subject in cases}), list(frames)

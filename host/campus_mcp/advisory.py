@@ -14,7 +14,6 @@ holds only public facts, so a second worker computing its own copy is harmless.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -60,12 +59,10 @@ def with_advisory(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class AnswerAdvisory:
-    """The advisory of one set of data sources, ready to put in an answer: its JSON object (shared
-    by every answer until it expires, so nobody may change it) and the same object as the compact
-    JSON text the answer's text content carries."""
+    """The advisory of one set of data sources, ready to put in an answer: its JSON object, shared
+    by every answer until it expires, so nobody may change it."""
 
     value: dict[str, Any]
-    text: str
 
 
 class FreshnessCache:
@@ -103,9 +100,7 @@ class FreshnessCache:
             return hit[1]
         async with sessions() as session:
             built = await build_advisory(registry, session, keys, self)
-        value = built.model_dump(mode="json")
-        # The words the answer's text always had: compact, non-ASCII as it is (mcp_server.finish).
-        ready = AnswerAdvisory(value=value, text=json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        ready = AnswerAdvisory(value=built.model_dump(mode="json"))
         read = [at for key in keys if (at := self.read_at(registry, key)) is not None]
         self._advisories[where] = (min(read, default=now), ready)
         return ready

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,11 +67,18 @@ MODERN_META_KEYS = frozenset(
 REFUSED_HEADERS = (b"mcp-session-id", b"last-event-id")
 PARAM_HEADER_PREFIX = MCP_PARAM_HEADER_PREFIX.lower().encode()
 CONTENT_TYPE_JSON = "application/json"
-# The stand-in of an answer's object and text in its reply (FastReads._spliced): letters and digits,
-# so every serializer writes it as it is, and drawn per process, so no answer can hold it.
-STAND_IN = f"campusStandIn{secrets.token_hex(16)}"
+# The stand-ins of an answer's object and text and of the request's id in its reply
+# (FastReads._spliced): letters and digits, so every serializer writes them as they are, and drawn
+# per process, so no answer or id can hold them.
+STAND_IN_TOKEN = secrets.token_hex(16)
+STAND_IN = f"campusStandIn{STAND_IN_TOKEN}"
 STAND_IN_OBJECT = f'{{"{STAND_IN}":0}}'.encode()
 STAND_IN_TEXT = f'"{STAND_IN}"'.encode()
+STAND_IN_ID = f"campusStandInId{STAND_IN_TOKEN}"
+STAND_IN_ID_JSON = f'"{STAND_IN_ID}"'.encode()
+# Reply frames kept per endpoint (FastReads._frame): one per shape of answer around its object and
+# text (the version, the content after the text, such as the page links); a few hundred bytes each.
+FRAMES_KEPT = 256
 
 
 def _json_content_type(headers: Mapping[str, str]) -> bool:
@@ -92,10 +100,12 @@ DIGITS_AS_ZERO = bytes.maketrans(b"123456789E", b"000000000e")
 WRITTEN_APART = (b"\x7f", b"0.0000", b"Infinity", b"NaN")
 
 
-def python_json(value: Any) -> bytes:
+def python_json(value: Any, written: bytes | None = None) -> bytes:
     """``json.dumps(value, separators=(",", ":"), allow_nan=False)`` of a JSON-mode value, as bytes:
-    pydantic's writer (about three times faster) when its bytes are the same (see above)."""
-    written = pydantic_core.to_json(value)
+    pydantic's writer (about three times faster) when its bytes are the same (see above).
+    ``written``: what ``pydantic_core.to_json(value)`` wrote for it already."""
+    if written is None:
+        written = pydantic_core.to_json(value)
     if written.isascii() and not any(sign in written for sign in WRITTEN_APART):
         digits = written.translate(DIGITS_AS_ZERO)
         if b"0e" not in digits:
@@ -129,6 +139,7 @@ class FastReads:
     def __init__(self, server: CampusServer, security: TransportSecuritySettings) -> None:
         self.server = server
         self.security = TransportSecurityMiddleware(security)
+        self._frames: OrderedDict[tuple[str, bytes], tuple[bytes, bytes, bytes, bytes]] = OrderedDict()
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, body: bytes, principal: Principal) -> bool:
         """Answer the request if it is the hot read; False (nothing sent) hands it to the SDK."""
@@ -235,24 +246,24 @@ class FastReads:
         text of the first content item: nearly all of its bytes. The SDK dumps that object to
         Python, validates and dumps it again as the surface, dumps the reply once more and
         serializes it (on 2026-07-28 with ``json.dumps``: ~0.5 ms of a 25-section page). Those
-        passes change nothing in a model's JSON-mode dump (:class:`ToolAnswer`) but infinity and
-        NaN, which become null. So the reply is made the SDK's way with two stand-ins, a small
-        object for ``structuredContent`` and a word for the text, and each stand-in's JSON is
-        replaced by the JSON that reply's serializer writes for the real one: pydantic's
-        (``model_dump_json``, infinity and NaN as null) on 2025-11-25, ``json.dumps`` compact
-        (ASCII, no infinity or NaN allowed: those go the SDK's way) on 2026-07-28, written by
-        pydantic's writer where that is the same bytes (:func:`python_json`).
+        passes change nothing in a model's JSON-mode dump but infinity and NaN, which become null
+        (:class:`ToolAnswer` has its JSON only when it has neither). So the reply is made the
+        SDK's way with stand-ins for the object, the text and the id (:meth:`_frame`), and each
+        stand-in's JSON is replaced by the JSON that reply's serializer writes for the real one:
+        pydantic's on 2025-11-25, whose bytes for the object are the answer's own JSON (its
+        text); ``json.dumps`` compact (ASCII, no infinity or NaN allowed) on 2026-07-28, written
+        by pydantic's writer where that is the same bytes (:func:`python_json`).
         """
-        result = answer.result
+        result, object_json = answer.result, answer.object_json
         if not (
-            answer.json_native
+            object_json is not None
             and isinstance(result, types.CallToolResult)
             and type(result.structured_content) is dict
             and result.content
             and isinstance(result.content[0], types.TextContent)
         ):
             return None
-        structured, text = result.structured_content, result.content[0].text
+        text = result.content[0].text
         standing_in = result.model_copy(
             update={
                 "structured_content": {STAND_IN: 0},
@@ -260,22 +271,58 @@ class FastReads:
             }
         )
         try:
-            reply = self._reply(standing_in, version, request_id)
+            frame = self._frame(standing_in, version, modern)
+            if frame is None:
+                return None
             if modern:
-                frame = _modern_json(reply).encode()
-                object_json = python_json(structured)
+                object_json = python_json(result.structured_content, object_json)
                 text_json = python_json_string(text)
+                id_json = json.dumps(request_id).encode()
             else:
-                frame = reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
-                object_json = pydantic_core.to_json(structured, inf_nan_mode="null")
                 text_json = pydantic_core.to_json(text)
+                id_json = pydantic_core.to_json(request_id)
         except Exception:
             return None  # something JSON cannot say, or says apart: the SDK's way words it
-        head, found, tail = frame.partition(STAND_IN_OBJECT)
-        text_head, text_found, text_tail = head.partition(STAND_IN_TEXT)
-        if not (found and text_found) or STAND_IN.encode() in tail or STAND_IN.encode() in text_tail:
-            return None  # the order is not content, then structuredContent, each once: not the reply we know
-        return b"".join((text_head, text_json, text_tail, object_json, tail))
+        head, after_id, after_text, tail = frame
+        return b"".join((head, id_json, after_id, text_json, after_text, object_json, tail))
+
+    def _frame(
+        self, standing_in: types.CallToolResult, version: str, modern: bool
+    ) -> tuple[bytes, bytes, bytes, bytes] | None:
+        """The reply to ``standing_in`` with the stand-in id, made and serialized the SDK's way, cut
+        around its id, text and object: the bytes before the id, between the id and the text,
+        between the text and the object, and after the object. None when they are not there in
+        that order, each once: not the reply this module knows.
+
+        Kept per version and dump of ``standing_in`` (all the reply is made from but the id): a
+        reply is made of those alone, so a kept frame is the bytes it would make again, and the
+        SDK's validation and serialization of the frame (~75 us a call on 2026-07-28) runs once
+        per shape of answer instead of per call."""
+        dumped = standing_in.model_dump(by_alias=True, mode="json", exclude_none=True)
+        key = (version, pydantic_core.to_json(dumped))
+        kept = self._frames.get(key)
+        if kept is not None:
+            self._frames.move_to_end(key)
+            return kept
+        # ServerRunner._serialize: the result validated and dumped as the version's surface, stamped.
+        surface = self._stamped(version, methods.serialize_server_result(METHOD, version, dumped))
+        reply = types.JSONRPCResponse(jsonrpc="2.0", id=STAND_IN_ID, result=surface)
+        written = (
+            _modern_json(reply).encode()
+            if modern
+            else reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        )
+        head, found_id, rest = written.partition(STAND_IN_ID_JSON)
+        after_id, found_text, rest = rest.partition(STAND_IN_TEXT)
+        after_text, found_object, tail = rest.partition(STAND_IN_OBJECT)
+        frame = (head, after_id, after_text, tail)
+        token = STAND_IN_TOKEN.encode()
+        if not (found_id and found_text and found_object) or any(token in piece for piece in frame):
+            return None
+        self._frames[key] = frame
+        if len(self._frames) > FRAMES_KEPT:
+            self._frames.popitem(last=False)
+        return frame
 
     def _stamped(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
         # ServerRunner._serialize's last steps for a 2026-07-28 result: resultType, then serverInfo.

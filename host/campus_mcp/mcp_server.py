@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import mcp_types as types
+import pydantic_core
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
@@ -120,12 +121,6 @@ def _answer_text(result: Mapping[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
-def _with_advisory_text(answer: str, advisory: str) -> str:
-    """``answer`` (a JSON object's text) with ``"advisory":`` and ``advisory`` as its last key."""
-    head = answer[:-1].rstrip()
-    return f'{head}{"," if head != "{" else ""}"advisory":{advisory}}}'
-
-
 def _field_errors(error: ValidationError) -> str:
     # The same words a plugin route answers for the same mistake (route_errors).
     return describe_problems(field_problems(error))
@@ -210,12 +205,31 @@ def with_dependencies(registry: Registry, family: str) -> frozenset[str]:
 
 
 class ToolAnswer(NamedTuple):
-    """A ``tools/call`` result, and whether its ``structuredContent`` is a model's JSON-mode dump
-    (with the advisory's, made the same way): string keys; strings, numbers, booleans, nulls,
-    lists and objects of them. Any other answer (a dict a tool made) may hold what JSON cannot."""
+    """A ``tools/call`` result, and, when its ``structuredContent`` is a model's JSON-mode dump
+    (with the advisory's, made the same way: string keys; strings, numbers, booleans, nulls,
+    lists and objects of them), that object's JSON as pydantic writes it (:func:`written_json`:
+    the same bytes whatever it does with infinity and NaN, so it has none), which is also its text
+    content. Any other answer (a dict a tool made) may hold what JSON cannot, and has none."""
 
     result: types.CallToolResult | types.InputRequiredResult
-    json_native: bool = False
+    object_json: bytes | None = None
+
+
+def written_json(value: Mapping[str, Any]) -> tuple[bytes, bool]:
+    """A JSON-mode object's JSON, compact, as pydantic writes it with infinity and NaN as null
+    (what ``model_dump_json`` and the 2025-11-25 reply write for them), and whether those bytes
+    are also what pydantic writes by default, which spells them ``Infinity`` and ``NaN``.
+
+    Written once per answer: the text content is this, and campus_mcp.fast_call puts the same
+    bytes in the reply as ``structuredContent`` instead of writing the object again. When neither
+    word is anywhere in the default output (the common case), both modes write the same bytes;
+    else the object is written again with them as null, and the two compared (the words may be
+    in a string only)."""
+    written = pydantic_core.to_json(value)
+    if b"NaN" in written or b"Infinity" in written:
+        nulled = pydantic_core.to_json(value, inf_nan_mode="null")
+        return nulled, nulled == written
+    return written, True
 
 
 class CampusServer:
@@ -357,8 +371,8 @@ class CampusServer:
         return (await self.answer_call(ctx, params)).result
 
     async def answer_call(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> ToolAnswer:
-        """:meth:`call_tool`'s result, and whether its ``structuredContent`` is JSON as pydantic's
-        JSON mode makes it (campus_mcp.fast_call then writes that object's JSON text itself)."""
+        """:meth:`call_tool`'s result, with its object's JSON when the reply may reuse it
+        (:class:`ToolAnswer`: campus_mcp.fast_call does)."""
         return await self.answer_request(params, _request_version(ctx), _request_meta(ctx))
 
     async def answer_request(
@@ -383,7 +397,7 @@ class CampusServer:
         context = self.request_context(principal, tool.plugin, protocol_version, request_meta)
         with_links = _version_at_least(context.protocol_version, LINKS_SINCE)
         outcome = "ok"
-        json_native = False  # a write's answer is its own dict (campus_mcp.write_call)
+        object_json: bytes | None = None  # a write's answer is its own dict (campus_mcp.write_call)
         try:
             if tool.writes:
                 answer = await call_write_tool(tool, params, context, validate=self.validated, finish=self.finish)
@@ -396,7 +410,7 @@ class CampusServer:
                 if answer.decision in ("declined", "cancelled"):
                     outcome = answer.decision
             else:
-                result, text, links, json_native = await self.run_tool(tool, params.arguments or {}, context)
+                result, text, links, object_json = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:
             metrics.count_scope_denial(tool.name, exc.scope)  # "needs a signed-in student": signed_in, as on REST
             metrics.count_tool_call(tool.name, "denied")
@@ -430,20 +444,19 @@ class CampusServer:
         content: list[Any] = [types.TextContent(type="text", text=text)]
         if with_links:
             content.extend(_link_items(links))
-        return ToolAnswer(types.CallToolResult(content=content, structured_content=result), json_native)
+        return ToolAnswer(types.CallToolResult(content=content, structured_content=result), object_json)
 
     async def run_tool(
         self, tool: Tool, arguments: Mapping[str, Any], context: ToolContext
-    ) -> tuple[dict[str, Any], str, Sequence[PageLink], bool]:
+    ) -> tuple[dict[str, Any], str, Sequence[PageLink], bytes | None]:
         """Validate, authorize, run: the whole of one ``tools/call`` of a read tool after the tool
         is found (a write tool's goes through campus_mcp.write_call). The answer comes as its JSON
-        object and its JSON text, made together (:meth:`answer`), and whether the object is a
-        model's JSON-mode dump (string keys; strings, numbers, booleans, nulls, lists, objects)."""
+        object, its JSON text and its page links (:meth:`answer`), and, when the object is a
+        model's JSON-mode dump, the text's bytes (:class:`ToolAnswer`)."""
         args = self.validated(tool, arguments)
         check_call(self.registry, context.principal, tool)
         raw = await tool.handler(context, args)
-        result, text, links = await self.answer(tool, context, raw)
-        return result, text, links, isinstance(raw, BaseModel)
+        return await self.answer(tool, context, raw)
 
     def validated(self, tool: Tool, arguments: Mapping[str, Any]) -> BaseModel:
         try:
@@ -456,26 +469,28 @@ class CampusServer:
 
     async def finish(self, tool: Tool, context: ToolContext, raw: Any) -> tuple[dict[str, Any], Sequence[PageLink]]:
         """The answer of a run: the JSON object, its advisory and its page links."""
-        result, _text, links = await self.answer(tool, context, raw, with_text=False)
+        result, _text, links, _object_json = await self.answer(tool, context, raw, with_text=False)
         return result, links
 
     async def answer(
         self, tool: Tool, context: ToolContext, raw: Any, *, with_text: bool = True
-    ) -> tuple[dict[str, Any], str, Sequence[PageLink]]:
-        """The answer of a run as its JSON object, its JSON text ("" unless ``with_text``) and its
-        page links. The text is pydantic's own JSON of the answer with the advisory's cached text
-        spliced in, not a second serialization of the object: that ``json.dumps`` was the largest
-        cost of the MCP layer per call (issue 16). Both say the same JSON."""
+    ) -> tuple[dict[str, Any], str, Sequence[PageLink], bytes | None]:
+        """The answer of a run as its JSON object, its JSON text ("" unless ``with_text``), its
+        page links, and the text's bytes when they may stand for the object in the reply
+        (:class:`ToolAnswer`). A model's answer is written by pydantic's writer
+        (:func:`written_json`), not ``json.dumps``, which was the largest cost of the MCP layer per
+        call (issue 16)."""
         model = isinstance(raw, BaseModel)
         result = raw.model_dump(mode="json") if model else dict(raw)
-        text = ""
         if tool.data_sources:
             # Cached ten minutes, the times and the advisory built from them: no session per call.
             advisory = await answer_advisory(self.registry, context.sessions, tool.data_sources)
             result["advisory"] = advisory.value
-            if with_text and model and "advisory" not in type(raw).model_fields:
-                text = _with_advisory_text(raw.model_dump_json(), advisory.text)
-        if with_text and not text:
+        text, object_json = "", None
+        if with_text and model:
+            written, reusable = written_json(result)
+            text, object_json = written.decode(), written if reusable else None
+        elif with_text:
             text = _answer_text(result)
         links: Sequence[PageLink] = ()
         if tool.page_links is not None:
@@ -484,7 +499,7 @@ class CampusServer:
             except Exception:
                 # A link is extra (seed 000): report it, answer without links.
                 log.exception("page links of %s failed", tool.name)
-        return result, text, links
+        return result, text, links, object_json
 
     # prompts -------------------------------------------------------------------------------
 
