@@ -158,7 +158,11 @@ def create_app(
     engine = (
         engine
         if engine is not None
-        else make_engine(registry.settings.database_url, timeout_seconds=registry.settings.database_timeout_seconds)
+        else make_engine(
+            registry.settings.database_url,
+            timeout_seconds=registry.settings.database_timeout_seconds,
+            pool=(registry.settings.database_pool_size, registry.settings.database_pool_overflow),
+        )
     )
     sessions = make_sessions(engine)
     # The authorization server (oauth/): bearer tokens of /api/mcp resolve through it.

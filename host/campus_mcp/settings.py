@@ -104,6 +104,23 @@ class Settings(BaseSettings):
             "or tool call is answered that the database cannot be reached."
         ),
     )
+    database_pool_size: int = Field(
+        default=10,
+        ge=1,
+        description=(
+            "PostgreSQL: connections each server process keeps open. Up to this many requests at once "
+            "reuse them; each one past it opens a connection and closes it after (a few ms each)."
+        ),
+    )
+    database_pool_overflow: int = Field(
+        default=5,
+        ge=0,
+        description=(
+            "PostgreSQL: connections a process may open past database_pool_size at a busy moment; a "
+            "request past both waits up to database_timeout_seconds. Processes times (size + overflow) "
+            "must stay under the server's max_connections."
+        ),
+    )
     shutdown_grace_seconds: float = Field(
         default=30.0,
         gt=0,
