@@ -67,11 +67,12 @@ def sqlite_file(url: str) -> Path | None:
     return Path(path) if path and path != ":memory:" else None
 
 
-# PostgreSQL connections kept per process, and opened past them at a busy moment (the settings
+# Connections kept per process, and opened past them at a busy moment (the settings
 # database_pool_size and database_pool_overflow; the same total as SQLAlchemy's 5 and 10). With 5
-# kept, 8 requests at once opened and closed 3 connections a round, each a TCP connect, TLS
-# negotiation, startup and the JSON codecs' setup: 1.8% of a loaded server's time in
-# asyncpg's _create_ssl_connection alone (py-spy, issue 16).
+# kept, 8 requests at once opened and closed 3 connections a round: on PostgreSQL each a TCP
+# connect, TLS negotiation, startup and the JSON codecs' setup (1.8% of a loaded server's time in
+# asyncpg's _create_ssl_connection alone, py-spy, issue 16); on SQLite each a file opened by a new
+# aiosqlite thread, and its pragmas.
 POOL_SIZE = 10
 POOL_OVERFLOW = 5
 
@@ -86,12 +87,17 @@ def make_engine(
     """An engine for ``url``. ``timeout_seconds`` (PostgreSQL): the longest wait for a new
     connection, a pooled one and one statement, so that a database that stops answering gives
     an error in bounded time instead of a request that hangs (``database_timeout_seconds``).
-    ``pool`` (PostgreSQL): the connections kept, and those opened past them at a busy moment
-    (``database_pool_size``, ``database_pool_overflow``), unless ``kwargs`` say otherwise."""
+    ``pool`` (PostgreSQL and a SQLite file): the connections kept, and those opened past them at a
+    busy moment (``database_pool_size``, ``database_pool_overflow``), unless ``kwargs`` say
+    otherwise."""
     if url.startswith("sqlite"):
         path = sqlite_file(url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            # An in-memory database has a pool of its own kind (one connection), which takes no size.
+            if "poolclass" not in kwargs and "///" in url and "mode=memory" not in url:
+                kwargs.setdefault("pool_size", pool[0])
+                kwargs.setdefault("max_overflow", pool[1])
         if url.startswith("sqlite+aiosqlite") and "module" not in kwargs:
             # One trip to aiosqlite's thread per statement instead of four (sqlite_driver; imported
             # here so that a PostgreSQL deployment does not load the SQLite adapters).

@@ -108,7 +108,7 @@ class Settings(BaseSettings):
         default=10,
         ge=1,
         description=(
-            "PostgreSQL: connections each server process keeps open. Up to this many requests at once "
+            "Database connections each server process keeps open. Up to this many requests at once "
             "reuse them; each one past it opens a connection and closes it after (a few ms each)."
         ),
     )
@@ -116,8 +116,8 @@ class Settings(BaseSettings):
         default=5,
         ge=0,
         description=(
-            "PostgreSQL: connections a process may open past database_pool_size at a busy moment; a "
-            "request past both waits up to database_timeout_seconds. Processes times (size + overflow) "
+            "Connections a process may open past database_pool_size at a busy moment; a request past "
+            "both waits up to database_timeout_seconds. On PostgreSQL, processes times (size + overflow) "
             "must stay under the server's max_connections."
         ),
     )
