@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any, NamedTuple, cast
 
 from pydantic import TypeAdapter
-from sqlalchemy import BindParameter, ColumnElement, Row, Select, bindparam, func, select
+from sqlalchemy import BindParameter, ColumnElement, Row, Select, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.models import (
@@ -185,7 +185,7 @@ def parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
     CRN, check_schedule by the plan's CRNs) and may add columns after these (see :func:`parts_of`)."""
 
     def aggregate(*columns: Any) -> Any:
-        return select(json_list(dialect, *columns)).correlate(Section)
+        return select(json_list_text(dialect, *columns)).correlate(Section)
 
     meetings = aggregate(*_MEETING_COLUMNS).where(MeetingTime.section_id == Section.id)
     teachers = (
@@ -327,11 +327,21 @@ def json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
     return func.json_group_array(func.json_array(*columns))
 
 
+def json_list_text(dialect: str, *columns: Any) -> ColumnElement[Any]:
+    """:func:`json_list` as its text, ``[]`` for no rows, on both engines, for a page's aggregates
+    that :func:`_decoded` reads at once. Read as json, PostgreSQL's were decoded one by one by the
+    driver's codec: 50 ``json.loads`` for a 25-section page (~5% of a loaded server's time, py-spy,
+    issue 16) where one for the page does. SQLite's are text already."""
+    if dialect == "postgresql":
+        return func.coalesce(json_list(dialect, *columns).cast(Text), "[]")
+    return json_list(dialect, *columns)
+
+
 def _decoded(values: Sequence[Any]) -> list[list[Any]]:
-    """Aggregates of json_list as lists. SQLite hands them back as text: all decoded by one
-    ``json.loads``. SQLAlchemy's asyncpg dialect decodes PostgreSQL's json itself: those lists are
-    taken as they are (encoding them again to decode the page at once cost ~0.4 ms a page).
-    PostgreSQL's json_agg of no rows is NULL."""
+    """Aggregates of json_list_text as lists, all decoded by one ``json.loads``. One by one where
+    a value is not text: a json_list read as json (SQLAlchemy's asyncpg dialect decodes those
+    itself, and encoding them again to decode them at once cost ~0.4 ms a page), or NULL (a
+    PostgreSQL json_agg of no rows)."""
     if all(isinstance(value, str) for value in values):
         decoded: list[list[Any]] = json.loads("[" + ",".join(values) + "]")
         return decoded
@@ -357,7 +367,9 @@ def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[An
     """
     meetings = (
         select(
-            json_list(dialect, MeetingTime.id, MeetingTime.weekday, MeetingTime.start_minute, MeetingTime.end_minute)
+            json_list_text(
+                dialect, MeetingTime.id, MeetingTime.weekday, MeetingTime.start_minute, MeetingTime.end_minute
+            )
         )
         .where(MeetingTime.section_id == Section.id)
         .correlate(Section)
@@ -365,7 +377,7 @@ def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[An
         .label("meetings")
     )
     teachers = (
-        select(json_list(dialect, SectionInstructor.is_primary, Instructor.name))
+        select(json_list_text(dialect, SectionInstructor.is_primary, Instructor.name))
         .join(Instructor, Instructor.id == SectionInstructor.instructor_id)
         .where(SectionInstructor.section_id == Section.id)
         .correlate(Section)
