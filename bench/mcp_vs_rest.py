@@ -13,22 +13,27 @@ makes a virtualenv with FastMCP (pinned, ``FASTMCP_VERSION``, and what it needs 
 bench/fastmcp-constraints.txt) under the work folder the first time, and starts three servers side
 by side: ``campus-mcp serve`` with the answer cache off ("cold": every call runs the query) and on
 ("warm"), each one uvicorn worker, anonymous access, no scheduler, and the FastMCP twin (it has no
-answer cache). It loads them from this process: an httpx client per server with N connections,
-each sending the next request when the last answer came back.
+answer cache). It loads them with N connections, each sending the next request when the last
+answer came back: with wrk, issue 16's load tool, when it is installed (``apt-get install wrk``;
+``--load auto``, the default), else with httpx from this process (``--load httpx``). wrk is C and
+reads an answer's bytes without parsing them; httpx costs this process CPU per request and per byte
+received, on the cores the servers use, and an MCP answer is 17.2 KB (the answer twice, as
+``structuredContent`` and as its text) against REST's 7.4 KB: its ratios are lower, most on
+PostgreSQL, whose server takes a third share of the cores (MCP/FastMCP 1.33x there against wrk's
+1.57x, 2026-12-02).
 
 The rows are interleaved: ``--rounds`` rounds, each giving every row ``--seconds / --rounds``
 seconds, each round starting at another row. A row's requests/s is the median of its rounds and its
-latencies are those of all rounds, so a change of the machine's load during the run (six people
-share it) falls on every row alike instead of on the rows measured last. Every answer is checked the
-same way on every path: the first one of a row whole (HTTP 200, JSON, no JSON-RPC or tool error),
-later ones by their status and first bytes (a full check when those differ), so the load generator,
-which shares the cores with the servers, spends the same on each path's answer.
+latencies are those of all rounds (with wrk: the medians of each round's p50 and p95), so a change
+of the machine's load during the run falls on every row alike instead of on the rows measured last.
+The first answers of a row are checked whole (HTTP 200, JSON, no JSON-RPC or tool error). Under
+load, httpx checks every answer by its status and first bytes (a full check when those differ), the
+same on each path; wrk counts every answer that is not a 2xx or 3xx, and a row with any is refused.
 
 Before the HTTP rows it times the query functions in this process (no HTTP, no MCP), the
 figures of issue 16's first goal. Not a test: the figures go into the README and
-docs/search-and-benchmarks.md. There is no ``wrk`` on the project's machines; the load
-generator shares the 2 cores with the server, so the requests/s are lower than a separate load
-machine would see, the same for every path.
+docs/search-and-benchmarks.md. The load generator shares the 2 cores with the servers, so the
+requests/s are lower than a separate load machine would see.
 """
 
 from __future__ import annotations
@@ -40,12 +45,14 @@ import fcntl
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -400,6 +407,55 @@ class Row:
     rounds: list[float]  # requests/s of each round
 
 
+# wrk's Lua hook at the end of a run: the percentiles (us) and every kind of error, on one line.
+WRK_DONE = """
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("campus: p50=%.3f p95=%.3f errors=%d\\n", latency:percentile(50) / 1000,
+    latency:percentile(95) / 1000, e.connect + e.read + e.write + e.status + e.timeout))
+end
+"""
+
+
+def load_tool(asked: str) -> str:
+    """The load generator to use: ``asked``, or for "auto" wrk when it is installed, else httpx."""
+    if asked == "auto":
+        return "wrk" if shutil.which("wrk") else "httpx"
+    if asked == "wrk" and shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (apt-get install wrk); or run with --load httpx")
+    return asked
+
+
+def lua_of(target: Target, folder: Path) -> Path:
+    """The wrk script that sends ``target``'s request: its method, body and every header."""
+    lines = [f"wrk.method = {json.dumps(target.method)}"]
+    if target.body is not None:
+        lines.append(f"wrk.body = {json.dumps(target.body.decode())}")
+    lines += [f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in target.headers.items()]
+    script = (
+        folder / f"{re.sub(r'[^a-z0-9]+', '-', (target.path + ' ' + target.tool + ' ' + target.cache).lower())}.lua"
+    )
+    script.write_text("\n".join(lines) + WRK_DONE)
+    return script
+
+
+def run_wrk(target: Target, script: Path, seconds: float, connections: int) -> tuple[float, float, float]:
+    """requests/s, p50 and p95 (ms) of one wrk run; SystemExit if any answer failed."""
+    done = subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "-s", str(script), target.url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
+    tail = re.search(r"campus: p50=([\d.]+) p95=([\d.]+) errors=(\d+)", done.stdout)
+    if rate is None or tail is None:
+        raise SystemExit(f"wrk said something else for {target.path}:\n{done.stdout}{done.stderr}")
+    if int(tail.group(3)):
+        raise SystemExit(f"{target.path}: {tail.group(3)} answers failed under load:\n{done.stdout}")
+    return float(rate.group(1)), float(tail.group(1)), float(tail.group(2))
+
+
 async def send(client: httpx.AsyncClient, target: Target) -> httpx.Response:
     return await client.request(target.method, target.url, content=target.body, headers=target.headers)
 
@@ -426,11 +482,16 @@ async def load_slice(
     return len(latencies) / (time.perf_counter() - began), latencies
 
 
-async def measure(targets: list[Target], rounds: int, seconds: float, connections: int) -> list[Row]:
+async def measure(
+    targets: list[Target], rounds: int, seconds: float, connections: int, load: str = "httpx"
+) -> list[Row]:
     """Every target, interleaved: ``rounds`` rounds of ``seconds / rounds`` each, round r starting
-    at another target (the list turned by r/rounds of its length)."""
+    at another target (the list turned by r/rounds of its length), loaded by ``load`` (wrk or httpx)."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     clients = {origin: httpx.AsyncClient(limits=limits, timeout=60) for origin in {t.origin for t in targets}}
+    scratch = tempfile.TemporaryDirectory()
+    scripts = {target: lua_of(target, Path(scratch.name)) for target in targets} if load == "wrk" else {}
+    percentiles: dict[Target, list[tuple[float, float]]] = {t: [] for t in targets}
     try:
         starts: dict[Target, bytes] = {}
         sizes: dict[Target, int] = {}
@@ -445,26 +506,36 @@ async def measure(targets: list[Target], rounds: int, seconds: float, connection
         for number in range(rounds):
             turn = number * len(targets) // rounds
             for target in targets[turn:] + targets[:turn]:
-                rate, times = await load_slice(
-                    clients[target.origin], target, starts[target], seconds / rounds, connections
-                )
+                if load == "wrk":
+                    rate, p50, p95 = run_wrk(target, scripts[target], seconds / rounds, connections)
+                    percentiles[target].append((p50, p95))
+                else:
+                    rate, times = await load_slice(
+                        clients[target.origin], target, starts[target], seconds / rounds, connections
+                    )
+                    latencies[target] += times
                 rates[target].append(rate)
-                latencies[target] += times
             print(f"  round {number + 1}/{rounds} done, load average {os.getloadavg()[0]:.1f}")
     finally:
         for client in clients.values():
             await client.aclose()
+        scratch.cleanup()
     rows = []
     for target in targets:
-        cuts = statistics.quantiles(latencies[target], n=100, method="inclusive")
+        if load == "wrk":
+            p50 = statistics.median(p for p, _ in percentiles[target])
+            p95 = statistics.median(p for _, p in percentiles[target])
+        else:
+            cuts = statistics.quantiles(latencies[target], n=100, method="inclusive")
+            p50, p95 = cuts[49], cuts[94]
         rows.append(
             Row(
                 target.path,
                 target.tool,
                 target.cache,
                 statistics.median(rates[target]),
-                cuts[49],
-                cuts[94],
+                p50,
+                p95,
                 sizes[target],
                 rates[target],
             )
@@ -528,8 +599,10 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
     )
     print(
         f"{options.connections} connections, {options.seconds:g} s per row in {options.rounds} interleaved rounds "
-        f"(requests/s: the median of the rounds, their range beside it), {engine}, one uvicorn worker\n"
+        f"(requests/s: the median of the rounds, their range beside it), {engine}, one uvicorn worker"
     )
+    loader = f"wrk -t1 -c{options.connections}" if options.load == "wrk" else "httpx in this process"
+    print(f"load: {loader}\n")
     print("In process, sections.search_sections alone (ms):")
     print("| question | p50 | p95 |\n| --- | --- | --- |")
     for name, (p50, p95) in inproc.items():
@@ -568,6 +641,12 @@ def main() -> None:
         "--rounds", type=int, default=5, help="Interleaved rounds (each row gets seconds/rounds in each)."
     )
     parser.add_argument("--connections", type=int, default=8, help="Concurrent connections of the load.")
+    parser.add_argument(
+        "--load",
+        choices=("auto", "wrk", "httpx"),
+        default="auto",
+        help="The load generator: wrk, httpx from this process, or auto (wrk when installed).",
+    )
     parser.add_argument("--runs", type=int, default=50, help="In-process runs per kind of question.")
     parser.add_argument("--work", type=Path, default=Path("var/bench"), help="Folder for databases, logs, venv.")
     parser.add_argument("--skip-fastmcp", action="store_true", help="Do not install or measure FastMCP.")
@@ -575,6 +654,7 @@ def main() -> None:
         "--database-url", help="Serve this database (PostgreSQL: created if missing) instead of a SQLite file."
     )
     options = parser.parse_args()
+    options.load = load_tool(options.load)
     options.load_at_start = os.getloadavg()
     work = options.work.resolve()
     database = work / f"demo-scale-{options.scale}.db"
@@ -598,7 +678,7 @@ def main() -> None:
             port = free_port()
             servers.enter_context(fastmcp_server(python, env, port, work / "fastmcp.log"))
             targets += fastmcp_targets(f"http://127.0.0.1:{port}")
-        rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections))
+        rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections, options.load))
     report(rows, inproc, options.scale, options)
 
 

@@ -22,12 +22,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -35,41 +32,8 @@ import httpx
 import mcp_vs_rest as bench  # this folder's: the servers, the questions, the checks
 from search_sections import free_port
 
-# wrk's Lua hook at the end of a run: the percentiles (µs) and every kind of error, on one line.
-DONE = """
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("campus: p50=%.3f p95=%.3f errors=%d\\n", latency:percentile(50) / 1000,
-    latency:percentile(95) / 1000, e.connect + e.read + e.write + e.status + e.timeout))
-end
-"""
-
-
-def lua_of(target: bench.Target, folder: Path) -> Path:
-    lines = [f"wrk.method = {json.dumps(target.method)}"]
-    if target.body is not None:
-        lines.append(f"wrk.body = {json.dumps(target.body.decode())}")
-    lines += [f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in target.headers.items()]
-    script = folder / f"{re.sub(r'[^a-z0-9]+', '-', target.path.lower())}.lua"
-    script.write_text("\n".join(lines) + DONE)
-    return script
-
-
-def run_wrk(target: bench.Target, script: Path, seconds: float, connections: int) -> tuple[float, float, float]:
-    """requests/s, p50 and p95 (ms) of one wrk run; SystemExit if any answer failed."""
-    done = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "-s", str(script), target.url],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    rate = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
-    tail = re.search(r"campus: p50=([\d.]+) p95=([\d.]+) errors=(\d+)", done.stdout)
-    if rate is None or tail is None:
-        raise SystemExit(f"wrk said something else for {target.path}:\n{done.stdout}{done.stderr}")
-    if int(tail.group(3)):
-        raise SystemExit(f"{target.path}: {tail.group(3)} answers failed under load:\n{done.stdout}")
-    return float(rate.group(1)), float(tail.group(1)), float(tail.group(2))
+# The wrk runner is mcp_vs_rest.py's own (its --load wrk): the same scripts and checks.
+lua_of, run_wrk = bench.lua_of, bench.run_wrk
 
 
 def main() -> None:

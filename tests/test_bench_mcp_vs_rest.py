@@ -117,3 +117,26 @@ def test_a_url_it_cannot_serve_is_refused_saying_why(
         bench.build_target(tmp_path / "unused.db", url, 1)
     assert says in str(refused.value)
     assert demo_loads == [] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("installed", "asked", "used"),
+    [
+        (True, "auto", "wrk"),
+        (False, "auto", "httpx"),
+        (True, "httpx", "httpx"),
+        (False, "httpx", "httpx"),
+        (True, "wrk", "wrk"),
+    ],
+)
+def test_the_load_is_wrk_when_it_is_installed_unless_asked_otherwise(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch, installed: bool, asked: str, used: str
+) -> None:
+    monkeypatch.setattr(bench.shutil, "which", lambda name: f"/usr/bin/{name}" if installed and name == "wrk" else None)
+    assert bench.load_tool(asked) == used
+
+
+def test_asking_for_wrk_without_it_says_how_to_get_it(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench.shutil, "which", lambda _name: None)
+    with pytest.raises(SystemExit, match=r"apt-get install wrk.*--load httpx"):
+        bench.load_tool("wrk")
