@@ -143,7 +143,7 @@ class FastReads:
     def __init__(self, server: CampusServer, security: TransportSecuritySettings) -> None:
         self.server = server
         self.security = TransportSecurityMiddleware(security)
-        self._frames: OrderedDict[tuple[str, bytes], tuple[bytes, bytes, bytes, bytes]] = OrderedDict()
+        self._frames: OrderedDict[tuple[str, bool, bytes], tuple[bytes, bytes, bytes, bytes]] = OrderedDict()
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, body: bytes, principal: Principal) -> bool:
         """Answer the request if it is the hot read; False (nothing sent) hands it to the SDK."""
@@ -303,7 +303,7 @@ class FastReads:
         SDK's validation and serialization of the frame (~75 us a call on 2026-07-28) runs once
         per shape of answer instead of per call."""
         dumped = standing_in.model_dump(by_alias=True, mode="json", exclude_none=True)
-        key = (version, pydantic_core.to_json(dumped))
+        key = (version, modern, pydantic_core.to_json(dumped))  # the version decides the wire; said anyway
         kept = self._frames.get(key)
         if kept is not None:
             self._frames.move_to_end(key)
