@@ -60,8 +60,9 @@ def utcnow() -> datetime:
 
 
 def sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL, None for an in-memory database or another engine."""
-    if not url.startswith("sqlite"):
+    """The file of a SQLite URL, None for an in-memory database (``sqlite://``, ``:memory:``, a
+    ``mode=memory`` URI) or another engine."""
+    if not url.startswith("sqlite") or "///" not in url or "mode=memory" in url:
         return None
     path = url.split("///", 1)[-1]
     return Path(path) if path and path != ":memory:" else None
@@ -95,9 +96,7 @@ def make_engine(
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # An in-memory database has a pool of its own kind (one connection), which takes no size.
-            if "poolclass" not in kwargs and "///" in url and "mode=memory" not in url:
-                kwargs.setdefault("pool_size", pool[0])
-                kwargs.setdefault("max_overflow", pool[1])
+            _sized_pool(kwargs, pool)
         if url.startswith("sqlite+aiosqlite") and "module" not in kwargs:
             # One trip to aiosqlite's thread per statement instead of four (sqlite_driver; imported
             # here so that a PostgreSQL deployment does not load the SQLite adapters).
@@ -119,11 +118,9 @@ def make_engine(
 
         _skip_rollback_outside_transactions(engine)
         return engine
-    if "poolclass" not in kwargs:
-        kwargs.setdefault("pool_size", pool[0])
-        kwargs.setdefault("max_overflow", pool[1])
-        if timeout_seconds is not None:
-            kwargs.setdefault("pool_timeout", timeout_seconds)
+    _sized_pool(kwargs, pool)
+    if timeout_seconds is not None and "poolclass" not in kwargs:
+        kwargs.setdefault("pool_timeout", timeout_seconds)
     if timeout_seconds is not None:
         # asyncpg's own: "timeout" bounds connecting, "command_timeout" each statement.
         kwargs["connect_args"] = {"timeout": timeout_seconds, "command_timeout": timeout_seconds} | dict(
@@ -148,6 +145,13 @@ def make_engine(
 # A pooled connection that answered this recently is not pinged when it is checked out again.
 PING_AFTER_IDLE_S = 2.0
 _CHECKED_IN_AT = "campus_checked_in_at"
+
+
+def _sized_pool(kwargs: dict[str, Any], pool: tuple[int, int]) -> None:
+    """``pool``'s sizes in ``kwargs`` for SQLAlchemy's queue pool, unless they name a pool of their own."""
+    if "poolclass" not in kwargs:
+        kwargs.setdefault("pool_size", pool[0])
+        kwargs.setdefault("max_overflow", pool[1])
 
 
 def _ping_when_idle(engine: AsyncEngine) -> None:
