@@ -236,11 +236,12 @@ class FastReads:
     def _reply(
         self, result: types.CallToolResult | types.InputRequiredResult, version: str, request_id: str | int
     ) -> types.JSONRPCResponse:
-        # ServerRunner._serialize: the result dumped, validated and dumped as the version's surface, stamped.
-        dumped = methods.serialize_server_result(
-            METHOD, version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )
-        return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=self._stamped(version, dumped))
+        return self._reply_of(result.model_dump(by_alias=True, mode="json", exclude_none=True), version, request_id)
+
+    def _reply_of(self, dumped: dict[str, Any], version: str, request_id: str | int) -> types.JSONRPCResponse:
+        # ServerRunner._serialize: the dumped result validated and dumped as the version's surface, stamped.
+        surface = methods.serialize_server_result(METHOD, version, dumped)
+        return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=self._stamped(version, surface))
 
     def _spliced(self, answer: ToolAnswer, version: str, request_id: str | int, modern: bool) -> bytes | None:
         """The response body of a plain answer, written without passing its object through the SDK's
@@ -308,14 +309,7 @@ class FastReads:
         if kept is not None:
             self._frames.move_to_end(key)
             return kept
-        # ServerRunner._serialize: the result validated and dumped as the version's surface, stamped.
-        surface = self._stamped(version, methods.serialize_server_result(METHOD, version, dumped))
-        reply = types.JSONRPCResponse(jsonrpc="2.0", id=STAND_IN_ID, result=surface)
-        written = (
-            _modern_json(reply).encode()
-            if modern
-            else reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
-        )
+        written = _reply_bytes(self._reply_of(dumped, version, STAND_IN_ID), modern)
         head, found_id, rest = written.partition(STAND_IN_ID_JSON)
         after_id, found_text, rest = rest.partition(STAND_IN_TEXT)
         after_text, found_object, tail = rest.partition(STAND_IN_OBJECT)
@@ -349,14 +343,20 @@ class FastReads:
         receive: Receive,
         send: Send,
     ) -> None:
-        if modern:
-            # _streamable_http_modern._write: the status from the error code, json.dumps compact.
-            status = ERROR_CODE_HTTP_STATUS.get(reply.error.code, 200) if isinstance(reply, types.JSONRPCError) else 200
-            response = _response(_modern_json(reply).encode(), status, modern)
-        else:
-            # StreamableHTTPServerTransport._create_json_response, no session id (stateless).
-            response = _response(reply.model_dump_json(by_alias=True, exclude_unset=True).encode(), 200, modern)
-        await response(scope, receive, send)
+        status = 200
+        if modern and isinstance(reply, types.JSONRPCError):
+            # On 2026-07-28 the status comes from the error code (_streamable_http_modern._write).
+            status = ERROR_CODE_HTTP_STATUS.get(reply.error.code, 200)
+        await _response(_reply_bytes(reply, modern), status, modern)(scope, receive, send)
+
+
+def _reply_bytes(reply: types.JSONRPCResponse | types.JSONRPCError, modern: bool) -> bytes:
+    """A reply's body as each wire's transport writes it: json.dumps compact on 2026-07-28
+    (_streamable_http_modern._write), pydantic's JSON on 2025-11-25
+    (StreamableHTTPServerTransport._create_json_response)."""
+    if modern:
+        return _modern_json(reply).encode()
+    return reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
 def _response(body: bytes, status: int, modern: bool) -> Response:
