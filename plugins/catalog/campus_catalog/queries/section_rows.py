@@ -337,24 +337,11 @@ def json_list_text(dialect: str, *columns: Any) -> ColumnElement[Any]:
     return json_list(dialect, *columns)
 
 
-def _decoded(values: Sequence[Any]) -> list[list[Any]]:
-    """Aggregates of json_list_text as lists, all decoded by one ``json.loads``. One by one where
-    a value is not text: a json_list read as json (SQLAlchemy's asyncpg dialect decodes those
-    itself, and encoding them again to decode them at once cost ~0.4 ms a page), or NULL (a
-    PostgreSQL json_agg of no rows)."""
-    if all(isinstance(value, str) for value in values):
-        decoded: list[list[Any]] = json.loads("[" + ",".join(values) + "]")
-        return decoded
-    return [_one_decoded(value) for value in values]
-
-
-def _one_decoded(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, str | bytes):
-        decoded: list[Any] = json.loads(value)
-        return decoded
-    return list(value)
+def _decoded(values: Sequence[str]) -> list[list[Any]]:
+    """Aggregates of json_list_text (text on both engines, ``[]`` for none) as lists, all decoded
+    by one ``json.loads``."""
+    decoded: list[list[Any]] = json.loads("[" + ",".join(values) + "]")
+    return decoded
 
 
 def summary_select(dialect: str, *extra: ColumnElement[Any]) -> Select[*tuple[Any, ...]]:
