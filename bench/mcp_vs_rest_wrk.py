@@ -9,12 +9,13 @@ answer twice, as ``structuredContent`` and as its text) against REST's 7.4 KB: t
 cost falls unevenly on the rows. wrk, the load tool of issue 16's first table, is C and reads an
 answer's bytes without parsing them, so its figures are closer to what the servers can do.
 
-The same servers as ``mcp_vs_rest.py`` (its functions): the demo campus it built under ``--work``
-(run it once first; or with ``--database-url``, the database it loaded), ``campus-mcp serve`` with the answer cache off, and the FastMCP 4.2.3 twin.
-Each row's answer is checked whole once with httpx before the load (HTTP 200, JSON, no JSON-RPC or
-tool error); wrk then counts every answer that is not a 2xx or 3xx, and a row with any is refused.
-The rows are interleaved: each round runs every row once, each round starting at another row; a
-row's requests/s is the median of its rounds. p50 and p95 are wrk's, from the last round.
+The same servers and the same measurement as ``mcp_vs_rest.py --load wrk`` (its functions), for
+search_sections' rows only: the demo campus it built under ``--work`` (run it once first; or with
+``--database-url``, the database it loaded), ``campus-mcp serve`` with the answer cache off, and
+the FastMCP 4.2.3 twin. The first answers of each row are checked whole with httpx (HTTP 200, JSON,
+no JSON-RPC or tool error); wrk then counts every answer that is not a 2xx or 3xx, and a row with
+any is refused. The rows are interleaved: each round runs every row once, each round starting at
+another row; a row's requests/s is the median of its rounds, p50 and p95 the medians of wrk's.
 """
 
 from __future__ import annotations
@@ -23,17 +24,13 @@ import argparse
 import asyncio
 import contextlib
 import os
-import shutil
-import statistics
-import tempfile
 from pathlib import Path
 
-import httpx
 import mcp_vs_rest as bench  # this folder's: the servers, the questions, the checks
 from search_sections import free_port
 
-# The wrk runner is mcp_vs_rest.py's own (its --load wrk): the same scripts and checks.
-lua_of, run_wrk = bench.lua_of, bench.run_wrk
+# The wrk scripts are mcp_vs_rest.py's own (its --load wrk).
+lua_of = bench.lua_of
 
 
 def main() -> None:
@@ -46,8 +43,7 @@ def main() -> None:
         "--database-url", help="A database mcp_vs_rest.py loaded (PostgreSQL), instead of its SQLite file."
     )
     options = parser.parse_args()
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed: apt-get install wrk")
+    bench.load_tool("wrk")  # says how to get wrk when it is missing
     work = options.work.resolve()
     database = work / "demo-scale-1.db"
     if options.database_url is None and not database.exists():
@@ -55,7 +51,7 @@ def main() -> None:
     env = bench.target_env(database, options.database_url)
     python = bench.fastmcp_python(work)
     load_at_start = os.getloadavg()
-    with contextlib.ExitStack() as servers, tempfile.TemporaryDirectory() as scratch:
+    with contextlib.ExitStack() as servers:
         port, twin_port = free_port(), free_port()
         servers.enter_context(bench.campus_server(env, port, work / "wrk-cold.log", cache=False))
         servers.enter_context(bench.fastmcp_server(python, env, twin_port, work / "wrk-fastmcp.log"))
@@ -63,17 +59,10 @@ def main() -> None:
         asked = bench.questions(*asyncio.run(bench.campus_samples(origin)))
         targets = [t for t in bench.campus_targets(origin, asked, "cold") if t.tool == "search_sections"]
         targets += bench.fastmcp_targets(f"http://127.0.0.1:{twin_port}")
-        for target in targets:
-            target.full_check(httpx.request(target.method, target.url, content=target.body, headers=target.headers))
-        scripts = {target.path: lua_of(target, Path(scratch)) for target in targets}
-        rates: dict[str, list[float]] = {target.path: [] for target in targets}
-        latencies: dict[str, tuple[float, float]] = {}
-        for round_number in range(options.rounds):
-            start = round_number % len(targets)
-            for target in targets[start:] + targets[:start]:
-                rate, p50, p95 = run_wrk(target, scripts[target.path], options.seconds, options.connections)
-                rates[target.path].append(rate)
-                latencies[target.path] = (p50, p95)
+        # mcp_vs_rest.py's own rounds, each row given --seconds in each.
+        rows = asyncio.run(
+            bench.measure(targets, options.rounds, options.seconds * options.rounds, options.connections, "wrk")
+        )
     loads = " and ".join(" ".join(f"{x:.1f}" for x in load) for load in (load_at_start, os.getloadavg()))
     engine = "PostgreSQL" if options.database_url else "SQLite"
     print(
@@ -81,11 +70,13 @@ def main() -> None:
     )
     print(f"of {options.seconds:g} s per row; load average (1, 5, 15 min) at start and at end: {loads}\n")
     print("| path | requests/s | rounds | p50 ms | p95 ms |\n| --- | ---: | --- | ---: | ---: |")
-    median = {path: statistics.median(found) for path, found in rates.items()}
-    for path, found in rates.items():
-        p50, p95 = latencies[path]
-        print(f"| {path} | {median[path]:.1f} | {min(found):.0f}-{max(found):.0f} | {p50:.1f} | {p95:.1f} |")
+    for row in rows:
+        print(
+            f"| {row.path} | {row.requests_per_s:.1f} | {min(row.rounds):.0f}-{max(row.rounds):.0f} "
+            f"| {row.p50:.1f} | {row.p95:.1f} |"
+        )
     print()
+    median = {row.path: row.requests_per_s for row in rows}
     for wire in bench.WIRES:
         ours = median[f"/api/mcp {wire}"]
         print(
