@@ -112,3 +112,15 @@ async def test_an_id_token_with_the_wrong_nonce_is_refused(servers: tuple[str, A
         assert landed.status_code == 400
         assert "does not check out" in landed.text
         assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
+
+
+async def test_the_campus_button_keeps_every_parameter_of_next(servers: tuple[str, Any]) -> None:
+    # An MCP client's authorize URL has its own &state=...: it must come back whole after the IdP.
+    base, _ = servers
+    wanted = "/dashboard/settings?tab=apps&state=abc"
+    async with httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
+        login = await browser.get(f"{base}/login", params={"next": wanted})
+        href = login.text.split('<p><a href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+        landed = await browser.get(base + href)
+        assert landed.url.path == "/dashboard/settings"
+        assert dict(landed.url.params) == {"tab": "apps", "state": "abc"}

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from litestar import MediaType, Response
 
 from campus_mcp.contributions import Scope
+from campus_mcp.oauth.session import with_next
 
 CSS_PATH = "/assets/campus.css"
 CURRENT = ' aria-current="page"'
@@ -214,7 +215,7 @@ def login_body(
     oidc = ""
     if oidc_label:
         oidc = (
-            f'<p><a href="/login/oidc?next={escape(next_url, quote=True)}">{escape(oidc_label)}</a></p>'
+            f'<p><a href="{escape(with_next("/login/oidc", next_url), quote=True)}">{escape(oidc_label)}</a></p>'
             "<p class=muted>Or sign in with a local account:</p>"
         )
     demo_note = (

@@ -205,7 +205,12 @@ def browser_session_middleware(
 
 def to_login(next_path: str) -> Redirect:
     """Send a visitor who is not signed in to the login form, and back to ``next_path`` after."""
-    return Redirect("/login?" + urlencode({"next": next_path}), status_code=303)
+    return Redirect(with_next("/login", next_path), status_code=303)
+
+
+def with_next(path: str, next_url: str) -> str:
+    """``path`` with ``next`` URL-encoded: its own ``&state=...`` must stay inside ``next``."""
+    return path + "?" + urlencode({"next": safe_next(next_url)})
 
 
 def safe_next(value: str | None, default: str = "/dashboard") -> str:
