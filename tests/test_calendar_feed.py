@@ -320,3 +320,20 @@ async def test_the_student_turns_the_feed_on_regenerates_it_and_turns_it_off_on_
     await client.post(off, data=_hidden(again.text, off))
     assert (await client.get(new_path)).status_code == 404
     assert "Your calendar feed is off" in (await client.get("/dashboard/calendar-feed")).text
+
+
+async def test_the_feed_zone_is_written_as_rules_every_parser_reads_and_names_its_charset_once(feed: Feed) -> None:
+    """Issue 24, point 1: ical.js reads only the first value of a comma-separated RDATE, so the zone
+    is written as one yearly RRULE per observance, without a made-up first observance."""
+    campus, ids, client = feed
+    answer = await _read(client, await _token(campus, ids["student1"]))
+    assert answer.headers["content-type"].lower().count("charset") == 1
+    (zone,) = _parse(answer.content).walk("VTIMEZONE")
+    observances = {c.name: c for c in zone.subcomponents}
+    assert len(zone.subcomponents) == 2 and set(observances) == {"STANDARD", "DAYLIGHT"}
+    assert b"RDATE" not in answer.content
+    standard, daylight = observances["STANDARD"], observances["DAYLIGHT"]
+    assert dict(standard["RRULE"]) == {"FREQ": ["YEARLY"], "BYMONTH": [11], "BYDAY": ["1SU"]}
+    assert dict(daylight["RRULE"]) == {"FREQ": ["YEARLY"], "BYMONTH": [3], "BYDAY": ["2SU"]}
+    assert (standard["TZOFFSETFROM"].td, standard["TZOFFSETTO"].td) == (timedelta(hours=-4), timedelta(hours=-5))
+    assert (daylight["TZOFFSETFROM"].td, daylight["TZOFFSETTO"].td) == (timedelta(hours=-5), timedelta(hours=-4))

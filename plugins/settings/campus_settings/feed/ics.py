@@ -3,8 +3,8 @@
 
 The feed holds every term the student has a section in. A class meeting is one weekly recurring
 event (``RRULE``) from its first class to its last, in the campus zone (a ``VTIMEZONE`` is
-included, so a 10:00 class stays 10:00 across a daylight-saving change), with an ``EXDATE`` on
-each holiday, break and finals-week day: the same days ``busy_blocks`` skips, so expanding the
+included, written by ``feed.vtimezone`` so every parser reads it, and a 10:00 class stays 10:00
+across a daylight-saving change), with an ``EXDATE`` on each holiday, break and finals-week day: the same days ``busy_blocks`` skips, so expanding the
 feed gives exactly the student's busy times. Finals, university events and friend meetings are
 single events. Each event has the title, description, location, color and reminders the
 settings resolver gives it; while notifications are paused no event has a ``VALARM``.
@@ -33,6 +33,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings.feed.colors import css3_name
+from campus_settings.feed.vtimezone import vtimezone
 from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
 from campus_settings.resolver import (
     ResolvedSettings,
@@ -249,7 +250,7 @@ async def build_feed(session: AsyncSession, student_id: int, settings: Settings,
     events += [_meeting(row, zone, domain, stamp) for row in await events_between(session, student_id, *window)]
     for event in events:
         calendar.add_component(event)
-    calendar.add_missing_timezones(
-        first_date=span_start - timedelta(days=366), last_date=span_end + timedelta(days=366)
-    )
+    # Our own VTIMEZONE, not add_missing_timezones' (one comma-separated RDATE, which ical.js
+    # reads only the first value of): RRULEs from the zone's rules, before the events.
+    calendar.subcomponents.insert(0, vtimezone(zone, span_start - timedelta(days=366), span_end + timedelta(days=366)))
     return Feed(body=calendar.to_ical(), last_modified=stamp)

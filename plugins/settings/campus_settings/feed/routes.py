@@ -68,7 +68,8 @@ async def calendar_feed(
     headers = FEED_HEADERS | {"ETag": etag, "Last-Modified": format_datetime(built.last_modified, usegmt=True)}
     if _matches(request.headers.get("if-none-match"), etag):
         return Response(b"", status_code=304, headers=headers)
-    return Response(built.body, media_type="text/calendar; charset=utf-8", headers=headers)
+    # Litestar adds "; charset=utf-8" to a text/ media type itself: naming it here gave it twice.
+    return Response(built.body, media_type="text/calendar", headers=headers)
 
 
 def _card(csrf: str, on_since: str | None, new_url: str | None) -> str:
