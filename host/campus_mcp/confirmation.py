@@ -100,6 +100,8 @@ def confirmation_template(text: str, limit: int = TEMPLATE_PREVIEW_LENGTH) -> st
     to the question or close its quotes; a longer one ends with an ellipsis.
     """
     escaped = json.dumps(text, ensure_ascii=False)[1:-1]
+    # json.dumps keeps U+2028/U+2029 raw, and a client shows them as line breaks.
+    escaped = escaped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     if len(escaped) > limit:
         escaped = escaped[:limit].rstrip("\\") + "\u2026"
     return f'"{escaped}"'

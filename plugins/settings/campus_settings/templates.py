@@ -56,12 +56,14 @@ LABELS = {"title_template": "title", "description_template": "description", "loc
 
 def clean_text(text: str, *, keep_newlines: bool) -> str:
     """``text`` without control characters (Unicode category C*, which covers bidi overrides and
-    zero-width marks too); a newline stays only where ``keep_newlines`` allows, else it is a space."""
+    zero-width marks too); a newline stays only where ``keep_newlines`` allows, else it is a space,
+    and a line or paragraph separator (U+2028, U+2029) is always a space."""
     out: list[str] = []
     for char in text.replace("\r\n", "\n"):
         if char == "\n":
             out.append("\n" if keep_newlines else " ")
-        elif char == "\t":
+        elif char == "\t" or unicodedata.category(char) in {"Zl", "Zp"}:
+            # U+2028/U+2029 break a line in the question and the feed as a newline would.
             out.append(" ")
         elif unicodedata.category(char).startswith("C"):
             continue
