@@ -158,3 +158,46 @@ async def test_a_plugin_or_setting_that_cannot_load_is_named(tmp_path: Path) -> 
     assert "CAMPUS_MCP_PORT" in bad_port.stderr and "eighty" not in bad_port.stderr, bad_port.stderr
     for result in (unknown, bad_port):
         assert "Traceback" not in result.stderr
+
+
+async def test_a_token_made_for_another_url_is_refused_with_both_urls_named(
+    campus_factory: CampusFactory, tmp_path: Path
+) -> None:
+    """Issue 24, point 7: a token made without the server's URL (``:8000``) is refused by a server on
+    another port with a sentence naming the URL the token is for and this endpoint's, not the token."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    campus = await campus_factory(demo=True, anonymous_access=False, public_url=base)
+    made = await run_token(tmp_path, "--student", "student1", database_url=campus.settings.database_url)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip()
+    async with serve_on_loopback(campus.app, port), httpx2.AsyncClient() as http:
+        answer = await http.post(
+            f"{base}/api/mcp",
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        )
+    assert answer.status_code == 401
+    description = answer.json()["error_description"]
+    assert "http://127.0.0.1:8000/api/mcp" in description and f"{base}/api/mcp" in description
+    assert "campus-mcp token --url" in description and token not in answer.text
+
+
+async def test_url_makes_the_token_for_the_url_the_client_calls(campus_factory: CampusFactory, tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    # The campus knows its URL; the command's environment does not (no CAMPUS_MCP_PORT or PUBLIC_URL).
+    campus = await campus_factory(demo=True, anonymous_access=False, public_url=base)
+    database_url = campus.settings.database_url
+    refused = await run_token(tmp_path, "--student", "student1", "--url", "not a url", database_url=database_url)
+    assert refused.returncode != 0 and "--url" in refused.stderr and "http" in refused.stderr
+    made = await run_token(tmp_path, "--student", "student1", "--url", f"{base}/api/mcp", database_url=database_url)
+    assert made.returncode == 0, made.stderr
+    assert f"{base}/api/mcp" in made.stderr
+    async with serve_on_loopback(campus.app, port):
+        results = await call_tools(f"{base}/api/mcp", made.stdout.strip(), {"my_courses": {}})
+    assert not results["my_courses"].is_error, results["my_courses"].content

@@ -174,6 +174,7 @@ def create_app(
     resolver = resolve_token or bearer_resolver(personal_tokens, oauth.resolve_token)
     # /api/mcp, /api/mcp/toolboxes and /api/mcp/{plugin}: one server each, one bearer check (endpoint.py).
     endpoint = McpEndpoint(registry, sessions, resolver, step_up=step_up)
+    endpoint.other_resource = oauth.other_resource
     # Rate limits (campus_mcp.limits): per student, per address, per platform range.
     limits = request_limits(registry.settings)
     endpoint.admit = None if limits is None else limits.admit_mcp

@@ -223,6 +223,8 @@ class McpEndpoint:
         self.fast_reads = registry.settings.fast_reads
         self.fast = {path: FastReads(server, security) for path, server in self.servers.items()}
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
+        # For a refused token: the other MCP URL it was issued for, if that is why (set by create_app).
+        self.other_resource: Callable[[str], Awaitable[str | None]] | None = None
         self.step_up = step_up
         # Rate limits (campus_mcp.limits), set by create_app: counts a request against its student.
         self.admit: Admission | None = None
@@ -318,6 +320,18 @@ class McpEndpoint:
         await send(start)
         await send(end)
 
+    async def _refusal(self, token: str) -> str:
+        """Why a bearer token was refused. A token issued for another URL of this server (another
+        port, before CAMPUS_MCP_PUBLIC_URL was set) says both URLs, never the token itself."""
+        issued_for = await self.other_resource(token) if self.other_resource is not None and token else None
+        if issued_for is None:
+            return "The access token is invalid, expired or revoked. Sign in again."
+        here = self.registry.settings.mcp_url
+        return (
+            f"The access token was issued for {issued_for}, and this endpoint is {here}. Sign in again "
+            f"here, or make a token for this endpoint (campus-mcp token --url {here})."
+        )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"].rstrip("/") or "/"
         server, manager = self.servers.get(path), self.managers.get(path)
@@ -342,10 +356,7 @@ class McpEndpoint:
                 await self._reply(
                     send,
                     401,
-                    {
-                        "error": "invalid_token",
-                        "error_description": "The access token is invalid, expired or revoked. Sign in again.",
-                    },
+                    {"error": "invalid_token", "error_description": await self._refusal(token.strip())},
                     [
                         (
                             b"www-authenticate",

@@ -544,6 +544,12 @@ class OAuthService:
         """The MCP endpoint's TokenResolver: live, and issued for this endpoint (audience)."""
         return await self.store.principal_for(token, self.settings.mcp_url)
 
+    async def other_resource(self, token: str) -> str | None:
+        """For a refused token: the other endpoint it was issued for (a live token of this server
+        minted for another URL, such as another port); None when that is not why it was refused."""
+        resource = await self.store.live_resource(token)
+        return resource if resource is not None and resource != self.settings.mcp_url else None
+
     def on_step_up_list(self, client: ClientRecord) -> bool:
         """Whether this client is on the step-up allow list (by client id or client name)."""
         return on_step_up_list(self.settings.step_up_clients, client.client_id, client.client_name)

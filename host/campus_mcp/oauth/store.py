@@ -470,6 +470,21 @@ class OAuthStore:
             audience=row.resource,
         )
 
+    async def live_resource(self, access_token: str) -> str | None:
+        """The resource (RFC 8707) a live access token was issued for, whatever endpoint asks; None
+        for a token that is unknown, revoked or expired. Only for saying why a token was refused."""
+        async with self.sessions() as session:
+            row = (
+                await session.execute(
+                    select(OAuthToken.resource, OAuthToken.revoked_at, OAuthToken.access_expires_at).where(
+                        OAuthToken.access_token_hash == credential_hash(access_token)
+                    )
+                )
+            ).first()
+        if row is None or row.revoked_at is not None or row.access_expires_at <= utcnow():
+            return None
+        return str(row.resource)
+
     async def has_live_grant(self, user_id: int, client_id: str) -> bool:
         now = utcnow()
         async with self.sessions() as session:

@@ -11,6 +11,7 @@ it was issued for goes to stderr. The token is never logged and only its hash is
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import uuid
 from datetime import timedelta
@@ -59,8 +60,11 @@ def chosen_scopes(registry: Registry, raw: str | None) -> list[str]:
     return names
 
 
-async def issue(deployment: Deployment, username: str, names: list[str], minutes: int) -> tuple[str, str]:
-    """Save an access-only issuance for ``username``; the token and the scope it holds."""
+async def issue(
+    deployment: Deployment, username: str, names: list[str], minutes: int, resource: str | None = None
+) -> tuple[str, str]:
+    """Save an access-only issuance for ``username``, for the MCP URL ``resource`` (this server's
+    own by default); the token and the scope it holds."""
     registry = deployment.registry
     name = username.strip().lower()
     async with deployment.session() as session:
@@ -87,7 +91,7 @@ async def issue(deployment: Deployment, username: str, names: list[str], minutes
         client_id=CLI_CLIENT_ID,
         user_id=student.id,
         scope=scope,
-        resource=registry.settings.mcp_url,
+        resource=resource or registry.settings.mcp_url,
         family_id=uuid.uuid4().hex,
         access_seconds=minutes * 60,
     )
@@ -108,9 +112,23 @@ async def issue(deployment: Deployment, username: str, names: list[str], minutes
     type=click.IntRange(1, MAX_MINUTES),
     help="How long the token lasts.",
 )
+@click.option(
+    "--url",
+    "mcp_url",
+    default=None,
+    help="The MCP URL the token is for, as the client calls it (default: this server's, from "
+    "CAMPUS_MCP_PUBLIC_URL or the port). A server answers only tokens made for its own URL.",
+)
 @click.option(ADMIN_FLAG, "admin", is_flag=True, help="Required outside demo mode: you administer this server.")
-def token(username: str, scopes: str | None, minutes: int, admin: bool) -> None:
+def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, admin: bool) -> None:
     """Print a short-lived access token for a student (only the token, on stdout)."""
+    resource = None if mcp_url is None else mcp_url.strip().rstrip("/")
+    if resource is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", resource):
+        raise click.BadParameter(
+            f"{mcp_url!r} is not an http(s) URL; give the MCP URL the client calls, such as "
+            "http://127.0.0.1:8080/api/mcp.",
+            param_hint="--url",
+        )
     try:
         settings = Settings()
     except ValidationError as exc:
@@ -127,8 +145,8 @@ def token(username: str, scopes: str | None, minutes: int, admin: bool) -> None:
     async def _issue() -> tuple[str, str, str]:
         async with open_deployment(settings, migrate=False) as deployment:
             names = chosen_scopes(deployment.registry, scopes)
-            minted, scope = await issue(deployment, username, names, minutes)
-            return minted, scope, deployment.settings.mcp_url
+            minted, scope = await issue(deployment, username, names, minutes, resource)
+            return minted, scope, resource or deployment.settings.mcp_url
 
     try:
         minted, scope, audience = asyncio.run(_issue())
