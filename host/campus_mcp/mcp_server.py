@@ -48,6 +48,7 @@ from campus_mcp.route_errors import describe_problems, field_problems
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.version import __version__
+from campus_mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
 from campus_mcp.write_call import call_write_tool
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ CACHEABLE = (
     "resources/read",
     "server/discover",
 )
+CACHE_HINT = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
 # resource_link content arrived in 2025-06-18; older clients may refuse a result that has one.
 LINKS_SINCE = "2025-06-18"
 PROMPT_ARGUMENT_LIMIT = 500
@@ -309,7 +311,7 @@ class CampusServer:
             title=registry.settings.product_name,
             description=server_description(registry, served),
             instructions=assemble_instructions(registry, served, first),
-            cache_hints={m: CacheHint(ttl_ms=CACHE_TTL_MS, scope="public") for m in CACHEABLE},  # type: ignore[misc]
+            cache_hints={m: CACHE_HINT for m in CACHEABLE},  # type: ignore[misc]
             get_tool_input_schema=self._header_schema_of,
             on_list_tools=self.list_tools,
             # Toolbox mode: the meta-tools, whose proxies end in call_tool (the direct call's path).
@@ -323,6 +325,8 @@ class CampusServer:
         )
         if self.app_resources:
             server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
+        # Ahead of the requestState boundary, which would refuse a call the seed reads as a cancel.
+        server.middleware.extend([CacheHintsOnEveryWire(CACHE_HINT), LenientAnswers()])
         server.middleware.append(
             RequestStateBoundary(
                 RequestStateSecurity(keys=[registry.settings.seal_key()], ttl=REQUEST_STATE_TTL_SECONDS),
