@@ -215,31 +215,34 @@ def instruction_fragments(settings: Settings, catalog: CatalogSettings) -> list[
                 f"Use this server for {n['campus']} ({n['short']}) courses and registration: the class schedule, "
                 "sections and CRNs, open seats, course descriptions and prerequisites, professors and their "
                 "reviews, degree requirements, electives, and the academic calendar (breaks, deadlines, finals "
-                "week). Students ask in their own words: 'my professor', 'sections', 'prerequisites', 'is this class "
-                "full', 'when is the final', 'when is spring break', 'what should I take next semester'."
+                "week). Students ask in their own words: 'my professor', 'is this class full', 'when is the "
+                "final', 'when is spring break', 'what should I take next semester'."
             ),
         ),
-        # The rules stay short: every plugin's rules share what is left of the 2,048 characters.
+        # The rules stay short: every plugin's rules share what is left of the 2,048 characters. Seed
+        # 000 puts three in the instructions: the advisory with its freshness, the time ticket and the
+        # RAC ("Registration steps"), and the override rules.
         InstructionFragment(
             priority=50,
             text=(
-                "Catalog: call list_terms first for the term uid. Course-planning results carry an advisory: tell "
-                "the student to confirm the plan with their program director and academic advisor."
+                "Course-planning results carry an advisory: tell the student to confirm the plan with their "
+                "program director and academic advisor. A refresh time there is when a full run ended, not one "
+                "course: one fresh course says nothing of the rest."
+            ),
+        ),
+        InstructionFragment(
+            priority=55,
+            text=(
+                f"Each student registers at the time on their time ticket ({n['system']}); first-year students, "
+                "sophomores and students on probation need a RAC from their primary advisor. No tool knows these: "
+                "say the rule, never guess."
             ),
         ),
         InstructionFragment(
             priority=60,
             text=(
-                f"Overrides come from {n['office']} and are never certain: plan without one; offer one only when "
-                "nothing else works, naming the override, the course and any minutes of time conflict."
-            ),
-        ),
-        InstructionFragment(
-            priority=70,
-            text=(
-                f"Registration time comes from the student's time ticket ({n['system']}); first-year students, "
-                "sophomores and students on probation need a RAC from their primary advisor. No tool knows these: "
-                "give the rule, do not guess."
+                f"Overrides (from {n['office']}) are never certain: plan without one; offer one only if "
+                "nothing else works, naming it, the course and any minutes of conflict."
             ),
         ),
     ]

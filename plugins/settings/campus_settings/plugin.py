@@ -103,8 +103,7 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
             text=(
                 f"When a {settings.campus_short_name} student wants to change how their classes show in their "
                 "calendar ('make my lab events green', 'change my reminders', 'put the room in my class titles', "
-                "'pause my notifications'), call my_calendar_settings, then update_calendar_settings, "
-                "update_class_settings or set_notifications; the student confirms each change."
+                "'pause my notifications'), call my_calendar_settings first."
             ),
         )
     ]
