@@ -8,7 +8,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from campus_dining.models import DiningHall, DiningHours
-from campus_dining.schemas import WEEKDAYS, DiningHallInfo, DiningHallList, HallQuery, HallSlug, OpeningHours
+from campus_dining.schemas import (
+    WEEKDAYS,
+    DiningHallInfo,
+    DiningHallList,
+    HallQuery,
+    HallSlug,
+    OpeningHours,
+    twelve_hour,
+)
 
 
 def hall_info(hall: DiningHall) -> DiningHallInfo:
@@ -18,7 +26,13 @@ def hall_info(hall: DiningHall) -> DiningHallInfo:
         building=hall.building,
         description=hall.description,
         hours=[
-            OpeningHours(day=WEEKDAYS[h.weekday], opens=h.opens.strftime("%H:%M"), closes=h.closes.strftime("%H:%M"))
+            OpeningHours(
+                day=WEEKDAYS[h.weekday],
+                opens=h.opens.strftime("%H:%M"),
+                closes=h.closes.strftime("%H:%M"),
+                opens_12h=twelve_hour(h.opens.strftime("%H:%M")),
+                closes_12h=twelve_hour(h.closes.strftime("%H:%M")),
+            )
             for h in hall.hours
         ],
         updated_at=hall.updated_at,

@@ -25,8 +25,8 @@ async def test_a_student_finds_what_is_open_on_sunday(dining: CampusHarness) -> 
     assert [hall["name"] for hall in halls["halls"]] == ["Commons Dining Hall"]
     sunday = [h for h in halls["halls"][0]["hours"] if h["day"] == "sunday"]
     assert sunday == [
-        {"day": "sunday", "opens": "10:00", "closes": "14:00"},
-        {"day": "sunday", "opens": "16:30", "closes": "19:00"},
+        {"day": "sunday", "opens": "10:00", "closes": "14:00", "opens_12h": "10:00 AM", "closes_12h": "2:00 PM"},
+        {"day": "sunday", "opens": "16:30", "closes": "19:00", "opens_12h": "4:30 PM", "closes_12h": "7:00 PM"},
     ]
     assert json.loads(result.content[0].text) == halls  # type: ignore[union-attr]
 
@@ -54,6 +54,19 @@ async def test_an_unknown_hall_says_how_to_find_the_slugs(dining: CampusHarness)
         response = await rest.get("/api/v1/dining/halls/food-court")
     assert response.status_code == 404
     assert response.json()["field"] == "slug"
+
+
+@pytest.mark.parametrize("day", ["Sunday", "SUNDAY", " sunday "])
+async def test_a_day_name_is_taken_in_any_case_by_the_tool_and_the_route(dining: CampusHarness, day: str) -> None:
+    """Issue 24, point 2: ``open_on: "Sunday"`` was refused (only "sunday" was a weekday)."""
+    result = await dining.call("list_dining_halls", {"open_on": day})
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    assert [hall["name"] for hall in result.structured_content["halls"]] == ["Commons Dining Hall"]
+    async with dining.rest() as rest:
+        listed = await rest.get("/api/v1/dining/halls", params={"open_on": day})
+    assert listed.status_code == 200, listed.text
+    assert listed.json() == result.structured_content
 
 
 async def test_a_day_that_is_not_a_weekday_is_refused_naming_the_field(dining: CampusHarness) -> None:
