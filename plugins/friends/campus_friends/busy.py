@@ -39,9 +39,9 @@ async def friend_busy_times(
     for block in await busy_blocks(session, query.friend_id, query.start_date, query.end_date, settings):
         if merged and block.start <= merged[-1].end:
             if block.end > merged[-1].end:
-                merged[-1] = BusyTime(start=merged[-1].start, end=block.end)
+                merged[-1] = BusyTime.between(merged[-1].start, block.end)
             continue
-        merged.append(BusyTime(start=block.start, end=block.end))
+        merged.append(BusyTime.between(block.start, block.end))
     return FriendBusyTimes(
         friend_id=query.friend_id,
         start_date=query.start_date,

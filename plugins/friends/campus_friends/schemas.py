@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from campus_schedule.busy import MAX_DAYS
+from campus_schedule.schemas import twelve_hour
 from pydantic import BaseModel, Field
 
 
@@ -51,6 +52,26 @@ class FriendBusyQuery(BaseModel):
 class BusyTime(BaseModel):
     start: datetime = Field(description="When the friend becomes busy, with the campus UTC offset.")
     end: datetime = Field(description="When the friend is free again.")
+    # The same times as my_busy_times gives them (issue 24, point 2): campus time, 24- and 12-hour.
+    date: date
+    start_time: str = Field(description="HH:MM, 24-hour, campus time.")
+    end_time: str
+    start_12h: str = Field(description="The start on a 12-hour clock, such as 1:30 PM.")
+    end_12h: str
+
+    @classmethod
+    def between(cls, start: datetime, end: datetime) -> BusyTime:
+        """A block from ``start`` to ``end`` (campus-offset datetimes), with its times as text."""
+        first, last = start.strftime("%H:%M"), end.strftime("%H:%M")
+        return cls(
+            start=start,
+            end=end,
+            date=start.date(),
+            start_time=first,
+            end_time=last,
+            start_12h=twelve_hour(first) or first,
+            end_12h=twelve_hour(last) or last,
+        )
 
 
 class FriendBusyTimes(BaseModel):

@@ -5,6 +5,9 @@ Every function takes the signed-in student's id; nothing here reads another stud
 
 from __future__ import annotations
 
+from datetime import date
+from typing import Literal
+
 from campus_catalog.models import DAY_LETTERS, Section, Term
 from campus_catalog.queries.clock import campus_today, hhmm
 from campus_catalog.queries.schedule_check import find_conflicts
@@ -34,8 +37,9 @@ from campus_schedule.schemas import (
 
 DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 HISTORY_NOTE = (
-    "Only the terms the campus has on record for you. No grades: ask the student for a grade "
-    "when a prerequisite needs a minimum grade."
+    "Only the terms the campus has on record for you. Only a completed term's courses are taken; an "
+    "in_progress term's are being taken and an upcoming term's are planned. No grades: ask the student "
+    "for a grade when a prerequisite needs a minimum grade."
 )
 
 
@@ -101,13 +105,23 @@ async def my_courses(session: AsyncSession, student_id: int, term: str | None, s
     return await term_courses(session, student_id, await resolve_term(session, term, settings))
 
 
-async def my_course_history(session: AsyncSession, student_id: int) -> MyCourseHistory:
+def term_status(term: Term, today: date) -> Literal["completed", "in_progress", "upcoming"]:
+    """Whether the term's courses are taken, being taken or planned, on the campus's ``today``."""
+    if term.end_date < today:
+        return "completed"
+    if term.start_date > today:
+        return "upcoming"
+    return "in_progress"
+
+
+async def my_course_history(session: AsyncSession, student_id: int, today: date) -> MyCourseHistory:
     terms: list[HistoryTerm] = []
     for term in await enrolled_terms(session, student_id):
         sections = await enrolled_sections(session, student_id, term.uid)
         terms.append(
             HistoryTerm(
                 term=term_ref(term),
+                status=term_status(term, today),
                 start_date=term.start_date,
                 end_date=term.end_date,
                 courses=[

@@ -126,13 +126,19 @@ class HistoryCourse(Answer):
 
 class HistoryTerm(Answer):
     term: TermRef
+    status: Literal["completed", "in_progress", "upcoming"] = Field(
+        description="On the campus's today: 'completed' (the term ended: courses taken), 'in_progress' "
+        "(courses being taken, not yet earned) or 'upcoming' (courses planned)."
+    )
     start_date: date
     end_date: date
     courses: list[HistoryCourse]
 
 
 class MyCourseHistory(Answer):
-    terms: list[HistoryTerm] = Field(description="Newest first.")
+    terms: list[HistoryTerm] = Field(
+        description="Newest first, each with its status: upcoming, in_progress, completed."
+    )
     note: str
 
 

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from campus_catalog.queries.clock import campus_today
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
@@ -45,7 +46,7 @@ async def run_my_courses(context: ToolContext, args: TermArgument | TermSections
 
 async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
     async with context.session() as session:
-        return await queries.my_course_history(session, context.user_id)
+        return await queries.my_course_history(session, context.user_id, campus_today(context.settings.timezone))
 
 
 async def run_my_busy_times(context: ToolContext, args: BusyTimesQuery) -> MyBusyTimes:
@@ -133,7 +134,8 @@ OPERATIONS = [
         title="My course history",
         description=_words(
             "Every term the signed-in {short} student has courses on record for, newest first, "
-            "with the courses of each term (CRN, code, title, credits). Use it for: 'What courses have I "
+            "with the courses of each term (CRN, code, title, credits) and its status: completed (courses "
+            "taken), in_progress (being taken) or upcoming (planned). Use it for: 'What courses have I "
             "taken?', 'Which classes did I take last spring?', 'Have I done Calculus I yet?'. It has no "
             "grades: when a prerequisite needs a minimum grade, ask the student for their grade. Terms the "
             "campus has no record of are missing; ask the student about gaps. Needs schedule:read."

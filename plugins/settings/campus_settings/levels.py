@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-from campus_catalog.models import Section
+from campus_catalog.models import MeetingTime, Section
 from campus_mcp import InvalidInput
 from campus_schedule.models import Enrollment
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings.resolver import ALL_CLASSES, FINAL_EXAM, UNIVERSITY, kind_of
@@ -37,6 +38,36 @@ async def class_kinds(session: AsyncSession, student_id: int) -> list[str]:
         .distinct()
     )
     return list(dict.fromkeys([*COMMON_KINDS, *(kind_of(t) for t in types.all() if t)]))
+
+
+async def class_meetings_by_kind(session: AsyncSession, student_id: int) -> Counter[str]:
+    """How many class meetings of each kind the student's schedule has (every term on record)."""
+    rows = await session.execute(
+        select(Section.schedule_type, func.count(MeetingTime.id))
+        .join(Enrollment, Enrollment.section_id == Section.id)
+        .join(MeetingTime, MeetingTime.section_id == Section.id)
+        .where(Enrollment.student_id == student_id)
+        .group_by(Section.schedule_type)
+    )
+    counts: Counter[str] = Counter()
+    for schedule_type, meetings in rows.all():
+        counts[kind_of(schedule_type)] += int(meetings)
+    return counts
+
+
+def no_event_note(level: str, meetings: Counter[str]) -> str | None:
+    """The words for a change of a level of classes that no class of the student's has: the
+    setting is kept for later, and the student is told that nothing in the calendar changes."""
+    if level in (FINAL_EXAM, UNIVERSITY) or level.startswith(f"{UNIVERSITY}:"):
+        return None
+    count = sum(meetings.values()) if level == ALL_CLASSES else meetings[level]
+    if count:
+        return None
+    kind = "classes" if level == ALL_CLASSES else f"{level.replace('_', ' ')} classes"
+    return (
+        f"You have no {kind} on your schedule, so this changes no event in your calendar now; "
+        "the setting applies to any you add later."
+    )
 
 
 async def check_level(session: AsyncSession, student_id: int, level: str) -> str:

@@ -90,6 +90,12 @@ def question(head: str, lines: Sequence[str], keeps: Sequence[str]) -> str:
     return "\n".join([head, *keeps, *lines])
 
 
+def on_campus(moment: datetime, zone: str) -> datetime:
+    """The instant with the campus's UTC offset of that day: every time a student reads is campus
+    time (issue 24, point 2), the database keeps UTC."""
+    return moment.astimezone(ZoneInfo(zone))
+
+
 def campus_time(moment: datetime, zone: str) -> str:
     """``Tuesday, December 1, 9:23 AM (America/New_York time)``: the end of a pause on the
     student's clock, the campus's, not the database's UTC."""

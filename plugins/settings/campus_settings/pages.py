@@ -83,7 +83,7 @@ async def _render(
     status: int = 200,
 ) -> Response[Any]:
     async with deployment.session() as session:
-        answer = await service.my_calendar_settings(session, student)
+        answer = await service.my_calendar_settings(session, student, deployment.settings.timezone)
         feed = await feed_of(session, student)
     csrf = csrf_token(request)
     parts = ["<h1>Calendar settings</h1>", notice, preview]

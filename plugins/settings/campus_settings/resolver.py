@@ -137,6 +137,16 @@ def university_event(event: UniversityEvent) -> CalendarEvent:
     return CalendarEvent(kind="university", variables=values, category=category)
 
 
+def level_event(level: str) -> CalendarEvent:
+    """An event that only ``level``'s settings and those below it reach (a level named by
+    ``levels.check_level``): no class meeting of its own, no variables."""
+    if level == FINAL_EXAM:
+        return CalendarEvent(kind="final_exam", variables={})
+    if level == UNIVERSITY or level.startswith(f"{UNIVERSITY}:"):
+        return CalendarEvent(kind="university", variables={}, category=level.partition(":")[2] or None)
+    return CalendarEvent(kind="class", variables={}, class_kind=None if level == ALL_CLASSES else level)
+
+
 def is_set(field: str, value: Any) -> bool:
     if field in TEMPLATE_FIELDS:
         return bool(value)
@@ -209,18 +219,35 @@ class StudentSettings:
             return CLASS_DEFAULTS | {"color": LAB_COLOR}
         return CLASS_DEFAULTS
 
-    def resolve(self, event: CalendarEvent, templates: Mapping[Any, str] | None = None) -> ResolvedSettings:
-        """The settings of ``event``. ``templates`` (a preview) stand in for the resolved ones."""
+    @staticmethod
+    def _first_set(
+        chain: list[tuple[str, Mapping[str, Any]]], defaults: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Each field from the first level of ``chain`` that sets it, else the default; and which."""
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}
-        chain = self.chain(event)
         for field in FIELDS:
             for source, row in chain:
                 if is_set(field, row.get(field)):
                     values[field], sources[field] = row[field], source
                     break
             else:
-                values[field], sources[field] = self.defaults(event)[field], "system_default"
+                values[field], sources[field] = defaults[field], "system_default"
+        return values, sources
+
+    def level_values(self, level: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """What an event of ``level`` gets when nothing more specific sets a field, and from which
+        level each value comes: ``my_calendar_settings`` shows it beside the level's own row, so an
+        unset field reads as the value that applies, not as null (issue 24, point 5)."""
+        event = level_event(level)
+        chain = [(source, row) for source, row in self.chain(event) if source != "individual"]
+        if level == ALL_CLASSES:  # the kinds of class sit above all classes, not below
+            chain = [(source, row) for source, row in chain if source == "global"]
+        return self._first_set(chain, self.defaults(event))
+
+    def resolve(self, event: CalendarEvent, templates: Mapping[Any, str] | None = None) -> ResolvedSettings:
+        """The settings of ``event``. ``templates`` (a preview) stand in for the resolved ones."""
+        values, sources = self._first_set(self.chain(event), self.defaults(event))
         shown = {**values, **(templates or {})}
         return ResolvedSettings(
             values=values,

@@ -128,7 +128,8 @@ class StoredSettings(Answer):
     visibility: str | None
     reminders: list[int] | None = Field(description="Minutes before the event; [] is no reminders; null: not set.")
     version: int
-    updated_at: datetime
+    updated_at: datetime = Field(description="When the student last changed this row; campus time zone.")
+    updated_at_text: str = Field(description="The same on a 12-hour clock, as a student reads it.")
 
 
 class Resolved(Answer):
@@ -179,7 +180,17 @@ class ClassSettingsAnswer(Answer):
 class LevelEntry(Answer):
     level: str
     label: str
-    settings: StoredSettings | None
+    settings: StoredSettings | None = Field(
+        description="What this level sets itself (null: nothing; a null field: not set here)."
+    )
+    effective: Resolved = Field(
+        description="What an event of this level gets, with every field filled: this level's value, else "
+        "the level below it, else the default."
+    )
+    sources: Sources = Field(
+        description="For each field of `effective`, where it comes from: this level or the one below "
+        "('global' is all classes) or 'system_default'."
+    )
 
 
 class ColorEntry(Answer):
@@ -195,7 +206,8 @@ class TemplateVariable(Answer):
 
 class Notifications(Answer):
     paused: bool
-    paused_until: datetime | None
+    paused_until: datetime | None = Field(description="End of the pause, campus time zone; null: none.")
+    paused_until_text: str | None = Field(description="The same on a 12-hour clock, as a student reads it.")
 
 
 class MyCalendarSettings(Answer):
@@ -213,6 +225,9 @@ class LevelSettingsAnswer(Answer):
     settings: StoredSettings | None
     classes_with_own_settings: int
     category_colors_removed: int = 0
+    note: str | None = Field(
+        default=None, description="Said when the change reaches no event of the student's calendar now."
+    )
     not_changed: NotChanged | None = None
 
 
@@ -225,5 +240,6 @@ class PreviewAnswer(Answer):
 class NotificationsAnswer(Answer):
     result: Literal["updated", "unchanged"]
     paused: bool
-    paused_until: datetime | None
+    paused_until: datetime | None = Field(description="End of the pause, campus time zone; null: none.")
+    paused_until_text: str | None = Field(description="The same on a 12-hour clock, as a student reads it.")
     not_changed: NotChanged | None = None

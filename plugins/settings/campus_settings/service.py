@@ -4,7 +4,7 @@ makes too. Every function reads and writes the signed-in student's own rows only
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from campus_catalog.models import MeetingTime, Section
@@ -14,9 +14,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_settings import store
 from campus_settings.changes import SettingChange, parse_change
 from campus_settings.colors import COLORS
-from campus_settings.levels import check_level, class_kinds, level_label, levels_allowed
+from campus_settings.levels import (
+    check_level,
+    class_kinds,
+    class_meetings_by_kind,
+    level_label,
+    levels_allowed,
+    no_event_note,
+)
 from campus_settings.meetings import first_meeting, meeting_ref, meeting_words, meetings_by_id, my_meeting
-from campus_settings.messages import campus_time, field_lines, question
+from campus_settings.messages import campus_time, field_lines, on_campus, question
 from campus_settings.models import ClassSetting, LevelSetting
 from campus_settings.resolver import (
     ALL_CLASSES,
@@ -54,10 +61,24 @@ UNCHANGED = ("declined", "cancelled")
 RESET_ALL = ["title_template", "description_template", "location_template", "color", "visibility", "reminders"]
 
 
-def stored(row: ClassSetting | LevelSetting | None) -> StoredSettings | None:
+def stored(row: ClassSetting | LevelSetting | None, zone: str) -> StoredSettings | None:
     if row is None:
         return None
-    return StoredSettings(**row_fields(row), version=row.version, updated_at=row.updated_at)
+    return StoredSettings(
+        **row_fields(row),
+        version=row.version,
+        updated_at=on_campus(row.updated_at, zone),
+        updated_at_text=campus_time(row.updated_at, zone),
+    )
+
+
+def notifications_fields(paused: bool, until: datetime | None, zone: str) -> dict[str, Any]:
+    """``paused``, ``paused_until`` in campus time and its 12-hour text, for both answers."""
+    return {
+        "paused": paused,
+        "paused_until": on_campus(until, zone) if until is not None else None,
+        "paused_until_text": campus_time(until, zone) if until is not None else None,
+    }
 
 
 def class_answer(
@@ -65,12 +86,13 @@ def class_answer(
     meeting: MeetingTime,
     bundle: StudentSettings,
     row: ClassSetting | None,
+    zone: str,
     **extra: Any,
 ) -> ClassSettingsAnswer:
     resolved = bundle.resolve(class_meeting_event(section, meeting))
     return ClassSettingsAnswer(
         meeting=meeting_ref(section, meeting),
-        class_settings=stored(row),
+        class_settings=stored(row, zone),
         resolved=Resolved(**resolved.values),
         sources=Sources(**resolved.sources),
         preview=Preview(title=resolved.title, description=resolved.description, location=resolved.location),
@@ -81,7 +103,18 @@ def class_answer(
 # --- my_calendar_settings -------------------------------------------------------------------
 
 
-async def my_calendar_settings(session: AsyncSession, student_id: int) -> MyCalendarSettings:
+def _level_entry(level: str, row: LevelSetting | None, bundle: StudentSettings, zone: str) -> LevelEntry:
+    values, sources = bundle.level_values(level)
+    return LevelEntry(
+        level=level,
+        label=level_label(level),
+        settings=stored(row, zone),
+        effective=Resolved(**values),
+        sources=Sources(**sources),
+    )
+
+
+async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str) -> MyCalendarSettings:
     bundle = await load_student_settings(session, student_id)
     kinds = await class_kinds(session, student_id)
     level_rows = {
@@ -91,20 +124,23 @@ async def my_calendar_settings(session: AsyncSession, student_id: int) -> MyCale
     }
     order = [ALL_CLASSES, *kinds, FINAL_EXAM, UNIVERSITY]
     order += sorted(level for level in level_rows if level not in order)
-    levels = [LevelEntry(level=lv, label=level_label(lv), settings=stored(level_rows.get(lv))) for lv in order]
+    levels = [_level_entry(lv, level_rows.get(lv), bundle, zone) for lv in order]
     meetings = await meetings_by_id(session, student_id, sorted(bundle.classes))
     classes = []
     for meeting_id, (section, meeting) in meetings.items():
         row = await store.class_row(session, student_id, meeting_id)
-        classes.append(class_answer(section, meeting, bundle, row))
+        classes.append(class_answer(section, meeting, bundle, row, zone))
     classes.sort(key=lambda c: (c.meeting.term, c.meeting.course_code, c.meeting.meeting_time_id))
     notifications = await store.notification_row(session, student_id)
     return MyCalendarSettings(
         levels=levels,
         classes=classes,
         notifications=Notifications(
-            paused=bool(notifications and notifications.paused),
-            paused_until=notifications.paused_until if notifications else None,
+            **notifications_fields(
+                bool(notifications and notifications.paused),
+                notifications.paused_until if notifications else None,
+                zone,
+            )
         ),
         colors=[ColorEntry(name=name, id=color_id, hex=hexa) for name, (color_id, hexa) in COLORS.items()],
         template_variables=[TemplateVariable(name=name, description=text) for name, text in VARIABLES.items()],
@@ -114,7 +150,7 @@ async def my_calendar_settings(session: AsyncSession, student_id: int) -> MyCale
 
 async def run_my_calendar_settings(context: ToolContext, args: Any) -> MyCalendarSettings:
     async with context.session() as session:
-        return await my_calendar_settings(session, context.user_id)
+        return await my_calendar_settings(session, context.user_id, context.settings.timezone)
 
 
 # --- preview_template -----------------------------------------------------------------------
@@ -198,13 +234,19 @@ async def run_update_class_settings(
     if context.confirmation in UNCHANGED:
         section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
         return class_answer(
-            section, meeting, bundle, row, result="unchanged", not_changed=not_changed(context.confirmation)
+            section,
+            meeting,
+            bundle,
+            row,
+            context.settings.timezone,
+            result="unchanged",
+            not_changed=not_changed(context.confirmation),
         )
     async with context.session() as session:
         await my_meeting(session, context.user_id, args.meeting_time_id)
     result, _row = await store.save_class_setting(context.sessions, context.user_id, args.meeting_time_id, change)
     section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
-    return class_answer(section, meeting, bundle, row, result=result)
+    return class_answer(section, meeting, bundle, row, context.settings.timezone, result=result)
 
 
 # --- update_calendar_settings ---------------------------------------------------------------
@@ -223,6 +265,11 @@ async def _level_state(context: ToolContext, level: str) -> tuple[str, LevelSett
         bundle = await load_student_settings(session, context.user_id)
         colors = len(await store.category_colors(session, context.user_id)) if name == UNIVERSITY else 0
     return name, row, bundle, len(bundle.classes), colors
+
+
+async def _no_event_note(context: ToolContext, level: str) -> str | None:
+    async with context.session() as session:
+        return no_event_note(level, await class_meetings_by_kind(session, context.user_id))
 
 
 def _affects(level: str) -> str:
@@ -262,6 +309,9 @@ async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange
         else:
             keeps.append("Each university event category keeps its own settings.")
     keeps.append("Fields not listed keep their current value.")
+    note = await _no_event_note(context, level)
+    if note is not None:
+        keeps.insert(0, note)
     head = f"Change the calendar settings of {_affects(level)} ({level})."
     return PlannedChange(
         message=question(head, field_lines(old, new), keeps), version=str(row.version) if row else "none"
@@ -273,12 +323,15 @@ async def run_update_calendar_settings(
 ) -> LevelSettingsAnswer:
     change = _level_change(args)
     level, row, _bundle, own, colors = await _level_state(context, args.level)
+    zone = context.settings.timezone
+    note = await _no_event_note(context, level)
     if context.confirmation in UNCHANGED:
         return LevelSettingsAnswer(
             result="unchanged",
             level=level,
-            settings=stored(row),
+            settings=stored(row, zone),
             classes_with_own_settings=own,
+            note=note,
             not_changed=not_changed(context.confirmation),
         )
     removed = colors if level == UNIVERSITY and "color" in change.values else 0
@@ -286,7 +339,12 @@ async def run_update_calendar_settings(
     if result == "unchanged" and removed:
         result = "updated"
     return LevelSettingsAnswer(
-        result=result, level=level, settings=stored(row), classes_with_own_settings=own, category_colors_removed=removed
+        result=result,
+        level=level,
+        settings=stored(row, zone),
+        classes_with_own_settings=own,
+        category_colors_removed=removed,
+        note=note,
     )
 
 
@@ -343,8 +401,10 @@ async def run_set_notifications(context: ToolContext, args: NotificationsChange)
     if context.confirmation in UNCHANGED:
         now_paused, now_until, _version = await _notification_state(context)
         return NotificationsAnswer(
-            result="unchanged", paused=now_paused, paused_until=now_until, not_changed=not_changed(context.confirmation)
+            result="unchanged",
+            **notifications_fields(now_paused, now_until, context.settings.timezone),
+            not_changed=not_changed(context.confirmation),
         )
     result = await store.save_notifications(context.sessions, context.user_id, paused, until)
     now_paused, now_until, _version = await _notification_state(context)
-    return NotificationsAnswer(result=result, paused=now_paused, paused_until=now_until)
+    return NotificationsAnswer(result=result, **notifications_fields(now_paused, now_until, context.settings.timezone))

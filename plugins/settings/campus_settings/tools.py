@@ -74,9 +74,10 @@ OPERATIONS = [
         title="My calendar settings",
         description=_words(
             "The signed-in {short} student's calendar event settings at each level (all classes, each "
-            "kind of class, final exams, university events and their categories), the class meetings with "
+            "kind of class, final exams, university events and their categories: what each sets, the value "
+            "that applies and the level or default it comes from), the class meetings with "
             "settings of their own (with resolved values, the level each comes from, and a preview), whether "
-            "reminders are paused, and the color names and template variables the settings tools take. Use it "
+            "reminders are paused (until when, in campus time), and the color names and template variables the settings tools take. Use it "
             "for: 'What color are my lab events?', 'What are my reminders?', 'How are my class events titled?', "
             "before changing a setting. Needs settings:read."
         ),
@@ -140,7 +141,8 @@ OPERATIONS = [
             "of class (lecture, laboratory, ...), final_exam, university_events, or "
             "university_events:<category>. Use it for: 'Make my lab events green', 'Change my reminders to 30 "
             "minutes', 'Put the room in my class titles'. A class meeting or a kind of class with settings of "
-            "its own keeps them; a new university_events color removes the categories' colors. Only the fields "
+            "its own keeps them; a new university_events color removes the categories' colors; the answer's note "
+            "says when no class of the student's has that kind. Only the fields "
             f"given change; reset removes fields. {CONFIRM} Needs settings:write."
         ),
         scope=WRITE,

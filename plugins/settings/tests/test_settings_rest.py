@@ -143,14 +143,25 @@ async def test_notifications_answer_what_the_tool_answers(campus: CampusHarness)
             "result": "updated",
             "paused": True,
             "paused_until": None,
+            "paused_until_text": None,
             "not_changed": None,
         }
         assert await _tool(campus, "set_notifications", {"paused": True}) == {**paused.json(), "result": "unchanged"}
         timed = await client.patch(NOTIFICATIONS, json={"paused": True, "minutes": 45})
         assert timed.status_code == 200 and timed.json()["paused_until"] is not None
         resumed = await client.patch(NOTIFICATIONS, json={"paused": False})
-        assert resumed.json() == {"result": "updated", "paused": False, "paused_until": None, "not_changed": None}
-        assert (await _tool(campus, "my_calendar_settings"))["notifications"] == {"paused": False, "paused_until": None}
+        assert resumed.json() == {
+            "result": "updated",
+            "paused": False,
+            "paused_until": None,
+            "paused_until_text": None,
+            "not_changed": None,
+        }
+        assert (await _tool(campus, "my_calendar_settings"))["notifications"] == {
+            "paused": False,
+            "paused_until": None,
+            "paused_until_text": None,
+        }
 
 
 @pytest.mark.parametrize(
