@@ -142,6 +142,17 @@ async def test_making_lab_events_green_without_a_lab_says_that_no_event_changes(
     said = "You have no laboratory classes on your schedule, so this changes no event in your calendar now"
     assert said in answer["note"]
     assert len(asked) == 1 and said in asked[0]
-    # A student with labs is not told so.
+    # A student with labs is not told so; a university event category nobody has is.
     labs = await _tool(campus, "student1", "update_calendar_settings", {"level": "laboratory", "color": "banana"})
     assert labs["note"] is None
+    nowhere = await _tool(
+        campus, "student1", "update_calendar_settings", {"level": "university_events:no_such_kind", "color": "sage"}
+    )
+    assert nowhere["note"].startswith("No university event has the category no_such_kind, so this changes no event")
+    async with campus.sessions() as session:
+        category = (await session.execute(text("SELECT category FROM catalog_university_events LIMIT 1"))).scalar()
+    assert category, "the demo campus has university events"
+    real = await _tool(
+        campus, "student1", "update_calendar_settings", {"level": f"university_events:{category}", "color": "sage"}
+    )
+    assert real["note"] is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from campus_catalog.models import MeetingTime, Section
+from campus_catalog.models import MeetingTime, Section, UniversityEvent
 from campus_mcp import InvalidInput
 from campus_schedule.models import Enrollment
 from sqlalchemy import func, select
@@ -55,19 +55,27 @@ async def class_meetings_by_kind(session: AsyncSession, student_id: int) -> Coun
     return counts
 
 
-def no_event_note(level: str, meetings: Counter[str]) -> str | None:
-    """The words for a change of a level of classes that no class of the student's has: the
-    setting is kept for later, and the student is told that nothing in the calendar changes."""
-    if level in (FINAL_EXAM, UNIVERSITY) or level.startswith(f"{UNIVERSITY}:"):
+async def event_categories(session: AsyncSession) -> set[str]:
+    """The categories of the university events on the campus, as levels name them."""
+    found = await session.scalars(select(UniversityEvent.category).distinct())
+    return {kind_of(category) for category in found.all() if category}
+
+
+def no_event_note(level: str, meetings: Counter[str], categories: set[str]) -> str | None:
+    """The words for a change of a level that no event of the student's calendar has (a kind of
+    class the student has no class of, a category no university event has): the setting is kept
+    for later, and the student is told that nothing in the calendar changes now."""
+    if level in (FINAL_EXAM, UNIVERSITY):
         return None
+    later = "so this changes no event in your calendar now; the setting applies to any added later."
+    if level.startswith(f"{UNIVERSITY}:"):
+        category = level.split(":", 1)[1]
+        return None if category in categories else f"No university event has the category {category}, {later}"
     count = sum(meetings.values()) if level == ALL_CLASSES else meetings[level]
     if count:
         return None
     kind = "classes" if level == ALL_CLASSES else f"{level.replace('_', ' ')} classes"
-    return (
-        f"You have no {kind} on your schedule, so this changes no event in your calendar now; "
-        "the setting applies to any you add later."
-    )
+    return f"You have no {kind} on your schedule, {later}"
 
 
 async def check_level(session: AsyncSession, student_id: int, level: str) -> str:

@@ -18,6 +18,7 @@ from campus_settings.levels import (
     check_level,
     class_kinds,
     class_meetings_by_kind,
+    event_categories,
     level_label,
     levels_allowed,
     no_event_note,
@@ -269,7 +270,8 @@ async def _level_state(context: ToolContext, level: str) -> tuple[str, LevelSett
 
 async def _no_event_note(context: ToolContext, level: str) -> str | None:
     async with context.session() as session:
-        return no_event_note(level, await class_meetings_by_kind(session, context.user_id))
+        meetings = await class_meetings_by_kind(session, context.user_id)
+        return no_event_note(level, meetings, await event_categories(session))
 
 
 def _affects(level: str) -> str:
