@@ -368,6 +368,7 @@ class SimilarSectionsQuery(SectionLookup):
 
 class SimilarSection(SectionSummary):
     score: float = Field(description="Closeness, higher is closer.")
+    same_course: bool = Field(description="Another open section of the same course (listed first).")
 
 
 class SimilarSections(Answer):

@@ -137,8 +137,9 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "student to ask the dean or associate dean of their school."
         ),
         "similar_sections": (
-            f"Finds {short} sections in the same term that teach something close to one section (by meaning, "
-            "else by title words), one section per course. Use it for: 'This class is full, what is similar?', "
+            f"Finds {short} sections in the same term like one section: first the same course's open sections "
+            "at other times (same_course), then sections of courses that teach something close (by meaning, "
+            "else by title words), one per course. Use it for: 'This class is full, what is similar?', "
             "'Something like CRN 21345 at another time?'."
         ),
         "check_schedule": (
