@@ -289,7 +289,11 @@ class SectionSearch(Paging):
     instructional_method: str | None = Field(default=None, description="'In-Person', 'Online', 'Hybrid', ...")
     open_only: bool = Field(default=False, description="Only sections with open seats.")
     credits: float | None = Field(default=None, ge=0, le=30, description="Only sections worth this many credits.")
-    attribute: str | None = Field(default=None, description="Section attribute code, such as 'HSS'.")
+    attribute: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Section attribute code or name, such as 'HSS' or 'Humanities and Social Sciences'.",
+    )
     include_cancelled: bool = Field(default=False, description="Also list cancelled sections.")
 
     @field_validator("days", "free_days")

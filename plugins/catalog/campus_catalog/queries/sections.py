@@ -41,6 +41,7 @@ from campus_catalog.queries import (
 )
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
+from campus_catalog.queries.attributes import resolve_attribute
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -306,6 +307,8 @@ async def search_sections(
     term = await known_term(session, query.term, settings)
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
+    if query.attribute:
+        query = query.model_copy(update={"attribute": await resolve_attribute(session, query.attribute)})
     teachers = await instructor_filter.few_teachers(session, query.instructor) if query.instructor else None
     if teachers == []:
         return SectionPage(term=term_ref(term), sections=[], **page_fields(query, 0))  # no such instructor
