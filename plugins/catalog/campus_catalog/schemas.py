@@ -669,7 +669,9 @@ class InstructorBrief(Answer):
 
 
 class InstructorPage(Page):
-    total: int = Field(description=MEANING_RANKED)
+    total: int = Field(
+        description="How many match in all; by meaning, those who teach a course about q (at most 200)."
+    )
     instructors: list[InstructorBrief]
 
 
@@ -725,7 +727,9 @@ class SimilarInstructors(Answer):
 
 
 class ReviewSearch(Paging):
-    instructor: str | None = Field(default=None, description="An instructor's pub_id.")
+    instructor: str | None = Field(
+        default=None, max_length=200, description="An instructor's pub_id or name, such as 'Ada Lovelace'."
+    )
     course: str | None = Field(default=None, description="Course code, such as 'COMP 2350'.")
     q: str | None = Field(default=None, max_length=200, description="Words in the review, or with semantic a meaning.")
     semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")
