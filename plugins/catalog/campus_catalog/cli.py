@@ -61,7 +61,9 @@ def _report(summary: str, lost: dict[str, str], stored: int, gaps: dict[str, str
         for item, reason in list(found.items())[:20]:
             click.echo(f"  {label}: {item}: {reason}")
         if len(found) > 20:
-            click.echo(f"  ... and {len(found) - 20} more {label}" + (" (campus-mcp jobs list)" if found is lost else ""))
+            click.echo(
+                f"  ... and {len(found) - 20} more {label}" + (" (campus-mcp jobs list)" if found is lost else "")
+            )
     if stored == 0:
         sys.exit(1)
 
@@ -100,8 +102,8 @@ def import_group() -> None:
 def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
     """Import sections from saved Banner responses, or sync them from Banner (--live)."""
     from campus_catalog.queries.clock import campus_today
-    from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.refresh_queue import record_catalog_run
+    from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
     from campus_catalog.sources.errors import SourceError
 

@@ -669,9 +669,7 @@ class InstructorBrief(Answer):
 
 
 class InstructorPage(Page):
-    total: int = Field(
-        description="How many match in all; by meaning, those who teach a course about q (at most 200)."
-    )
+    total: int = Field(description="How many match in all; by meaning, those who teach a course about q (at most 200).")
     instructors: list[InstructorBrief]
 
 

@@ -33,7 +33,7 @@ async def test_no_source_and_no_data_lists_no_catalog_tool(campus_factory: Campu
     registry = load_plugins(bare.settings)
     restarted = CampusHarness(app=harness_app(registry), registry=registry)
     try:
-        assert CATALOG_TOOLS <= await listed_tools(restarted)
+        assert await listed_tools(restarted) >= CATALOG_TOOLS
         terms = await restarted.call("list_terms", {})
         assert not terms.is_error and terms.structured_content is not None
         assert terms.structured_content["terms"]
@@ -49,4 +49,4 @@ async def test_a_configured_source_lists_the_catalog_tools_before_any_data(
     campus = await campus_factory(
         plugins=["catalog"], demo_mode=False, plugin_settings={"catalog": {"calendar_file": str(calendar)}}
     )
-    assert CATALOG_TOOLS <= await listed_tools(campus)
+    assert await listed_tools(campus) >= CATALOG_TOOLS

@@ -100,13 +100,13 @@ def banner_answering(status: int) -> Iterator[str]:
     """A real HTTP server on loopback that answers every request with ``status``: Banner under load."""
 
     class Down(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "text/html")
             self.end_headers()
             self.wfile.write(b"<html><body>Service Unavailable</body></html>")
 
-        do_POST = do_GET  # noqa: N815
+        do_POST = do_GET
 
         def log_message(self, *_args: object) -> None:
             return None

@@ -42,8 +42,7 @@ def _names_it(wanted: list[str], name: str) -> bool:
     """Every word of ``wanted`` is a word of the name, or (three letters or more) the start of one."""
     words = _words(name)
     return bool(wanted) and all(
-        any(word == w or (len(w) >= SHORTEST_ABBREVIATION and word.startswith(w)) for word in words)
-        for w in wanted
+        any(word == w or (len(w) >= SHORTEST_ABBREVIATION and word.startswith(w)) for word in words) for w in wanted
     )
 
 

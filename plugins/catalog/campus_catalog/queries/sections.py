@@ -39,9 +39,9 @@ from campus_catalog.queries import (
     section_rows,
     statements,
 )
+from campus_catalog.queries.attributes import resolve_attribute
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
-from campus_catalog.queries.attributes import resolve_attribute
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -446,7 +446,9 @@ async def similar_sections(
             .where(Section.id == section_id)
         )
     ).one()
-    same_course = await _open_sections_of_course(session, section, term_id, query.limit)
+    same_course = await _open_sections_of_course(
+        session, section.id, section.course_id, section.schedule_type, term_id, query.limit
+    )
     others: list[ColumnElement[bool]] = [
         Section.term_id == term_id,
         Section.cancelled.is_(False),
@@ -502,7 +504,7 @@ SAME_COURSE_SCORE = 1.0
 
 
 async def _open_sections_of_course(
-    session: AsyncSession, section: Row[Any], term_id: int, limit: int
+    session: AsyncSession, section_id: int, course_id: int, schedule_type: str | None, term_id: int, limit: int
 ) -> list[int]:
     """Ids of the course's other sections in the term with the same schedule type (a lab for a lab)
     that are not cancelled and not known to be full, by section number."""
@@ -510,10 +512,10 @@ async def _open_sections_of_course(
         select(Section.id)
         .where(
             Section.term_id == term_id,
-            Section.course_id == section.course_id,
-            Section.id != section.id,
+            Section.course_id == course_id,
+            Section.id != section_id,
             Section.cancelled.is_(False),
-            Section.schedule_type.is_not_distinct_from(section.schedule_type),
+            Section.schedule_type.is_not_distinct_from(schedule_type),
             or_(Section.seats_available.is_(None), Section.seats_available > 0),
         )
         .order_by(Section.section_number, Section.id)

@@ -51,7 +51,7 @@ def saved_pages(path: Path) -> list[tuple[str, dict[str, Any]]]:
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files:
         raise FileNotFoundError(f"no .json files in {path}")
-    pages = []
+    pages: list[tuple[str, dict[str, Any]]] = []
     for file in files:
         try:
             page = json.loads(file.read_text(encoding="utf-8"))
