@@ -55,12 +55,15 @@ def _progress() -> Progress:
     )
 
 
-def _report(summary: str, lost: dict[str, str], stored: int) -> None:
+def _report(summary: str, lost: dict[str, str], stored: int, gaps: dict[str, str] | None = None) -> None:
     click.echo(summary)
-    for item, reason in list(lost.items())[:20]:
-        click.echo(f"  lost {item}: {reason}")
-    if len(lost) > 20:
-        click.echo(f"  ... and {len(lost) - 20} more (campus-mcp jobs list)")
+    for label, found in (("not stored", lost), ("stored with a gap", gaps or {})):
+        for item, reason in list(found.items())[:20]:
+            click.echo(f"  {label}: {item}: {reason}")
+        if len(found) > 20:
+            click.echo(
+                f"  ... and {len(found) - 20} more {label}" + (" (campus-mcp jobs list)" if found is lost else "")
+            )
     if stored == 0:
         sys.exit(1)
 
@@ -76,6 +79,10 @@ async def _record(
     from campus_catalog.refresh_queue import record_catalog_run
 
     await record_catalog_run(sessions, started, items, lost, summary, job_id=f"catalog.import.{source}")
+
+
+# The job id of a Banner import from the command line, as `campus-mcp jobs list` shows it.
+BANNER_IMPORT = "catalog.import.banner"
 
 
 @click.group("import")
@@ -95,10 +102,12 @@ def import_group() -> None:
 def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
     """Import sections from saved Banner responses, or sync them from Banner (--live)."""
     from campus_catalog.queries.clock import campus_today
+    from campus_catalog.refresh_queue import record_catalog_run
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
+    from campus_catalog.sources.errors import SourceError
 
-    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str, dict[str, str]]:
         catalog = _catalog(deployment)
         source = path or catalog.banner_file
         if live and not catalog.banner_url:
@@ -117,9 +126,20 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
 
             if live:
                 today = campus_today(deployment.settings.timezone)
-                report, lost = await sync_sections(
-                    sessions, catalog, today, only_terms=list(terms) or None, progress=progress
-                )
+                try:
+                    report, lost = await sync_sections(
+                        sessions, catalog, today, only_terms=list(terms) or None, progress=progress
+                    )
+                except SourceError as exc:
+                    # Banner could not even list its terms: a failed run, with the kind and
+                    # whether the next run retries, and one sentence (seed 001).
+                    await record_catalog_run(
+                        sessions, started, 0, {}, "Banner could not be read", exc.record(), job_id=BANNER_IMPORT
+                    )
+                    raise click.ClickException(
+                        f"Banner could not be read, nothing was imported: {exc.record()}. "
+                        "The run is recorded (campus-mcp jobs list)."
+                    ) from None
                 lost = {**report.lost(), **lost}
             else:
                 assert source is not None
@@ -129,13 +149,13 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
             vectors = await fill_vectors_after_import(sessions, "banner")
         summary = f"{report.summary()}; {vectors}"
         await _record(sessions, "banner", started, report.stored, lost, summary)
-        return report.stored, lost, summary
+        return report.stored, lost, summary, report.gaps()
 
     try:
-        stored, lost, summary = _run(work)
+        stored, lost, summary, gaps = _run(work)
     except (ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
-    _report(summary, lost, stored)
+    _report(summary, lost, stored, gaps)
 
 
 @import_group.command("calendar")

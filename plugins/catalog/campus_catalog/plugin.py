@@ -24,6 +24,7 @@ from campus_mcp import (
     operation_tools,
 )
 
+from campus_catalog.availability import catalog_offered
 from campus_catalog.catalog_settings import CatalogSettings
 
 if TYPE_CHECKING:
@@ -77,17 +78,25 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
     return [DemoData(load=load_demo_catalog, order=10)]
 
 
+# Tools, routes, instructions and examples only when the catalog has a source or data
+# (availability.py, DESIGN §3): with neither, each tool could only answer empty lists.
+
+
 @hookimpl
 def register_tools(settings: Settings, plugin_settings: CatalogSettings) -> list[Tool]:
     from campus_catalog.operations import catalog_operations
 
+    if not catalog_offered(settings, plugin_settings):
+        return []
     return operation_tools(catalog_operations(), settings=settings, plugin_settings=plugin_settings)
 
 
 @hookimpl
-def register_routes(settings: Settings) -> list[RouteGroup]:
+def register_routes(settings: Settings, plugin_settings: CatalogSettings) -> list[RouteGroup]:
     from campus_catalog.operations import catalog_operations
 
+    if not catalog_offered(settings, plugin_settings):
+        return []
     return [RouteGroup(handlers=operation_routes(catalog_operations()))]
 
 
@@ -95,6 +104,8 @@ def register_routes(settings: Settings) -> list[RouteGroup]:
 def register_instructions(settings: Settings, plugin_settings: CatalogSettings) -> list[InstructionFragment]:
     from campus_catalog.texts import instruction_fragments
 
+    if not catalog_offered(settings, plugin_settings):
+        return []
     return instruction_fragments(settings, plugin_settings)
 
 
@@ -120,9 +131,11 @@ def register_commands(settings: Settings) -> list[Any]:
 
 
 @hookimpl
-def register_tool_examples(settings: Settings) -> list[ToolExample]:
+def register_tool_examples(settings: Settings, plugin_settings: CatalogSettings) -> list[ToolExample]:
     from campus_catalog.operations import catalog_operations
 
+    if not catalog_offered(settings, plugin_settings):
+        return []
     return operation_examples(catalog_operations())
 
 

@@ -289,7 +289,11 @@ class SectionSearch(Paging):
     instructional_method: str | None = Field(default=None, description="'In-Person', 'Online', 'Hybrid', ...")
     open_only: bool = Field(default=False, description="Only sections with open seats.")
     credits: float | None = Field(default=None, ge=0, le=30, description="Only sections worth this many credits.")
-    attribute: str | None = Field(default=None, description="Section attribute code, such as 'HSS'.")
+    attribute: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Section attribute code or name, such as 'HSS' or 'Humanities and Social Sciences'.",
+    )
     include_cancelled: bool = Field(default=False, description="Also list cancelled sections.")
 
     @field_validator("days", "free_days")
@@ -368,6 +372,7 @@ class SimilarSectionsQuery(SectionLookup):
 
 class SimilarSection(SectionSummary):
     score: float = Field(description="Closeness, higher is closer.")
+    same_course: bool = Field(description="Another open section of the same course (listed first).")
 
 
 class SimilarSections(Answer):
@@ -664,7 +669,7 @@ class InstructorBrief(Answer):
 
 
 class InstructorPage(Page):
-    total: int = Field(description=MEANING_RANKED)
+    total: int = Field(description="How many match in all; by meaning, those who teach a course about q (at most 200).")
     instructors: list[InstructorBrief]
 
 
@@ -720,7 +725,9 @@ class SimilarInstructors(Answer):
 
 
 class ReviewSearch(Paging):
-    instructor: str | None = Field(default=None, description="An instructor's pub_id.")
+    instructor: str | None = Field(
+        default=None, max_length=200, description="An instructor's pub_id or name, such as 'Ada Lovelace'."
+    )
     course: str | None = Field(default=None, description="Course code, such as 'COMP 2350'.")
     q: str | None = Field(default=None, max_length=200, description="Words in the review, or with semantic a meaning.")
     semantic: bool = Field(default=False, description="Search q by meaning instead of by words.")

@@ -397,7 +397,42 @@ async def people_by_meaning(
     candidates are then re-scored from their stored vectors, read by primary key, and the set
     widened until the half-precision error bound proves no other row reaches the page.
     """
-    target = await _target(kind, query)
+    return await _people_ranked(
+        session, kind, await _target(kind, query), filters, sentiment, exclude_ids=exclude_ids, limit=limit
+    )
+
+
+async def teachers_by_meaning(
+    session: AsyncSession, query: str, *, filters: Sequence[ColumnElement[bool]] = (), limit: int
+) -> tuple[list[Match], int]:
+    """The ``limit`` best instructors for a topic, among those who teach (in any term) a course
+    about it: one reaching :data:`RELEVANCE_FLOOR`, as a search of courses by meaning finds them.
+    The count is of those instructors, so a total says how many teach the topic, not how many
+    were ranked (every instructor's text is close to any question, see the floor)."""
+    target = await _target("instructors", query)
+    courses = (await vector_index.catalog_vectors(session, DIMENSIONS)).courses
+    about = courses.ids[courses.scores(target) >= RELEVANCE_FLOOR].tolist()
+    if not about:
+        return [], 0
+    teaching = Instructor.id.in_(
+        select(SectionInstructor.instructor_id)
+        .join(Section, Section.id == SectionInstructor.section_id)
+        .where(Section.course_id.in_(about))
+    )
+    return await _people_ranked(session, "instructors", target, [*filters, teaching], None, limit=limit)
+
+
+async def _people_ranked(
+    session: AsyncSession,
+    kind: Literal["instructors", "reviews"],
+    target: Vector,
+    filters: Sequence[ColumnElement[bool]],
+    sentiment: Callable[[NDArray[np.float32]], NDArray[np.bool_]] | None,
+    *,
+    exclude_ids: Collection[int] = (),
+    limit: int,
+) -> tuple[list[Match], int]:
+    """:func:`people_by_meaning` for a vector already counted against the allowance."""
     table = _TABLES[kind]
     compact = await vector_index.compact_vectors(session, kind, DIMENSIONS)
     # Positions of the rows that pass (compact.ids ascend: found by binary search).

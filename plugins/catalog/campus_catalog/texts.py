@@ -61,22 +61,24 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         "list_terms": (
             f"Lists the {short} terms (semesters), with the current term and the next term, their "
             "dates, registration windows and parts of term. Call it first: the other catalog tools take its term "
-            "uid. Use it for: 'What semester is it?', 'When does the spring semester start?', 'Is the fall "
-            "schedule out yet?' (section_count 0: its sections are not listed yet). "
+            "uid. Use it for: 'What semester is it now?', 'When does the spring semester start or end?', 'When "
+            "does registration open for next term?', 'Is the fall schedule posted yet?' (section_count 0: its "
+            "sections are not listed yet). "
             f"Dates are in {tz}."
         ),
         "list_subjects": (
             f"Lists the {short} subjects (COMP, MATH, ...) with their names, school and number of sections in a "
-            f"term. Use it for: 'What subjects does {short} offer?', 'What is the code for mechanical engineering "
-            "classes?', 'Which departments have classes this spring?'. "
+            f"term. Use it for: 'What subjects does {short} offer?', 'What is the subject code for mechanical "
+            "engineering classes?', 'Which departments have the most classes this spring?'. "
             "Do not use it to find a course by topic: use search_courses."
         ),
         "search_sections": (
             f"Searches the {short} class schedule of one term: sections with their CRNs, meeting days "
             "and times, instructors, campus and open seats; get_section gives one in full (rooms, waitlists, labs). "
             "Use it for: 'Are there open sections of COMP 2350 on Tuesdays and Thursdays?', 'Find me a class "
-            "after 10 AM with no Friday meetings', 'Who teaches Calculus II this spring?', 'Any online HSS "
-            "electives next term?', 'a class about the stock market' (q with semantic=true). "
+            "after 10 AM that keeps Fridays free', 'Which sections fit my schedule?', 'Who teaches the Calculus "
+            "II sections or labs this spring?', 'Any online or evening HSS electives next term?', 'a class about "
+            "the stock market' (q with semantic=true). "
             "Filters: term, subject, course_number, q (title words; with semantic=true, by meaning), instructor, "
             "days (meets only on these days, e.g. 'TR'), free_days (days that must stay free), begins_after, "
             "ends_before, campus, part_of_term, schedule_type, instructional_method, open_only, credits, "
@@ -91,22 +93,25 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         "get_section": (
             f"Gives one {short} section by CRN, cancelled or not: meeting days and times, rooms, instructors, "
             "seats, waitlist, part of term, campus, cross-listed sections, the linked lecture or lab, and its "
-            "final exam. Use it for: 'Is CRN 21345 full?', 'Where does CRN 21345 meet?', 'Does my lab section "
-            "still have seats?', 'When is the final for CRN 21345?'.\n"
+            "final exam. Use it for: 'Is CRN 21345 full or cancelled?', 'What room is CRN 21345 in and when does "
+            "it meet?', 'How many seats are left in section 21345, is there a waitlist?', 'When is the final for "
+            "CRN 21345?'.\n"
             f"{WAITLIST_RULE}\n{_banner_hint(catalog)}"
         ),
         "search_courses": (
             f"Finds {short} catalog courses (not sections) by code ('COMP 2350', or a subject such as 'MATH'), "
             "by title words, or by meaning (semantic=true). Use it for: 'Is there a course on machine learning?', "
-            "'What is the course number for Statics?', 'a class about the stock market'. "
+            "'Which courses teach a topic?', 'What is the course code or number for Statics?', 'a class about the "
+            "stock market'. "
             "Then call get_course for prerequisites and details, or search_sections for times and seats."
         ),
         "get_course": (
             f"Gives one {short} catalog course by code: description, credits, prerequisites (a tree of and/or "
             "groups), corequisites, restrictions, mutual exclusions, catalog entry, fees, learning objectives, "
             "the terms it is usually offered, the courses it unlocks, and the current and future terms that have "
-            "sections. Use it for: 'What are the prerequisites for COMP 3000?', 'Can I take MATH 2300 without "
-            "MATH 1850?', 'What does COMP 2350 lead to?', 'Is Thermodynamics offered in the spring?'.\n"
+            "sections. Use it for: 'What are the prerequisites for COMP 3000?', 'What grade do I need to take MATH "
+            "2300?', 'How many credits is COMP 2350, is there a fee?', 'What does it unlock or lead to?', 'Is "
+            "Thermodynamics offered in the spring?'.\n"
             "Minimum grades: a prerequisite with min_grade needs at least that grade. The tools do not know the "
             "student's grades, so ask the student for the grade.\n"
             "Overrides: a missing prerequisite or corequisite needs a 'Prerequisite or corequisite' override; a "
@@ -116,15 +121,17 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         ),
         "list_programs": (
             f"Lists the {short} degree programs (majors) of one catalog year, and the catalog years there are. "
-            f"Use it for: 'What majors does {short} have?', 'Is there a cybersecurity degree?'. Then call "
+            f"Use it for: 'What majors can I study at {short}?', 'Is there a cybersecurity degree?', 'Which catalog "
+            "years are there?'. Then call "
             "degree_requirements with the program's slug. For a catalog year older than those listed, ask the "
             "student for their required courses from their degree audit or program page."
         ),
         "degree_requirements": (
             f"Gives what one {short} degree program requires in one catalog year: each plan of study by "
-            "semester, and the elective lists. Use it for: 'What classes do I need for a computer science "
-            "degree?', 'What should I take in my second year of mechanical engineering?', 'Which courses count "
-            "as a technical elective?'. Ask the student for their program and catalog year (usually the year they "
+            "semester, and the elective lists. Use it for: 'What classes do I need to graduate with a computer "
+            "science degree?', 'What should I take in my second year of mechanical engineering?', 'Which courses "
+            "count as a technical elective for my major?'. Ask the student for their program and catalog year "
+            "(usually the year they "
             "started) when you do not know them.\n"
             "Substitutions and transfer credit: using a substitute course or transfer credit for a requirement "
             "needs approval from the program director, the dean's office of the school, or both."
@@ -137,16 +144,18 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "student to ask the dean or associate dean of their school."
         ),
         "similar_sections": (
-            f"Finds {short} sections in the same term that teach something close to one section (by meaning, "
-            "else by title words), one section per course. Use it for: 'This class is full, what is similar?', "
-            "'Something like CRN 21345 at another time?'."
+            f"Finds {short} sections in the same term like one section: first the same course's open sections "
+            "at other times (same_course), then sections of courses that teach something close (by meaning, "
+            "else by title words), one per course. Use it for: 'This class is full or I cannot get in, what else is "
+            "similar?', 'Something like CRN 21345 at another time?', 'alternatives to this section'."
         ),
         "check_schedule": (
             f"Checks a {short} schedule plan, a list of CRNs in one term: each time conflict with both sections, "
             "the days, the times and the minutes of overlap; lecture and lab pairs (a lecture missing its lab is "
             "flagged, with the CRNs that would complete it); the same course twice; full sections; and totals "
-            "(credits, hours a week, days on campus). Use it for: 'Do these classes conflict?', 'Check my "
-            "schedule: 21345, 21346, 21888', 'How many credits is this plan?'. Check every option before you "
+            "(credits, hours a week, days on campus). Use it for: 'Do these CRNs conflict or overlap?', 'Check my "
+            "schedule: 21345, 21346, 21888', 'Does my lecture have its lab?', 'How many credits is this plan?'. "
+            "Check every option before you "
             "give a plan to the student.\n"
             f"Overrides: {office} gives registration overrides, and an override is not certain, so prefer plans "
             "that need none. The result names the override each problem needs: 'Time conflict' for overlapping "
@@ -159,33 +168,37 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         ),
         "search_instructors": (
             f"Finds {short} instructors (professors) by name, by the subject they teach in a term, or by what "
-            "they teach (semantic=true), with their RateMyProfessor rating. Use it for: 'Who is Professor "
-            "Smith?', 'Who teaches COMP classes this spring?', 'professors who teach machine learning'. Then call "
+            "they teach (semantic=true), with their RateMyProfessor rating. Use it for: 'Find or look up professor "
+            "Smith', 'Who teaches COMP classes this spring?', 'Which professors teach machine learning here?'. "
+            "Then call "
             "get_instructor with the pub_id."
         ),
         "get_instructor": (
             f"Gives one {short} instructor (professor): RateMyProfessor ratings, the rating distribution, tags, "
-            "the most recent reviews, and their sections in a term. Use it for: 'Is Professor Smith good?', "
-            "'What does my professor teach this spring?', 'How hard is Dr. Lee?'. Ratings come from "
+            "the most recent reviews, and their sections in a term. Use it for: 'Is Professor Smith good, what is "
+            "her rating?', 'What sections does my professor teach this term?', 'How hard is Dr. Lee?'. Ratings "
+            "come from "
             f"RateMyProfessor, not from {short}; a few reviews say little."
         ),
         "similar_instructors": (
             f"Finds {short} instructors who teach something close to one instructor (by meaning, else by the "
             "subjects they share). Use it for: 'Who else teaches what Professor Smith teaches?', 'another "
-            "professor like Dr. Lee'."
+            "instructor like Dr. Lee'."
         ),
         "search_reviews": (
             f"Searches RateMyProfessor reviews of {short} instructors by instructor, course, words, meaning "
             "(semantic=true finds reviews that say the thing in other words), or sentiment (positive: praise, "
-            "negative: complaints). Use it for: 'What do students say about Professor Smith's exams?', 'reviews "
-            "of COMP 2350', 'professors praised for clear lectures', 'complaints about tough grading'. Reviews "
+            "negative: complaints). Use it for: 'What do students say about Professor Smith's exams or workload?', "
+            "'reviews of COMP 2350', 'Which professors are praised for clear lectures, or are tough graders?', "
+            "'complaints about unfair exams'. Reviews "
             "are the opinions of a few students."
         ),
         "university_events": (
             f"Lists the {short} academic calendar between two dates (default: the next 180 days): "
             "holidays and breaks, deadlines (add/drop, withdrawal), registration dates, term dates and finals "
-            "week. Use it for: 'When is spring break?', 'When are finals?', 'What is the last day to drop a "
-            f"class?', 'Is there class on Monday?'. Dates are in {tz}.\n"
+            "week. Use it for: 'When is spring break?', 'When is finals week?', 'What is the last day to drop or "
+            f"withdraw from a class?', 'Is there class on Monday or on a holiday such as Thanksgiving?'. Dates "
+            f"are in {tz}.\n"
             "Registration time: each student registers at the time on their time ticket, found in "
             f"{n['system']}. The time comes from completed earned credits, with transfer and graduate credits; "
             "credits in progress do not count. First-year students, sophomores and students on academic "

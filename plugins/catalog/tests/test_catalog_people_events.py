@@ -61,3 +61,15 @@ async def test_university_events(catalog: Any) -> None:
     past = await catalog.ok("university_events", start_date="2000-01-01", end_date="2100-01-01", limit=1)
     assert (past["total"], past["next_offset"], past["events"][0]["title"]) == (3, 1, "Summer classes begin")
     assert "swap them" in await catalog.error("university_events", start_date="2027-05-01", end_date="2027-01-01")
+
+
+async def test_reviews_of_an_instructor_named_in_words(catalog: Any) -> None:
+    by_pub_id = await catalog.ok("search_reviews", instructor="ada-lovelace")
+    for name in ("Ada Lovelace", "lovelace", "  ada   LOVELACE "):
+        by_name = await catalog.ok("search_reviews", instructor=name)
+        assert [r["id"] for r in by_name["reviews"]] == [r["id"] for r in by_pub_id["reviews"]], name
+    assert by_pub_id["total"] == 3
+    # A part of a name that fits several is answered with them, by name and pub_id.
+    several = await catalog.error("search_reviews", instructor="r")
+    assert "fits 2 instructors: Grace Hopper (grace-hopper), Marie Curie (marie-curie)" in several
+    assert "pub_id" in several

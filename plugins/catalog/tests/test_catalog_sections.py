@@ -125,8 +125,17 @@ async def test_get_section_bad_crns(catalog: Any) -> None:
     )
 
 
-async def test_similar_sections_leave_out_the_same_course(catalog: Any) -> None:
+async def test_similar_sections_of_a_lecture_leave_out_the_same_course_s_labs(catalog: Any) -> None:
     similar = await catalog.ok("similar_sections", crn="20004")
     assert similar["section"]["course_code"] == "CHEM 1100"
     assert similar["method"] in {"meaning", "words"}
     assert all(s["course_code"] != "CHEM 1100" for s in similar["sections"])
+
+
+async def test_similar_sections_of_a_full_section_start_with_the_course_s_open_sections(catalog: Any) -> None:
+    # 20001 (COMP 1000-01, MWF) is full; 20002 (COMP 1000-02, TR) has seats: "at another time?"
+    similar = await catalog.ok("similar_sections", crn="20001")
+    first = similar["sections"][0]
+    assert (first["crn"], first["same_course"], first["open_seats"]) == ("20002", True, 10)
+    assert [s["course_code"] for s in similar["sections"] if s["same_course"]] == ["COMP 1000"]
+    assert all(s["course_code"] != "COMP 1000" for s in similar["sections"][1:])

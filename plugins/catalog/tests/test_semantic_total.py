@@ -46,3 +46,13 @@ async def test_a_question_the_catalog_has_nothing_on_finds_nothing(demo_campus: 
     for tool, key in (("search_sections", "sections"), ("search_courses", "courses")):
         page = await _call(demo_campus, tool, {"q": "underwater basket weaving", "semantic": True})
         assert (page["total"], page[key], page["next_offset"]) == (0, [], None), (tool, page)
+
+
+async def test_instructors_by_meaning_count_those_who_teach_it(demo_campus: CampusHarness) -> None:
+    everyone = await _call(demo_campus, "search_instructors", {"limit": 1})
+    page = await _call(demo_campus, "search_instructors", {"q": "accounting", "semantic": True, "limit": 100})
+    # Before: 200, every instructor ranked (the depth), however few teach accounting.
+    assert 0 < page["total"] < min(everyone["total"], 200), (page["total"], everyone["total"])
+    assert len(page["instructors"]) == page["total"]
+    nothing = await _call(demo_campus, "search_instructors", {"q": "underwater basket weaving", "semantic": True})
+    assert (nothing["total"], nothing["instructors"]) == (0, [])

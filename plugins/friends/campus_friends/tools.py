@@ -76,8 +76,8 @@ def _list_description(settings: Settings, plugin_settings: Any) -> str:
     return (
         f"Lists the {short} student's friends on {settings.product_name}: the accepted friends "
         "with their friend_id, and the friend requests still waiting, both those the student received and "
-        "those the student sent. Use it for: 'Who are my friends on here?', 'Did Sam accept my friend "
-        "request?', 'Has anyone asked to be my friend?'. Call it first when the student names a friend: "
+        "those the student sent. Use it for: 'Who are my friends or classmates on here?', 'Did Sam accept my "
+        "friend request?', 'Has anyone asked to be my friend?'. Call it first when the student names a friend: "
         "friend_busy_times takes the friend_id it gives. It cannot add, accept or remove a friend: the "
         "student does that on the dashboard's Friends page. Needs the friends:read permission."
     )
@@ -89,7 +89,8 @@ def _busy_description(settings: Settings, plugin_settings: Any) -> str:
         f"Gives when one {short} friend of the student is busy between two dates, in the campus "
         f"time zone ({settings.timezone}): start and end times only, with no course, room, instructor or "
         "meeting details (ask the friend for those). Use it for: 'Is Sam free Thursday afternoon?', 'When "
-        "is my friend busy this week?', 'When could Alex and I meet on Friday?'. friend_id comes from "
+        "is my friend busy this week?', 'When could Alex and I meet on Friday?', 'When can a classmate or "
+        "partner meet me?'. friend_id comes from "
         f"list_friends; at most {MAX_DAYS} days per call. Call my_busy_times as well to find a time when "
         "both are free. Only an accepted friend's times are given. Needs the friends:read permission."
     )

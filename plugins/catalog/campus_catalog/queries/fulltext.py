@@ -1,9 +1,15 @@
 """Search by words on each backend's own full-text engine: SQLite FTS5, PostgreSQL tsvector.
 
-A student's words become prefix terms ("intro" finds "Introduction"), all of them required
-first; when that finds nothing, any of them, ranked (BM25 on SQLite, ts_rank on PostgreSQL).
-Only ``\\w+`` tokens reach the engine, so no query syntax from a student can break a search.
-The PostgreSQL expressions are those of the migration's GIN indexes, so the index is used.
+A student's words, all of them required first; when that finds nothing, any of them, ranked
+(BM25 on SQLite, ts_rank on PostgreSQL). Only ``\\w+`` tokens reach the engine, so no query
+syntax from a student can break a search. The PostgreSQL expressions are those of the
+migration's GIN indexes, so the index is used.
+
+Courses match whole words: a word of the question finds the same word in a title or description,
+or another form of it ("programs" finds "Programming"), never a longer or shorter word. The
+engines stem ("humanities" and "human" are both "human" to Porter and to PostgreSQL's english
+configuration), so their matches are checked against the words themselves (``same_word``):
+"a humanities elective" found Human Anatomy labs. Reviews keep prefix terms.
 """
 
 from __future__ import annotations
@@ -27,15 +33,16 @@ MAX_TERMS = 12
 FullTextKind = Literal["courses", "reviews"]
 
 _SQLITE = {
-    # bm25 weights: a word in a course title counts ten times a word in its description.
-    "courses": "SELECT rowid AS id FROM catalog_courses_fts WHERE catalog_courses_fts MATCH :q "
+    # bm25 weights: a word in a course title counts ten times a word in its description. The
+    # title and description come with the id, for the whole-word check.
+    "courses": "SELECT rowid AS id, title, description FROM catalog_courses_fts WHERE catalog_courses_fts MATCH :q "
     "ORDER BY bm25(catalog_courses_fts, 10.0, 1.0), rowid",
     "reviews": "SELECT rowid AS id FROM catalog_reviews_fts WHERE catalog_reviews_fts MATCH :q "
     "ORDER BY bm25(catalog_reviews_fts), rowid",
 }
 # Built from this module's constants only; the student's words go in as the bound :q.
 _PG = {
-    "courses": f"SELECT id FROM catalog_courses WHERE to_tsvector('{PG_TEXT_CONFIG}', {PG_COURSE_DOCUMENT}) "  # noqa: S608
+    "courses": f"SELECT id, title, description FROM catalog_courses WHERE to_tsvector('{PG_TEXT_CONFIG}', {PG_COURSE_DOCUMENT}) "  # noqa: S608
     f"@@ to_tsquery('{PG_TEXT_CONFIG}', :q) "
     f"ORDER BY ts_rank(to_tsvector('{PG_TEXT_CONFIG}', {PG_COURSE_DOCUMENT}), "
     f"to_tsquery('{PG_TEXT_CONFIG}', :q)) DESC, id",
@@ -51,17 +58,45 @@ def search_terms(words: str) -> list[str]:
     return list(dict.fromkeys(tokens))[:MAX_TERMS]
 
 
-def _sqlite_query(terms: list[str], joiner: str) -> str:
-    return joiner.join(f'"{t}"*' for t in terms)
+def word_form(word: str) -> str:
+    """A word without the endings of its other forms (plural, -ing, -ed, a doubled last
+    consonant): "programs" and "Programming" are "program", "humanities" is "humanity" and
+    "human" stays "human". Lighter than a stemmer on purpose: only forms of one word meet."""
+    word = word.lower().removesuffix("'s")
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        word = word[:-1]
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word
 
 
-def _pg_query(terms: list[str], joiner: str) -> str:
-    return joiner.join(f"{t}:*" for t in terms)
+def same_word(terms: list[str], text: str, *, every: bool) -> bool:
+    """Whether ``text`` has the words of ``terms`` as whole words (in any of their forms): every
+    one of them, or at least one."""
+    forms = {word_form(word) for word in re.findall(r"\w+", text.lower())}
+    found = (word_form(term) in forms for term in terms)
+    return all(found) if every else any(found)
+
+
+def _sqlite_query(terms: list[str], joiner: str, prefix: bool) -> str:
+    return joiner.join(f'"{t}"*' if prefix else f'"{t}"' for t in terms)
+
+
+def _pg_query(terms: list[str], joiner: str, prefix: bool) -> str:
+    return joiner.join(f"{t}:*" if prefix else t for t in terms)
 
 
 def _statements(
     session: AsyncSession, kind: FullTextKind
-) -> tuple[str, str, Callable[[list[str], str], str], tuple[str, str]]:
+) -> tuple[str, str, Callable[[list[str], str, bool], str], tuple[str, str]]:
     if session.get_bind().dialect.name == "postgresql":
         ranked = _PG[kind]
         count = f"SELECT count(*) FROM ({ranked}) AS matches"  # noqa: S608
@@ -78,9 +113,12 @@ async def search(session: AsyncSession, kind: FullTextKind, words: str, *, limit
     terms = search_terms(words)
     if not terms:
         return [], 0
+    if kind == "courses":
+        ids = await matching_ids(session, kind, words, limit=limit)
+        return ids, len(ids)
     ranked, count, build, joiners = _statements(session, kind)
     for joiner in joiners:
-        query = build(terms, joiner)
+        query = build(terms, joiner, True)
         total = int(await session.scalar(text(count), {"q": query}) or 0)
         if total or joiner == joiners[-1]:
             rows = await session.execute(text(f"{ranked} LIMIT :limit"), {"q": query, "limit": limit})
@@ -101,12 +139,15 @@ async def matching_ids(session: AsyncSession, kind: FullTextKind, words: str, *,
     statement = _limited.get(ranked)
     if statement is None:
         statement = _limited[ranked] = text(f"{ranked} LIMIT :limit")
+    whole_words = kind == "courses"
     tried = ""
-    for joiner in joiners:
-        query = build(terms, joiner)
+    for joiner, every in zip(joiners, (True, False), strict=True):
+        query = build(terms, joiner, not whole_words)
         if query != tried:
             tried = query
             rows = await statements.read_rows(session, statement, {"q": query, "limit": limit})
+            if whole_words:
+                rows = [row for row in rows if same_word(terms, f"{row[1] or ''} {row[2] or ''}", every=every)]
             if rows:
                 return [int(row[0]) for row in rows]
     return []

@@ -53,6 +53,16 @@ async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | No
     return ids
 
 
+async def teachers_named(session: AsyncSession, instructor: str, most: int) -> list[int]:
+    """The ids (ascending) of the instructors whose name holds ``instructor`` (or whose public id
+    it is), up to ``most`` + 1 (more than ``most``: the caller says it fits too many)."""
+    roster = await instructor_names.roster(session)
+    if roster is not None:
+        return roster.named(instructor, most)
+    dialect = session.get_bind().dialect.name
+    return sorted(await session.scalars(_teachers(instructor, dialect).limit(most + 1)))
+
+
 async def _few_teachers_asked(session: AsyncSession, instructor: str) -> list[int] | None:
     """few_teachers asked of the database."""
     dialect = session.get_bind().dialect.name

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from campus_mcp import NotFound, Settings
+from campus_mcp import InvalidInput, NotFound, Settings
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Integer, Row, Select, String, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,7 +16,7 @@ from sqlalchemy.orm import selectinload
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
-from campus_catalog.queries import fulltext, instructor_names, section_rows
+from campus_catalog.queries import fulltext, instructor_filter, instructor_names, section_rows
 from campus_catalog.queries.serialize import instructor_brief, page_fields, review_out
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
@@ -64,14 +64,6 @@ async def find_instructor(session: AsyncSession, pub_id: str) -> Instructor:
     return instructor
 
 
-async def _instructor_id(session: AsyncSession, pub_id: str) -> int:
-    """``find_instructor``'s id alone: one indexed read, no rating loaded."""
-    found = await session.scalar(select(Instructor.id).where(Instructor.pub_id == pub_id.strip()))
-    if found is None:
-        await find_instructor(session, pub_id)  # raises its NotFound, the one message for this
-    return int(found or 0)
-
-
 async def search_instructors(
     session: AsyncSession, query: InstructorSearch, settings: Settings, catalog: CatalogSettings
 ) -> InstructorPage:
@@ -88,9 +80,8 @@ async def search_instructors(
         )
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        matches, matching = await semantic.people_by_meaning(
-            session, "instructors", query.q, filters=where, limit=depth
-        )
+        # Those who teach a course about q (semantic.teachers_by_meaning), not every one ranked.
+        matches, matching = await semantic.teachers_by_meaning(session, query.q, filters=where, limit=depth)
         total = min(matching, SEMANTIC_DEPTH)
         ids = [m.id for m in matches][query.offset : query.offset + query.limit]
     else:
@@ -230,12 +221,57 @@ async def similar_instructors(
     )
 
 
+# An instructor named ambiguously is answered with at most this many of those it names.
+NAMED_LISTED = 5
+
+
+async def named_instructor(session: AsyncSession, instructor: str) -> int:
+    """The id of the one instructor ``instructor`` means: a pub_id, or a name or part of one
+    ('Priya Costa', 'Costa'), as search_sections' instructor filter reads it. A name that fits
+    several is an error naming them with their pub_ids (one whose whole name it is wins)."""
+    found = await session.scalar(select(Instructor.id).where(Instructor.pub_id == instructor.strip()))
+    if found is not None:
+        return int(found)
+    wanted = " ".join(instructor.split())
+    ids = await instructor_filter.teachers_named(session, wanted, instructor_filter.FEW_TEACHERS)
+    if len(ids) > instructor_filter.FEW_TEACHERS:
+        raise InvalidInput(
+            f"Instructor {instructor!r} fits too many instructors. Give more of the name, or the pub_id "
+            "from search_instructors.",
+            field="instructor",
+        )
+    if not ids:
+        raise NotFound(
+            f"No instructor is named {instructor!r}. Find them with search_instructors by a part of the name.",
+            field="instructor",
+        )
+    if len(ids) == 1:
+        return ids[0]
+    rows = (
+        await session.execute(
+            select(Instructor.id, Instructor.name, Instructor.pub_id)
+            .where(Instructor.id.in_(ids))
+            .order_by(Instructor.name, Instructor.id)
+        )
+    ).all()
+    whole = [row.id for row in rows if " ".join(row.name.split()).casefold() == wanted.casefold()]
+    if len(whole) == 1:
+        return int(whole[0])
+    listed = ", ".join(f"{row.name} ({row.pub_id})" for row in rows[:NAMED_LISTED])
+    more = f" and {len(rows) - NAMED_LISTED} more" if len(rows) > NAMED_LISTED else ""
+    raise InvalidInput(
+        f"Instructor {instructor!r} fits {len(rows)} instructors: {listed}{more}. Pass the pub_id of the one "
+        "you mean, or ask the student which one.",
+        field="instructor",
+    )
+
+
 async def search_reviews(
     session: AsyncSession, query: ReviewSearch, settings: Settings, catalog: CatalogSettings
 ) -> ReviewPage:
     # Whose reviews (by their indexes), then the sentiment.
     by_whom: list[ColumnElement[bool]] = []
-    instructor_id = await _instructor_id(session, query.instructor) if query.instructor else None
+    instructor_id = await named_instructor(session, query.instructor) if query.instructor else None
     if instructor_id is not None:
         by_whom.append(Review.instructor_id == instructor_id)
     if query.course:

@@ -39,6 +39,7 @@ from campus_catalog.queries import (
     section_rows,
     statements,
 )
+from campus_catalog.queries.attributes import resolve_attribute
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import load_sections, page_fields
 from campus_catalog.queries.subjects import resolve_subject
@@ -306,6 +307,8 @@ async def search_sections(
     term = await known_term(session, query.term, settings)
     if query.subject:
         query = query.model_copy(update={"subject": await resolve_subject(session, query.subject)})
+    if query.attribute:
+        query = query.model_copy(update={"attribute": await resolve_attribute(session, query.attribute)})
     teachers = await instructor_filter.few_teachers(session, query.instructor) if query.instructor else None
     if teachers == []:
         return SectionPage(term=term_ref(term), sections=[], **page_fields(query, 0))  # no such instructor
@@ -423,8 +426,10 @@ async def get_section(
 async def similar_sections(
     session: AsyncSession, query: SimilarSectionsQuery, settings: Settings, catalog: CatalogSettings
 ) -> SimilarSections:
-    """Sections of other courses in the same term that teach something close: by meaning when the
-    section has a vector, else by the words of its course title."""
+    """Other times of the same course first (its open sections of the same kind, so a full lecture
+    is answered with the lectures that still have seats), then sections of other courses in the
+    same term that teach something close: by meaning when the section has a vector, else by the
+    words of its course title."""
     section_id, term_id = await section_key(session, query.crn, query.term, settings)
     # The section itself in one narrow row: its course, its term and the fields of its brief.
     section = (
@@ -441,6 +446,9 @@ async def similar_sections(
             .where(Section.id == section_id)
         )
     ).one()
+    same_course = await _open_sections_of_course(
+        session, section.id, section.course_id, section.schedule_type, term_id, query.limit
+    )
     others: list[ColumnElement[bool]] = [
         Section.term_id == term_id,
         Section.cancelled.is_(False),
@@ -469,6 +477,7 @@ async def similar_sections(
         for position, course_id in enumerate(course_ids):
             if course_id in first:
                 scored.append((first[course_id], round(1.0 / (position + 1), 4)))
+    scored = [(i, SAME_COURSE_SCORE) for i in same_course] + scored
     scored = scored[: query.limit]
     summaries = await section_rows.summaries_by_id(session, [i for i, _ in scored])
     return SimilarSections(
@@ -482,5 +491,34 @@ async def similar_sections(
             cancelled=section.cancelled,
         ),
         method=method,
-        sections=[SimilarSection(**summaries[i].model_dump(), score=score) for i, score in scored if i in summaries],
+        sections=[
+            SimilarSection(**summaries[i].model_dump(), score=score, same_course=i in same_course)
+            for i, score in scored
+            if i in summaries
+        ],
     )
+
+
+# A section of the same course ranks above any similar course (closeness by meaning is at most 1).
+SAME_COURSE_SCORE = 1.0
+
+
+async def _open_sections_of_course(
+    session: AsyncSession, section_id: int, course_id: int, schedule_type: str | None, term_id: int, limit: int
+) -> list[int]:
+    """Ids of the course's other sections in the term with the same schedule type (a lab for a lab)
+    that are not cancelled and not known to be full, by section number."""
+    rows = await session.execute(
+        select(Section.id)
+        .where(
+            Section.term_id == term_id,
+            Section.course_id == course_id,
+            Section.id != section_id,
+            Section.cancelled.is_(False),
+            Section.schedule_type.is_not_distinct_from(schedule_type),
+            or_(Section.seats_available.is_(None), Section.seats_available > 0),
+        )
+        .order_by(Section.section_number, Section.id)
+        .limit(limit)
+    )
+    return [int(i) for (i,) in rows]

@@ -56,19 +56,51 @@ class ImportReport:
     def stored(self) -> int:
         return self.created + self.updated + self.unchanged
 
+    @property
+    def refused(self) -> list[MappingProblem]:
+        """The rows (or pages) that were not stored."""
+        return [p for p in self.problems if not p.stored]
+
     def lost(self) -> dict[str, str]:
-        """Problems keyed for the job-run record: ``"CRN 45405"`` and what could not be mapped."""
+        """What was not stored, for the job-run record: one entry per refused row (``"CRN 45405"``,
+        ``"id 12"``, ``"page x.json item 3"``), so the record's count is the rows refused. A row
+        stored with a gap is not lost (``gaps``)."""
+        found: dict[str, str] = {}
+        for problem in self.refused:
+            key = base = _key(problem.item)
+            copies = 1
+            while key in found:  # two refused rows with one label (one CRN twice) are two rows
+                copies += 1
+                key = f"{base} ({copies})"
+            found[key] = problem.reason
+        return found
+
+    def gaps(self) -> dict[str, str]:
+        """The rows stored with something left out (no times, no credits), by CRN."""
         found: dict[str, str] = {}
         for problem in self.problems:
-            key = problem.item if problem.item.startswith(("id ", "page", "term")) else f"CRN {problem.item}"
-            found[key] = f"{found[key]}; {problem.reason}" if key in found else problem.reason
+            if problem.stored:
+                key = _key(problem.item)
+                found[key] = f"{found[key]}; {problem.reason}" if key in found else problem.reason
         return found
 
     def summary(self) -> str:
+        kinds = Counter(p.kind or p.reason for p in self.refused)
+        refused = (
+            f"{len(self.refused)} refused ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})"
+            if kinds
+            else "0 refused"
+        )
         return (
             f"{self.stored} sections in {', '.join(self.terms) or 'no term'}: {self.created} new, "
-            f"{self.updated} changed, {self.unchanged} unchanged; {len(self.problems)} mapping problem(s)"
+            f"{self.updated} changed, {self.unchanged} unchanged; {refused}; "
+            f"{len(self.gaps())} stored with gaps"
         )
+
+
+def _key(item: str) -> str:
+    """A CRN as ``"CRN 45405"``; any other label (Banner's id, a page, a term) as it is."""
+    return f"CRN {item}" if item.isdigit() else item
 
 
 def term_name(description: str | None, code: str) -> str:

@@ -13,6 +13,7 @@ it is recorded with Banner's own id.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -94,10 +95,19 @@ class BannerSection:
 
 @dataclass(frozen=True)
 class MappingProblem:
-    """Something that could not be mapped. ``item`` is the CRN, or Banner's id when there is none."""
+    """Something that could not be mapped. ``item`` is the CRN, or Banner's id when there is none.
+
+    ``stored``: the row was stored with a gap (no times, no credits); else it was refused, and
+    ``kind`` says why in a few words, so a run counts its refused rows by kind."""
 
     item: str
     reason: str
+    stored: bool = False
+    kind: str = ""
+
+
+# Banner's term codes: the year and the term's two digits ('202610').
+TERM_CODE = re.compile(r"\d{6}")
 
 
 @dataclass
@@ -185,14 +195,19 @@ def parse_meeting(raw: Mapping[str, Any], crn: str, index: int, problems: list[M
             end_time = parse_clock(raw.get("endTime"))
         except ValueError as exc:
             start_time = end_time = None
-            problems.append(MappingProblem(crn, f"{label}: {exc}; stored without times"))
+            problems.append(MappingProblem(crn, f"{label}: {exc}; stored without times", stored=True))
     start_date = end_date = None
     try:
         start_date = parse_us_date(raw["startDate"]) if raw.get("startDate") else None
         end_date = parse_us_date(raw["endDate"]) if raw.get("endDate") else None
     except ValueError:
         problems.append(
-            MappingProblem(crn, f"{label}: dates {raw.get('startDate')!r}-{raw.get('endDate')!r} are not MM/DD/YYYY")
+            MappingProblem(
+                crn,
+                f"{label}: dates {raw.get('startDate')!r}-{raw.get('endDate')!r} are not MM/DD/YYYY; "
+                "stored without dates",
+                stored=True,
+            )
         )
         start_date = end_date = None
     building = text(raw.get("building"))
@@ -224,13 +239,13 @@ def parse_instructors(raw: Any, crn: str, problems: list[MappingProblem]) -> tup
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        problems.append(MappingProblem(crn, "faculty is not a list; stored without instructors"))
+        problems.append(MappingProblem(crn, "faculty is not a list; stored without instructors", stored=True))
         return ()
     found: list[BannerInstructor] = []
     for person in raw:
         name = text(person.get("displayName")) if isinstance(person, dict) else None
         if name is None:
-            problems.append(MappingProblem(crn, "an instructor has no displayName; left out"))
+            problems.append(MappingProblem(crn, "an instructor has no displayName; left out", stored=True))
             continue
         found.append(
             BannerInstructor(
@@ -244,39 +259,54 @@ def parse_instructors(raw: Any, crn: str, problems: list[MappingProblem]) -> tup
     return tuple(sorted(found, key=lambda p: not p.primary))
 
 
-def parse_section(raw: Mapping[str, Any], problems: list[MappingProblem]) -> BannerSection | None:
-    """One section, or None when it has no CRN (then a problem names Banner's id)."""
+def parse_section(
+    raw: Mapping[str, Any], problems: list[MappingProblem], *, where: str = "item"
+) -> BannerSection | None:
+    """One section, or None when it cannot be stored: no CRN (then a problem names Banner's id,
+    or ``where`` the item is), or a term that is not a Banner term code."""
     crn = text(raw.get("courseReferenceNumber"))
     if crn is None:
-        problems.append(MappingProblem(f"id {raw.get('id')}", "no courseReferenceNumber; cannot be stored"))
+        item = f"id {raw['id']}" if raw.get("id") is not None else where
+        problems.append(MappingProblem(item, "no courseReferenceNumber; cannot be stored", kind="no CRN"))
+        return None
+    term = text(raw.get("term")) or ""
+    if term and not TERM_CODE.fullmatch(term):
+        # A made-up term would become a term of the catalog ('abc'), listed to every student.
+        problems.append(
+            MappingProblem(
+                crn,
+                f"term {term[:40]!r} is not a Banner term code (six digits, such as 202610); cannot be stored",
+                kind="not a term code",
+            )
+        )
         return None
     subject = text(raw.get("subject")) or ""
     course_number = text(raw.get("courseNumber")) or ""
     if not subject or not course_number:
-        problems.append(MappingProblem(crn, "no subject or course number; stored as given"))
+        problems.append(MappingProblem(crn, "no subject or course number; stored as given", stored=True))
 
     def whole(name: str) -> int | None:
         try:
             return _int(raw.get(name))
         except ValueError as exc:
-            problems.append(MappingProblem(crn, f"{name}: {exc}"))
+            problems.append(MappingProblem(crn, f"{name}: {exc}; stored without it", stored=True))
             return None
 
     try:
         credits_min, credits_max = _credits(raw)
     except ValueError:
-        problems.append(MappingProblem(crn, "credit hours are not numbers; stored without credits"))
+        problems.append(MappingProblem(crn, "credit hours are not numbers; stored without credits", stored=True))
         credits_min = credits_max = None
 
     meetings_raw = raw.get("meetingsFaculty") or []
     meetings: list[BannerMeeting] = []
     if not isinstance(meetings_raw, list):
-        problems.append(MappingProblem(crn, "meetingsFaculty is not a list; stored without meetings"))
+        problems.append(MappingProblem(crn, "meetingsFaculty is not a list; stored without meetings", stored=True))
         meetings_raw = []
     for index, entry in enumerate(meetings_raw):
         meeting_time = entry.get("meetingTime") if isinstance(entry, dict) else None
         if not isinstance(meeting_time, dict):
-            problems.append(MappingProblem(crn, f"meeting {index + 1} has no meetingTime; left out"))
+            problems.append(MappingProblem(crn, f"meeting {index + 1} has no meetingTime; left out", stored=True))
             continue
         meetings.append(parse_meeting(meeting_time, crn, index, problems))
 
@@ -287,7 +317,7 @@ def parse_section(raw: Mapping[str, Any], problems: list[MappingProblem]) -> Ban
 
     subject_description = text(raw.get("subjectDescription"))
     return BannerSection(
-        term=text(raw.get("term")) or "",
+        term=term,
         term_description=text(raw.get("termDesc")),
         crn=crn,
         subject=subject,
@@ -329,12 +359,13 @@ def parse_search_results(page: Mapping[str, Any], *, source: str = "page") -> Pa
     if not isinstance(data, list):
         raise ValueError(f"{source}: 'data' is not a list of sections")
     parsed = ParsedPage(total_count=page.get("totalCount") if isinstance(page.get("totalCount"), int) else None)
-    for raw in data:
+    for number, raw in enumerate(data, start=1):
+        where = f"{source} item {number}"
         if not isinstance(raw, dict):
-            parsed.problems.append(MappingProblem(f"{source} item", "not a JSON object; cannot be stored"))
+            parsed.problems.append(MappingProblem(where, "not a JSON object; cannot be stored", kind="not an object"))
             parsed.unstorable += 1
             continue
-        section = parse_section(raw, parsed.problems)
+        section = parse_section(raw, parsed.problems, where=where)
         if section is None:
             parsed.unstorable += 1
         else:

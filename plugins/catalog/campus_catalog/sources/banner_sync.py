@@ -46,18 +46,25 @@ def open_banner(settings: CatalogSettings) -> BannerClient:
 
 
 def saved_pages(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """File mode: one saved ``searchResults`` response, or every ``*.json`` in a folder."""
+    """File mode: one saved ``searchResults`` response, or a JSON list of them (a harvest of
+    every page of a term, saved as one file), or every ``*.json`` in a folder."""
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files:
         raise FileNotFoundError(f"no .json files in {path}")
-    pages = []
+    pages: list[tuple[str, dict[str, Any]]] = []
     for file in files:
         try:
             page = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"{file.name} is not a saved Banner searchResults JSON file: {exc}") from exc
+        if isinstance(page, list) and page and all(isinstance(item, dict) for item in page):
+            pages.extend((f"{file.name} page {number}", item) for number, item in enumerate(page, start=1))
+            continue
         if not isinstance(page, dict):
-            raise ValueError(f"{file.name} is not a Banner searchResults object")
+            raise ValueError(
+                f"{file.name} is not a Banner searchResults object, nor a JSON list of them: save the "
+                "searchResults answers as they came (one a file, or a list of them)"
+            )
         pages.append((file.name, page))
     return pages
 
@@ -68,7 +75,7 @@ def _by_term(sections: Iterable[BannerSection], report: ImportReport) -> dict[st
         if section.term:
             grouped[section.term].append(section)
         else:
-            report.problems.append(MappingProblem(section.crn, "no term code; cannot be stored"))
+            report.problems.append(MappingProblem(section.crn, "no term code; cannot be stored", kind="no term code"))
     return grouped
 
 
@@ -82,7 +89,7 @@ async def import_banner_file(
         try:
             parsed = parse_search_results(page, source=name)
         except ValueError as exc:
-            report.problems.append(MappingProblem(f"page {name}", str(exc)))
+            report.problems.append(MappingProblem(f"page {name}", str(exc), kind="unreadable page"))
             continue
         sections.extend(parsed.sections)
         report.problems.extend(parsed.problems)
