@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pydantic import ValidationError
 
     from campus_mcp.registry import Registry
+    from campus_mcp.settings import Settings
 
 
 def _registry() -> Registry:
@@ -68,9 +71,10 @@ def _log_to_stderr() -> None:
     log_to_stderr()
 
 
-def _startup(overrides: dict[str, Any]) -> Registry:
+def _startup(overrides: dict[str, Any], *, check: Callable[[Settings], str | None] | None = None) -> Registry:
     """The settings, the seal key and the plugins ``serve`` needs, checked before anything is
-    written (no database migrated by a server that then cannot start)."""
+    written (no database migrated by a server that then cannot start). ``check``: a command's own
+    refusal, asked before the seal key (which may write a key file)."""
     from pydantic import ValidationError
 
     from campus_mcp.registry import PluginError, load_registry
@@ -80,6 +84,8 @@ def _startup(overrides: dict[str, Any]) -> Registry:
         settings = Settings(**overrides)
     except ValidationError as exc:
         raise StartupError(_settings_problem(exc)) from None
+    if check is not None and (problem := check(settings)):
+        raise StartupError(problem)
     try:
         # Outside demo mode a missing key, in demo mode a key file that is damaged or readable by others.
         settings.seal_key()
@@ -260,13 +266,35 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     run_workers(workers, options)
 
 
+def unnamed_database_problem(settings: Settings) -> str | None:
+    """Why ``stdio`` will not start on the default database: a desktop client chooses the working
+    folder, so the default relative SQLite file would be a new, empty demo campus there, on which
+    the student's token is then unknown. A database named in the settings, or one already there,
+    is used."""
+    from sqlalchemy.engine import make_url
+
+    if "database_url" in settings.model_fields_set:
+        return None
+    url = make_url(settings.database_url)
+    if not url.get_backend_name().startswith("sqlite") or not url.database:
+        return None
+    path = Path(url.database).absolute()
+    if path.exists():
+        return None
+    return (
+        f"campus-mcp stdio was not given a database and will not create one at {path}: set "
+        "CAMPUS_MCP_DATABASE_URL to the database of the campus-mcp serve whose dashboard made your "
+        "token (for SQLite, an absolute path: sqlite+aiosqlite:////path/to/campus-mcp/var/campus.db)."
+    )
+
+
 @main.command()
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
 def stdio(no_prepare: bool) -> None:
     """Serve MCP over stdin/stdout for a desktop client, as the student of CAMPUS_MCP_TOKEN."""
     from campus_mcp.stdio import StdioRefused, run
 
-    registry = _startup({})
+    registry = _startup({}, check=unnamed_database_problem)
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
     _log_to_stderr()
