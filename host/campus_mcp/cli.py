@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -351,10 +352,19 @@ def db() -> None:
 @db.command("upgrade")
 def db_upgrade() -> None:
     """Apply the migrations of every enabled plugin."""
-    from campus_mcp.migrate import upgrade
+    from campus_mcp.migrate import database_state, upgrade
 
-    upgrade(_registry())
-    click.echo("Database is up to date.")
+    registry = _registry()
+    tables, revisions = database_state(registry)
+    upgrade(registry)
+    tables_after, revisions_after = database_state(registry)
+    if revisions_after == revisions and tables_after == tables:
+        click.echo("The database was already up to date: no migration to apply.")
+        return
+    created = len(tables_after - tables - {"alembic_version"})
+    plugins = ", ".join(dict.fromkeys(m.plugin for m in registry.migrations))
+    made = f"created {created} table{'s' * (created != 1)}" if created else "changed existing tables"
+    click.echo(f"Migrated the database ({plugins}): {made}. It is now up to date.")
 
 
 @main.command()
@@ -446,7 +456,33 @@ def installed_plugins() -> list[dict[str, Any]]:
         elif entry.name in settings.disable:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_DISABLE"}
         listed.append(plugin)
+    _mark_missing_needs(listed, entries)
     return listed
+
+
+def _distribution_key(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _mark_missing_needs(listed: list[dict[str, Any]], entries: Any) -> None:
+    """An enabled plugin whose distribution requires another plugin's distribution that these
+    settings disable cannot start (``load_registry`` refuses it): say so beside ``enabled``, from
+    the metadata alone (no plugin imported)."""
+    plugin_of = {_distribution_key(entry.dist.name): entry.name for entry in entries if entry.dist}
+    by_name = {plugin["name"]: plugin for plugin in listed}
+    for entry in entries:
+        plugin = by_name[entry.name]
+        if not plugin["enabled"] or entry.dist is None:
+            continue
+        for requirement in entry.dist.requires or ():
+            found = re.match(r"[A-Za-z0-9._-]+", requirement)
+            needed = plugin_of.get(_distribution_key(found.group(0))) if found else None
+            if needed and not by_name[needed]["enabled"]:
+                plugin["cannot_start"] = (
+                    f"plugin '{entry.name}' needs plugin '{needed}', which {by_name[needed]['disabled_by']} "
+                    f"turns off: enable '{needed}' or disable '{entry.name}' too"
+                )
+                break
 
 
 @main.command()
@@ -463,7 +499,11 @@ def plugins(contributions: bool) -> None:
         # routes' paths: this loads every enabled plugin (and checks their dependencies).
         click.echo(json.dumps(plugins_report(_registry()), indent=2))
     else:
-        click.echo(json.dumps(installed_plugins(), indent=2))
+        listed = installed_plugins()
+        click.echo(json.dumps(listed, indent=2))
+        for plugin in listed:
+            if "cannot_start" in plugin:
+                click.echo(f"These settings cannot start: {plugin['cannot_start']}.", err=True)
 
 
 @main.command()
