@@ -28,6 +28,7 @@ from campus_mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
+from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
@@ -60,8 +61,13 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
     return links
 
 
-def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
-    """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in)."""
+def dashboard_page(
+    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+) -> Response[str]:
+    """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
+
+    ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
+    server's own script (allowed on this page only)."""
     user = session_user(request)
     return html_response(
         page(
@@ -72,7 +78,9 @@ def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], titl
             current=request.url.path,
             signed_in_as=user[1] if user else "",
             csrf=csrf_token(request) if user else "",
-        )
+            script=COPY_SCRIPT_PATH if copy_button else "",
+        ),
+        scripts=copy_button,
     )
 
 

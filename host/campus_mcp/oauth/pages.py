@@ -103,6 +103,9 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .actions button { margin: 0; }
 .error { border-left: 4px solid var(--accent); padding: .25rem .75rem; background: var(--surface); }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; margin: 1rem 0; }
+.copy-row { display: flex; gap: .5rem; align-items: stretch; }
+.copy-row input { flex: 1 1 auto; min-width: 0; }
+.copy-row button { margin: 0; flex: none; }
 .app { border-top: 1px solid var(--line); padding: .75rem 0; }
 .app:first-of-type { border-top: 0; }
 .app form button { margin-top: .5rem; }
@@ -132,23 +135,25 @@ td form, td form button { margin: 0; }
 _PLAIN_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
-def content_security_policy(form_targets: Iterable[str] = ()) -> str:
+def content_security_policy(form_targets: Iterable[str] = (), *, scripts: bool = False) -> str:
     """Only this server's own stylesheet; forms may post here (and the consent form's redirect
     may continue to the app's redirect URI, which Chromium checks against form-action).
+    ``scripts``: a page that shows a secret may also run this server's own Copy script.
 
     A target that is not a plain origin is skipped: the form then cannot continue to it, which is
     the safe failure (the header stays this server's own)."""
     plain = {target for target in form_targets if _PLAIN_ORIGIN.fullmatch(target)}
     targets = " ".join(["'self'", *sorted(plain)])
+    script = "script-src 'self'; " if scripts else ""
     return (
-        "default-src 'none'; style-src 'self'; img-src 'self'; "
+        f"default-src 'none'; {script}style-src 'self'; img-src 'self'; "
         f"form-action {targets}; frame-ancestors 'none'; base-uri 'none'"
     )
 
 
-def security_headers(form_targets: Iterable[str] = ()) -> dict[str, str]:
+def security_headers(form_targets: Iterable[str] = (), *, scripts: bool = False) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(form_targets),
+        "Content-Security-Policy": content_security_policy(form_targets, scripts=scripts),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -156,9 +161,13 @@ def security_headers(form_targets: Iterable[str] = ()) -> dict[str, str]:
     }
 
 
-def html_response(html: str, *, status: int = 200, form_targets: Iterable[str] = ()) -> Response[str]:
+def html_response(
+    html: str, *, status: int = 200, form_targets: Iterable[str] = (), scripts: bool = False
+) -> Response[str]:
     """An HTML page with the security headers every page of the host carries."""
-    return Response(html, status_code=status, media_type=MediaType.HTML, headers=security_headers(form_targets))
+    return Response(
+        html, status_code=status, media_type=MediaType.HTML, headers=security_headers(form_targets, scripts=scripts)
+    )
 
 
 def origin_of(url: str) -> str:
@@ -175,11 +184,13 @@ def page(
     current: str = "",
     signed_in_as: str = "",
     csrf: str = "",
+    script: str = "",
 ) -> str:
     """The shell of every page; ``current`` is the path of the page, marked in the navigation.
 
     ``csrf``: the session's CSRF token, for the Sign out form of a signed-in page (sign-out ends
-    every session of the student, so another page must not be able to post it)."""
+    every session of the student, so another page must not be able to post it). ``script``: the
+    path of this server's script the page runs (a Copy button), else none."""
     links = "".join(
         f'<a href="{escape(href)}"{CURRENT if href == current else ""}>{escape(text)}</a>' for href, text in nav
     )
@@ -197,7 +208,9 @@ def page(
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(full_title)}</title>"
-        f'<link rel="stylesheet" href="{CSS_PATH}"></head><body>'
+        f'<link rel="stylesheet" href="{CSS_PATH}">'
+        + (f'<script src="{escape(script)}" defer></script>' if script else "")
+        + "</head><body>"
         f'<header class="site"><a class="brand" href="/">{escape(product)}</a>'
         f"{nav_html}{who}</header>"
         f'<main id="main">{body}</main></body></html>'

@@ -35,6 +35,7 @@ from campus_mcp.oauth.pages import (
     page,
 )
 from campus_mcp.oauth.registration import MAX_BODY_BYTES
+from campus_mcp.oauth.secret_once import COPY_SCRIPT, COPY_SCRIPT_PATH
 from campus_mcp.oauth.server import (
     AUTHORIZE_PATH,
     REGISTER_PATH,
@@ -173,6 +174,10 @@ class OAuthMetadataController(Controller):
     @get(CSS_PATH, opt=NO_PARITY, media_type="text/css", include_in_schema=False, cache=3600)
     async def stylesheet(self) -> str:
         return STYLESHEET
+
+    @get(COPY_SCRIPT_PATH, opt=NO_PARITY, media_type="text/javascript", include_in_schema=False, cache=3600)
+    async def copy_script(self) -> str:
+        return COPY_SCRIPT
 
 
 class OAuthController(Controller):
