@@ -30,7 +30,7 @@ from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-from campus_mcp.oauth.store import OAuthStore
+from campus_mcp.oauth.store import ConnectedApp, OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
@@ -82,6 +82,17 @@ def dashboard_page(
         ),
         scripts=copy_button,
     )
+
+
+def app_permissions(registry: Registry, app: ConnectedApp) -> str:
+    """An app's permissions; for an app holding tokens with different permissions (one per
+    `campus-mcp token` run), each token's own, since no single token holds them all."""
+    if len(app.grants) <= 1:
+        return permissions(registry, app.scopes)
+    each = "".join(
+        f"<li>Token {number}: {permissions(registry, grant)}</li>" for number, grant in enumerate(app.grants, 1)
+    )
+    return f'<p class="perms-title">{len(app.grants)} live tokens, each with its own permissions:</p><ul class="perms">{each}</ul>'
 
 
 def permissions(registry: Registry, names: Sequence[str]) -> str:
@@ -181,7 +192,7 @@ class DashboardController(Controller):
         items = "".join(
             '<div class="app">'
             f"<h3>{escape(app.client_name)}</h3>"
-            f"{permissions(deployment.registry, app.scopes)}"
+            f"{app_permissions(deployment.registry, app)}"
             f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
             '<form method="post" action="/dashboard/settings/disconnect">'
             f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"

@@ -12,12 +12,16 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from litestar import MediaType, Response
 
 from campus_mcp.contributions import Scope
 from campus_mcp.oauth.session import with_next
+
+if TYPE_CHECKING:
+    from campus_mcp.oauth.asking_app import AskingApp
 
 CSS_PATH = "/assets/campus.css"
 CURRENT = ' aria-current="page"'
@@ -222,7 +226,15 @@ def hidden(name: str, value: str) -> str:
 
 
 def login_body(
-    *, campus: str, next_url: str, csrf: str, error: str = "", username: str = "", oidc_label: str = "", demo: bool
+    *,
+    campus: str,
+    next_url: str,
+    csrf: str,
+    error: str = "",
+    username: str = "",
+    oidc_label: str = "",
+    demo: bool,
+    app: AskingApp | None = None,
 ) -> str:
     alert = f'<p class="error" role="alert">{escape(error)}</p>' if error else ""
     oidc = ""
@@ -238,7 +250,8 @@ def login_body(
         else ""
     )
     return (
-        f"<h1>Sign in to {escape(campus)}</h1>{alert}{oidc}"
+        # An OAuth sign-in names the app that asks, not only the campus.
+        f"<h1>Sign in to {escape(campus)}{f' to connect {escape(app.label())}' if app else ''}</h1>{alert}{oidc}"
         '<form method="post" action="/login">'
         f"{hidden('csrf_token', csrf)}{hidden('next', next_url)}"
         '<label for="username">Username</label>'
@@ -275,7 +288,7 @@ class ScopeChoice:
 
 def consent_body(
     *,
-    app_name: str,
+    app: AskingApp,
     redirect_uri: str,
     student: str,
     product: str,
@@ -285,6 +298,7 @@ def consent_body(
     csrf: str,
 ) -> str:
     host = urlsplit(redirect_uri).netloc
+    app_name = app.label()
     boxes = "".join(
         '<div class="scope">'
         f'<input type="checkbox" id="scope-{escape(c.name)}" name="scope_choice" value="{escape(c.name)}"'
@@ -302,6 +316,7 @@ def consent_body(
     fields = "".join(hidden(name, value) for name, value in hidden_fields)
     return (
         f"<h1>Allow {escape(app_name)} to use {escape(product)}?</h1>"
+        f"{app.note(escape(product))}"
         f"<p>You are signed in as <strong>{escape(student)}</strong>. After you choose, "
         f"you go back to <code>{escape(host)}</code>.</p>"
         f'<form method="post" action="/api/oauth/authorize">{hidden("csrf_token", csrf)}{fields}'

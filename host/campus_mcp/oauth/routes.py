@@ -24,6 +24,7 @@ from litestar.response import Redirect
 
 from campus_mcp import access
 from campus_mcp.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.oauth.asking_app import AskingApp, remember_for_login
 from campus_mcp.oauth.pages import (
     CSS_PATH,
     STYLESHEET,
@@ -224,10 +225,13 @@ class OAuthController(Controller):
         except OAuth2Error as error:
             return _error_page(oauth, error)
         user = session_user(request)
-        if user is None:
-            return to_login(AUTHORIZE_PATH + "?" + urlencode(pairs))
-        registry = oauth.registry
         client = grant.client
+        if user is None:
+            # The login page names the app that asks (kept for this one authorization URL).
+            next_url = AUTHORIZE_PATH + "?" + urlencode(pairs)
+            remember_for_login(request, next_url, AskingApp.of(client))
+            return to_login(next_url)
+        registry = oauth.registry
         offered = access.requested_scopes(registry, dict(pairs).get("scope"))
         remembered = await oauth.store.remembered_scopes(user[0], client.client_id)
         # Step-up (seed 000): an app on the allow list that already holds a grant comes back
@@ -242,7 +246,7 @@ class OAuthController(Controller):
         redirect_uri = grant.redirect_uri or ""
         csrf = csrf_token(request)
         body = consent_body(
-            app_name=client.client_name,
+            app=AskingApp.of(client),
             redirect_uri=redirect_uri,
             student=user[1],
             product=oauth.settings.product_name,
