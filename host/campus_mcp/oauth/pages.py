@@ -117,7 +117,12 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .perms { margin: 0; padding-left: 1.25rem; }
 .muted { color: var(--muted); }
 table { width: 100%; border-collapse: collapse; }
-th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+/* break-word, not anywhere: a column is never narrower than its longest word, so a header or a
+   button is not cut mid-word ("CR / N"); a word longer than the whole table still wraps. */
+th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); overflow-wrap: break-word; }
+td button, .nowrap { white-space: nowrap; }
+/* A page with a table (My schedule) gets the width a desktop has, so its columns need not wrap. */
+main:has(table) { max-width: 64rem; }
 thead th { border-top: 0; font-size: .875rem; color: var(--muted); }
 td form, td form button { margin: 0; }
 /* A table of a plugin page becomes one block per row on a phone, so no page scrolls sideways;
@@ -126,7 +131,7 @@ td form, td form button { margin: 0; }
   table, tbody, tr, td { display: block; width: 100%; }
   thead { display: none; }
   tr { border-top: 1px solid var(--line); padding: .5rem 0; }
-  td { border-top: 0; padding: .15rem 0; }
+  td { border-top: 0; padding: .15rem 0; overflow-wrap: anywhere; }
   td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
 }
 """
