@@ -19,6 +19,7 @@ from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
+from sqlalchemy import text
 
 from tests.support.chromium import chromium, require_chromium
 
@@ -99,3 +100,47 @@ async def test_my_schedule_breaks_no_word_and_opens_on_the_tools_term(site: tupl
         assert await page.get_by_role("heading", level=1).inner_text() == f"My schedule: {default.name}"
         assert await page.locator("main table th").count() >= 4
         assert await page.evaluate(BROKEN_WORDS, "main th, main td, main button, main nav") == []
+
+
+async def test_calendar_settings_shows_the_students_kinds_and_stays_a_readable_height(
+    site: tuple[str, Registry],
+) -> None:
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_settings.levels import COMMON_KINDS, own_class_kinds
+
+    base, registry = site
+    engine = make_engine(registry.settings.database_url)
+    try:
+        async with make_sessions(engine)() as session:
+            student1 = await session.scalar(text("SELECT id FROM students WHERE username = 'student1'"))
+            own = await own_class_kinds(session, student1)
+    finally:
+        await engine.dispose()
+    assert own and set(COMMON_KINDS) - set(own), "the demo student should have some kinds and not others"
+    async with chromium() as browser:
+        for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            page = await signed_in(browser, base, "/dashboard/calendar-settings", viewport)
+            await shot(page, f"calendar-settings-{name}")
+            height = await page.evaluate("document.documentElement.scrollHeight")
+            assert height <= 3000, f"Calendar settings is {height} px tall at {name} width"
+            width = await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert width[0] <= width[1], f"Calendar settings is {width[0]} px wide in a {width[1]} px window"
+            if name == "desktop":
+                # The names a template can use sit beside the template fields, not pages away.
+                field = await page.locator("#all_classes-title_template").bounding_box()
+                names = await page.locator("#all_classes-vars").bounding_box()
+                assert field is not None and names is not None
+                assert names["x"] >= field["x"] + field["width"] and names["y"] < field["y"] + field["height"]
+        # Each kind the student has is a heading of its own; the others are folded under one.
+        headings = await page.locator("main details.level:not(.other-kinds details) > summary h2").all_inner_texts()
+        for kind in own:
+            assert f"{kind.replace('_', ' ').capitalize()} classes" in headings
+        folded = page.locator("details.other-kinds")
+        assert not await folded.get_attribute("open")
+        for kind in set(COMMON_KINDS) - set(own):
+            assert f"{kind.capitalize()} classes" not in headings
+            assert kind in await folded.locator("> summary").inner_text()
+        # All classes is open: its template fields have the names beside them, its color field swatches.
+        assert await page.get_by_role("complementary", name="Names a template can use").first.is_visible()
+        assert "{{course_code}}" in await page.locator("#all_classes-vars").inner_text()
+        assert await page.locator("#all_classes-colors svg.swatch").count() == 11

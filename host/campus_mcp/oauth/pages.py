@@ -110,6 +110,18 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .copy-row { display: flex; gap: .5rem; align-items: stretch; }
 .copy-row input { flex: 1 1 auto; min-width: 0; }
 .copy-row button { margin: 0; flex: none; }
+/* Folded sections (Calendar settings' levels): the heading and what it sets on the summary line. */
+details.card > summary { cursor: pointer; }
+details.card > summary h2 { display: inline; margin: 0 .5rem 0 0; }
+details.card[open] > summary { margin-bottom: .5rem; }
+details.card details.card { margin: .75rem 0; }
+/* A form's fields beside the names they may use; stacked on a phone. */
+.templated { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 16rem); gap: 0 1.25rem; }
+.vars ul, .swatches { list-style: none; padding: 0; margin: .25rem 0; display: flex; flex-wrap: wrap; gap: .25rem .5rem; }
+.vars p { margin: .75rem 0 0; }
+.swatches li { display: inline-flex; align-items: center; gap: .25rem; white-space: nowrap; }
+svg.swatch { vertical-align: -2px; border: 1px solid var(--line); border-radius: 3px; }
+@media (max-width: 40rem) { .templated { grid-template-columns: minmax(0, 1fr); } }
 .app { border-top: 1px solid var(--line); padding: .75rem 0; }
 .app:first-of-type { border-top: 0; }
 .app form button { margin-top: .5rem; }
