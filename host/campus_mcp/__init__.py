@@ -82,7 +82,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "NotChanged",
         "PlannedChange",
         "confirmation_template",
-        "copy_box",
         "format_number",
         "not_changed",
         "plural",
