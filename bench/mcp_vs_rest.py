@@ -426,6 +426,19 @@ def load_tool(asked: str) -> str:
     return asked
 
 
+def wrk_slice_problem(seconds: float, rounds: int) -> str | None:
+    """Why wrk cannot give each row ``seconds / rounds`` per round: wrk's -d takes whole seconds
+    only (``-d0.8s`` is refused with its usage text), so the slice must be a whole number of them."""
+    per_round = seconds / rounds
+    if per_round >= 1 and per_round == int(per_round):
+        return None
+    return (
+        f"wrk measures whole seconds only, and --seconds {seconds:g} over --rounds {rounds} gives each row "
+        f"{per_round:g} s a round: give --seconds a multiple of --rounds (--seconds {max(1, round(per_round)) * rounds}), "
+        "or --load httpx"
+    )
+
+
 def lua_of(target: Target, folder: Path) -> Path:
     """The wrk script that sends ``target``'s request: its method, body and every header."""
     lines = [f"wrk.method = {json.dumps(target.method)}"]
@@ -445,8 +458,10 @@ def run_wrk(target: Target, script: Path, seconds: float, connections: int) -> t
         ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "-s", str(script), target.url],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
     )
+    if done.returncode:
+        raise SystemExit(f"wrk failed for {target.path} (exit {done.returncode}):\n{done.stdout}{done.stderr}")
     rate = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
     tail = re.search(r"campus: p50=([\d.]+) p95=([\d.]+) errors=(\d+)", done.stdout)
     if rate is None or tail is None:
@@ -655,6 +670,8 @@ def main() -> None:
     )
     options = parser.parse_args()
     options.load = load_tool(options.load)
+    if options.load == "wrk" and (problem := wrk_slice_problem(options.seconds, options.rounds)):
+        parser.error(problem)  # before anything is built or started
     options.load_at_start = os.getloadavg()
     work = options.work.resolve()
     database = work / f"demo-scale-{options.scale}.db"

@@ -44,6 +44,8 @@ def main() -> None:
     )
     options = parser.parse_args()
     bench.load_tool("wrk")  # says how to get wrk when it is missing
+    if problem := bench.wrk_slice_problem(options.seconds * options.rounds, options.rounds):
+        parser.error(problem)
     work = options.work.resolve()
     database = work / "demo-scale-1.db"
     if options.database_url is None and not database.exists():

@@ -369,3 +369,58 @@ async def test_the_official_ext_apps_host_bridge_drives_the_week_grid(demo_campu
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / "week-grid-ext-apps-host.png"), full_page=True)
     await page.close()
+
+
+# The visible labels under ``selector`` that a person cannot read whole at this width: two whose
+# boxes overlap ("8 AM9 AM10 AM"), or one cut short by its block ("A…").
+UNREADABLE = """
+(main, selector) => {
+  const shown = [...main.querySelectorAll(selector)].filter((e) => e.getClientRects().length && e.offsetWidth);
+  const boxes = shown.map((e) => [e, e.getBoundingClientRect()]);
+  const found = [];
+  for (let i = 0; i < boxes.length; i++) {
+    const [e, r] = boxes[i];
+    if (e.scrollWidth > e.clientWidth + 1) found.push(`cut: ${e.textContent}`);
+    const block = e.closest(".block, .slot");
+    if (block) {
+      const b = block.getBoundingClientRect();
+      if (r.right > b.right + 1 || r.bottom > b.bottom + 1) found.push(`outside its block: ${e.textContent}`);
+    }
+    for (let j = i + 1; j < boxes.length; j++) {
+      const o = boxes[j][1];
+      if (r.left < o.right - 1 && o.left < r.right - 1 && r.top < o.bottom - 1 && o.top < r.bottom - 1) {
+        found.push(`overlap: ${e.textContent} / ${boxes[j][0].textContent}`);
+      }
+    }
+  }
+  return found;
+}
+"""
+
+
+async def test_the_week_grid_and_busy_strip_read_at_phone_width(demo_campus: CampusHarness, browser: Any) -> None:
+    """Issue 24, point 9: at 390 px the grid's blocks said "A…" and "1:…", the strip's hour labels
+    ran together, and the busy strip's footer showed a raw key (university_calendar)."""
+    plan = await _result(demo_campus, "student1", "check_schedule", {"crns": ["10086", "10084", "10277"]})
+    grid = await show(browser, await _view(demo_campus, "ui://campus-mcp/week-grid"), plan, width=390)
+    assert await grid.frame.locator(".block b").count() >= 6
+    await grid.page.screenshot(path=str(ARTIFACTS / "week-grid-phone-measured.png"))
+    assert await grid.frame.locator("main").evaluate(UNREADABLE, ".block b") == []
+    await grid.page.close()
+
+    week = {"start_date": "2026-12-07", "end_date": "2026-12-13"}
+    mine = await _result(demo_campus, "student1", "my_busy_times", week)
+    friend = await _result(demo_campus, "student1", "friend_busy_times", {"friend_id": 2, **week})
+    html = await _view(demo_campus, "ui://campus-mcp/busy-times")
+    for result in (mine, friend):
+        strip = await show(browser, html, result, width=390)
+        assert await strip.frame.locator("main").evaluate(UNREADABLE, ".ticks .line span, .slot b") == []
+        assert (
+            await strip.frame.locator(".ticks .line span").evaluate_all("s => s.filter(e => e.offsetWidth).length") >= 4
+        )
+        text = await strip.text()
+        assert "university_calendar" not in text and "_" not in text.split("Campus MCP is not")[-1]
+        await strip.page.close()
+    assert any(
+        source["key"] == "university_calendar" for source in mine["structuredContent"]["advisory"]["data_sources"]
+    )

@@ -140,3 +140,31 @@ def test_asking_for_wrk_without_it_says_how_to_get_it(bench: ModuleType, monkeyp
     monkeypatch.setattr(bench.shutil, "which", lambda _name: None)
     with pytest.raises(SystemExit, match=r"apt-get install wrk.*--load httpx"):
         bench.load_tool("wrk")
+
+
+def test_a_round_wrk_cannot_time_is_refused_before_anything_is_built(tmp_path: Path) -> None:
+    # wrk takes whole seconds only: 4 s over 5 rounds is -d0.8s, which wrk refused with its usage
+    # text, after the demo campus was built, in a CalledProcessError traceback.
+    import shutil
+    import subprocess
+
+    if shutil.which("wrk") is None:
+        pytest.skip("wrk is not installed")
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--seconds", "4", "--load", "wrk", "--work", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "wrk measures whole seconds only, and --seconds 4 over --rounds 5 gives each row 0.8 s" in done.stderr
+    assert "--seconds 5" in done.stderr
+    assert not (tmp_path / "work").exists()
+
+
+def test_whole_second_rounds_pass(bench: ModuleType) -> None:
+    assert bench.wrk_slice_problem(5.0, 5) is None
+    assert bench.wrk_slice_problem(12.0, 3) is None
+    assert bench.wrk_slice_problem(2.0, 4) is not None

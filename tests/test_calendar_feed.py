@@ -337,3 +337,25 @@ async def test_the_feed_zone_is_written_as_rules_every_parser_reads_and_names_it
     assert dict(daylight["RRULE"]) == {"FREQ": ["YEARLY"], "BYMONTH": [3], "BYDAY": ["2SU"]}
     assert (standard["TZOFFSETFROM"].td, standard["TZOFFSETTO"].td) == (timedelta(hours=-4), timedelta(hours=-5))
     assert (daylight["TZOFFSETFROM"].td, daylight["TZOFFSETTO"].td) == (timedelta(hours=-5), timedelta(hours=-4))
+
+
+async def test_turning_the_feed_on_redirects_and_the_address_is_shown_once(feed: Feed) -> None:
+    """Issue 24, point 8: the post's answer held the address, so a reload posted again and the
+    address just copied answered 404. Now the post redirects; the page shows the address once."""
+    client = feed[2]
+    login = await client.get("/login", params={"next": "/dashboard"})
+    data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+    await client.post("/login", data=data | {"username": "student1", "password": "demo"})
+    page = await client.get("/dashboard/calendar-feed")
+    action = "/dashboard/calendar-feed/regenerate"
+    posted = await client.post(action, data=_hidden(page.text, action), follow_redirects=False)
+    assert posted.status_code == 303 and posted.headers["location"] == "/dashboard/calendar-feed"
+    assert "/calendar/" not in posted.text
+    shown = await client.get("/dashboard/calendar-feed")
+    path = _feed_path(shown.text)
+    assert shown.headers["cache-control"] == "no-store" and 'data-copy="feed-url"' in shown.text
+    assert "script-src 'self'" in shown.headers["content-security-policy"]
+    reloaded = await client.get("/dashboard/calendar-feed")
+    assert "/calendar/" not in reloaded.text and "Your calendar feed is on since" in reloaded.text
+    assert "script-src" not in reloaded.headers["content-security-policy"]
+    assert (await client.get(path)).status_code == 200

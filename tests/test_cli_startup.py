@@ -107,6 +107,22 @@ def test_plugins_lists_every_installed_plugin_from_its_metadata(tmp_path: Path) 
     assert listed["core"]["enabled"] is True and listed["core"]["version"] == campus_mcp.__version__
 
 
+def test_plugins_says_when_an_enabled_plugin_cannot_start(tmp_path: Path) -> None:
+    # schedule, apps and prompts need catalog: serve would refuse these settings, so the list says so.
+    result, _ = run_cli("plugins", cwd=tmp_path, CAMPUS_MCP_DISABLE="catalog")
+    assert result.returncode == 0, result.stderr
+    listed = {plugin["name"]: plugin for plugin in json.loads(result.stdout)}
+    assert listed["schedule"]["enabled"] is True
+    assert listed["schedule"]["cannot_start"] == (
+        "plugin 'schedule' needs plugin 'catalog', which CAMPUS_MCP_DISABLE turns off: "
+        "enable 'catalog' or disable 'schedule' too"
+    )
+    assert {name for name, plugin in listed.items() if "cannot_start" in plugin} == {"schedule", "apps", "prompts"}
+    assert "These settings cannot start: plugin 'schedule' needs plugin 'catalog'" in result.stderr
+    # friends needs schedule, which is still on: its own line does not blame it.
+    assert "cannot_start" not in listed["friends"] and "cannot_start" not in listed["dining"]
+
+
 def test_plugins_with_an_allow_list_that_matches_nothing_says_so(tmp_path: Path) -> None:
     result, _ = run_cli("plugins", cwd=tmp_path, CAMPUS_MCP_PLUGINS="catalgo")
     assert result.returncode == 1

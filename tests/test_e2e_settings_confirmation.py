@@ -115,7 +115,10 @@ async def feed_on(base: str, username: str) -> str:
         assert page.status_code == 200 and "Your calendar feed is off" in page.text, page.text[:300]
         action = "/dashboard/calendar-feed/regenerate"
         form = next(f for f in parse_forms(page.text) if f.action == action)
-        made = await browser.post(action, data={f.name: f.value for f in form.fields if f.kind == "hidden"})
+        # The post redirects to the page that shows the address once (post/redirect/get).
+        made = await browser.post(
+            action, data={f.name: f.value for f in form.fields if f.kind == "hidden"}, follow_redirects=True
+        )
     assert made.status_code == 200, made.text[:300]
     (path,) = set(re.findall(r"/calendar/[A-Za-z0-9_-]{43}\.ics", made.text))
     return f"{base}{path}"

@@ -66,7 +66,8 @@ def student_token(served: ServedCampus) -> str:
         form = next(form for form in parse_forms(page.text) if form.action == "/dashboard/tokens")
         fields = {field.name: field.value for field in form.fields if field.kind == "hidden"}
         choice = {"name": "openapi property test", "expiry_days": "7", "scope_choice": list(form.checkboxes)}
-        made = browser.post("/dashboard/tokens", data={**fields, **choice})
+        # The post redirects to the page that shows the token once (post/redirect/get).
+        made = browser.post("/dashboard/tokens", data={**fields, **choice}, follow_redirects=True)
         (token,) = PAT.findall(made.text)
         return token
 

@@ -62,7 +62,12 @@ async def make_token(browser: StudentBrowser, name: str, scopes: list[str], days
     form = token_form((await browser.get("/dashboard/tokens")).text)
     csrf = next(field.value for field in form.fields if field.name == "csrf_token")
     data = {"csrf_token": csrf, "name": name, "expiry_days": days, "scope_choice": scopes}
-    return await browser.post("/dashboard/tokens", data=data)
+    posted = await browser.post("/dashboard/tokens", data=data)
+    if posted.status_code != 303:
+        return posted  # a refused form answers with the form again
+    # Post/redirect/get: the token is shown on the page the post redirects to, never on the post's answer.
+    assert posted.headers["location"] == "/dashboard/tokens" and not TOKEN.findall(posted.text)
+    return await browser.get(posted.headers["location"])
 
 
 async def test_the_dashboard_makes_a_token_shows_it_once_and_keeps_only_a_hash(site: Site) -> None:

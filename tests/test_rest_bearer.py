@@ -104,7 +104,8 @@ async def personal_token(http: httpx.AsyncClient, username: str, scopes: list[st
     (form,) = [f for f in parse_forms((await browser.get("/dashboard/tokens")).text) if f.action == "/dashboard/tokens"]
     csrf = next(field.value for field in form.fields if field.name == "csrf_token")
     data = {"csrf_token": csrf, "name": "rest bearer test", "expiry_days": "7", "scope_choice": scopes}
-    (token,) = PAT.findall((await browser.post("/dashboard/tokens", data=data)).text)
+    # The post redirects to the page that shows the token once (post/redirect/get).
+    (token,) = PAT.findall((await browser.post("/dashboard/tokens", data=data, follow_redirects=True)).text)
     return token
 
 

@@ -13,6 +13,7 @@ command does not start: a sentence on stderr, never the token, and nothing on st
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -172,3 +173,63 @@ async def test_without_a_live_token_it_does_not_start(campus: Campus) -> None:
     assert (
         "cmcp_pat_" not in revoked.stderr and secret[:12] not in revoked.stderr and secret[-12:] not in revoked.stderr
     )
+
+
+def readme_desktop_env() -> dict[str, str]:
+    """The env of the README's Claude Desktop block, as a student copies it."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    (block,) = [
+        part.split("```", 1)[0] for part in readme.split("```json")[1:] if '"mcpServers"' in part.split("```", 1)[0]
+    ]
+    config = json.loads(block)
+    env: dict[str, str] = config["mcpServers"]["campus"]["env"]
+    return env
+
+
+async def test_the_readme_block_points_the_pages_at_the_serve_it_names(campus: Campus, tmp_path: Path) -> None:
+    # The README's block with this campus's database and key: the token it shows is a placeholder,
+    # so the refusal names the token page, at the public URL the block sets (not a guessed :8000).
+    env = readme_desktop_env()
+    public = env["CAMPUS_MCP_PUBLIC_URL"]
+    env |= {key: value for key, value in campus.env.items() if key != "CAMPUS_MCP_PUBLIC_URL"}
+    env["CAMPUS_MCP_PUBLIC_URL"] = public.replace(":8000", ":8765")
+    refused = await asyncio.to_thread(
+        subprocess.run,
+        [CAMPUS_MCP, "stdio", "--no-prepare"],
+        env={"PATH": "/usr/bin:/bin", **env},
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert f"{env['CAMPUS_MCP_PUBLIC_URL']}/dashboard/tokens" in refused.stderr
+
+
+def test_without_a_database_url_it_refuses_to_make_one(tmp_path: Path) -> None:
+    # A desktop client starts it in a folder of its choosing, with only the token set.
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "CAMPUS_MCP_TOKEN": "cmcp_pat_not-a-real-token",
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+        "CAMPUS_MCP_SCHEDULER": "false",
+    }
+    refused = subprocess.run(
+        [CAMPUS_MCP, "stdio"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stdout == ""
+    assert "was not given a database and will not create one" in refused.stderr
+    assert "set CAMPUS_MCP_DATABASE_URL" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    # Nothing written in the client's folder: no database, no key file.
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

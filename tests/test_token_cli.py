@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
@@ -201,3 +202,29 @@ async def test_url_makes_the_token_for_the_url_the_client_calls(campus_factory: 
     async with serve_on_loopback(campus.app, port):
         results = await call_tools(f"{base}/api/mcp", made.stdout.strip(), {"my_courses": {}})
     assert not results["my_courses"].is_error, results["my_courses"].content
+
+
+async def test_the_cli_connection_shows_each_live_tokens_permissions(
+    campus_factory: CampusFactory, tmp_path: Path
+) -> None:
+    """Issue 24, point 10: two runs with different scopes showed one "campus-mcp cli" connection
+    with both lists merged, as if one token held them all."""
+    from campus_mcp.testing_browser import StudentBrowser
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    campus = await campus_factory(demo=True, anonymous_access=False, public_url=base)
+    settings = {"database_url": campus.settings.database_url, "public_url": base}
+    made = await asyncio.gather(
+        run_token(tmp_path, "--student", "student1", "--scopes", "schedule:read", **settings),
+        run_token(tmp_path, "--student", "student1", "--scopes", "friends:read", **settings),
+    )
+    assert all(run.returncode == 0 for run in made), [run.stderr for run in made]
+    async with serve_on_loopback(campus.app, port), httpx.AsyncClient(base_url=base, timeout=30) as http:
+        browser = await StudentBrowser(http).sign_in("student1")
+        page = (await browser.get("/dashboard/settings")).text
+    (card,) = re.findall(r"<h3>campus-mcp cli</h3>(.*?)</form>", page, re.S)
+    assert "2 live tokens, each with its own permissions" in card
+    tokens = re.findall(r"<li>Token \d: (.*?)</ul></li>", card, re.S)
+    assert len(tokens) == 2
+    assert all(("<code>schedule:read</code>" in t) != ("<code>friends:read</code>" in t) for t in tokens)

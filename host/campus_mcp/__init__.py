@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from campus_mcp.metrics import count as count_metric
     from campus_mcp.metrics import count_import_failures
     from campus_mcp.oauth.pages import hidden
+    from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
     from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
     from campus_mcp.plugin_settings import PluginSettings
@@ -120,6 +121,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.logsafe": ("escaped",),
     "campus_mcp.metrics": ("count_metric", "count_import_failures"),
     "campus_mcp.oauth.pages": ("hidden",),
+    "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
@@ -204,6 +206,7 @@ __all__ = [
     "cached_answer",
     "check_rate_limit",
     "confirmation_template",
+    "copy_box",
     "count_import_failures",
     "count_metric",
     "csrf_ok",
@@ -214,6 +217,7 @@ __all__ = [
     "format_number",
     "hidden",
     "hookimpl",
+    "keep_for_one_display",
     "last_success",
     "not_changed",
     "open_deployment",
@@ -225,6 +229,7 @@ __all__ = [
     "redis_answers",
     "session_user",
     "streaming_read",
+    "take_for_display",
     "to_login",
     "utcnow",
 ]

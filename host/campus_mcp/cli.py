@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,9 +20,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pydantic import ValidationError
 
     from campus_mcp.registry import Registry
+    from campus_mcp.settings import Settings
 
 
 def _registry() -> Registry:
@@ -68,9 +72,10 @@ def _log_to_stderr() -> None:
     log_to_stderr()
 
 
-def _startup(overrides: dict[str, Any]) -> Registry:
+def _startup(overrides: dict[str, Any], *, check: Callable[[Settings], str | None] | None = None) -> Registry:
     """The settings, the seal key and the plugins ``serve`` needs, checked before anything is
-    written (no database migrated by a server that then cannot start)."""
+    written (no database migrated by a server that then cannot start). ``check``: a command's own
+    refusal, asked before the seal key (which may write a key file)."""
     from pydantic import ValidationError
 
     from campus_mcp.registry import PluginError, load_registry
@@ -80,6 +85,8 @@ def _startup(overrides: dict[str, Any]) -> Registry:
         settings = Settings(**overrides)
     except ValidationError as exc:
         raise StartupError(_settings_problem(exc)) from None
+    if check is not None and (problem := check(settings)):
+        raise StartupError(problem)
     try:
         # Outside demo mode a missing key, in demo mode a key file that is damaged or readable by others.
         settings.seal_key()
@@ -260,13 +267,35 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     run_workers(workers, options)
 
 
+def unnamed_database_problem(settings: Settings) -> str | None:
+    """Why ``stdio`` will not start on the default database: a desktop client chooses the working
+    folder, so the default relative SQLite file would be a new, empty demo campus there, on which
+    the student's token is then unknown. A database named in the settings, or one already there,
+    is used."""
+    from sqlalchemy.engine import make_url
+
+    if "database_url" in settings.model_fields_set:
+        return None
+    url = make_url(settings.database_url)
+    if not url.get_backend_name().startswith("sqlite") or not url.database:
+        return None
+    path = Path(url.database).absolute()
+    if path.exists():
+        return None
+    return (
+        f"campus-mcp stdio was not given a database and will not create one at {path}: set "
+        "CAMPUS_MCP_DATABASE_URL to the database of the campus-mcp serve whose dashboard made your "
+        "token (for SQLite, an absolute path: sqlite+aiosqlite:////path/to/campus-mcp/var/campus.db)."
+    )
+
+
 @main.command()
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
 def stdio(no_prepare: bool) -> None:
     """Serve MCP over stdin/stdout for a desktop client, as the student of CAMPUS_MCP_TOKEN."""
     from campus_mcp.stdio import StdioRefused, run
 
-    registry = _startup({})
+    registry = _startup({}, check=unnamed_database_problem)
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
     _log_to_stderr()
@@ -323,10 +352,19 @@ def db() -> None:
 @db.command("upgrade")
 def db_upgrade() -> None:
     """Apply the migrations of every enabled plugin."""
-    from campus_mcp.migrate import upgrade
+    from campus_mcp.migrate import database_state, upgrade
 
-    upgrade(_registry())
-    click.echo("Database is up to date.")
+    registry = _registry()
+    tables, revisions = database_state(registry)
+    upgrade(registry)
+    tables_after, revisions_after = database_state(registry)
+    if revisions_after == revisions and tables_after == tables:
+        click.echo("The database was already up to date: no migration to apply.")
+        return
+    created = len(tables_after - tables - {"alembic_version"})
+    plugins = ", ".join(dict.fromkeys(m.plugin for m in registry.migrations))
+    made = f"created {created} table{'s' * (created != 1)}" if created else "changed existing tables"
+    click.echo(f"Migrated the database ({plugins}): {made}. It is now up to date.")
 
 
 @main.command()
@@ -418,7 +456,33 @@ def installed_plugins() -> list[dict[str, Any]]:
         elif entry.name in settings.disable:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_DISABLE"}
         listed.append(plugin)
+    _mark_missing_needs(listed, entries)
     return listed
+
+
+def _distribution_key(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _mark_missing_needs(listed: list[dict[str, Any]], entries: Any) -> None:
+    """An enabled plugin whose distribution requires another plugin's distribution that these
+    settings disable cannot start (``load_registry`` refuses it): say so beside ``enabled``, from
+    the metadata alone (no plugin imported)."""
+    plugin_of = {_distribution_key(entry.dist.name): entry.name for entry in entries if entry.dist}
+    by_name = {plugin["name"]: plugin for plugin in listed}
+    for entry in entries:
+        plugin = by_name[entry.name]
+        if not plugin["enabled"] or entry.dist is None:
+            continue
+        for requirement in entry.dist.requires or ():
+            found = re.match(r"[A-Za-z0-9._-]+", requirement)
+            needed = plugin_of.get(_distribution_key(found.group(0))) if found else None
+            if needed and not by_name[needed]["enabled"]:
+                plugin["cannot_start"] = (
+                    f"plugin '{entry.name}' needs plugin '{needed}', which {by_name[needed]['disabled_by']} "
+                    f"turns off: enable '{needed}' or disable '{entry.name}' too"
+                )
+                break
 
 
 @main.command()
@@ -435,7 +499,11 @@ def plugins(contributions: bool) -> None:
         # routes' paths: this loads every enabled plugin (and checks their dependencies).
         click.echo(json.dumps(plugins_report(_registry()), indent=2))
     else:
-        click.echo(json.dumps(installed_plugins(), indent=2))
+        listed = installed_plugins()
+        click.echo(json.dumps(listed, indent=2))
+        for plugin in listed:
+            if "cannot_start" in plugin:
+                click.echo(f"These settings cannot start: {plugin['cannot_start']}.", err=True)
 
 
 @main.command()

@@ -6,7 +6,10 @@ schemas), so what pydantic writes for its own use is left out.
   the name already says it.
 - ``additionalProperties: true``: it is what JSON Schema means when the keyword is absent.
 - ``default: null``: an optional field left out is left out; the description says what that means.
-- ``anyOf: [{"type": "string"}, {"type": "null"}]`` becomes ``"type": ["string", "null"]``.
+- ``anyOf: [{"type": "string"}, {"type": "null"}]`` becomes ``"type": ["string", "null"]`` in an
+  output schema only. An input schema keeps the ``anyOf``: a model fills it, and a client for a
+  single-type dialect (Gemini's function declarations) cannot take a list of types, while every
+  client's dialect takes ``anyOf`` (docs/tool-schema-dialects.md).
 
 A validator accepts exactly what it accepted before (a default is an annotation, not a rule).
 
@@ -42,8 +45,9 @@ _FOLDABLE = frozenset(
 )
 
 
-def compact_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` without the keywords that add bytes and no meaning (see the module)."""
+def compact_schema(schema: Mapping[str, Any], *, fold_nullable: bool = True) -> dict[str, Any]:
+    """``schema`` without the keywords that add bytes and no meaning (see the module).
+    ``fold_nullable``: write a nullable type as a ``type`` list (False for an input schema)."""
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
@@ -54,15 +58,19 @@ def compact_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             out[key] = {
-                name: compact_schema(inner) if isinstance(inner, Mapping) else inner for name, inner in value.items()
+                name: compact_schema(inner, fold_nullable=fold_nullable) if isinstance(inner, Mapping) else inner
+                for name, inner in value.items()
             }
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [compact_schema(inner) if isinstance(inner, Mapping) else inner for inner in value]
+            out[key] = [
+                compact_schema(inner, fold_nullable=fold_nullable) if isinstance(inner, Mapping) else inner
+                for inner in value
+            ]
         elif key in _SCHEMA_VALUES and isinstance(value, Mapping):
-            out[key] = compact_schema(value)
+            out[key] = compact_schema(value, fold_nullable=fold_nullable)
         else:
             out[key] = value
-    return _fold_nullable(out)
+    return _fold_nullable(out) if fold_nullable else out
 
 
 def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:

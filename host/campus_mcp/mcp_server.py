@@ -78,7 +78,8 @@ def input_schema(tool: Tool) -> dict[str, Any]:
         schema["properties"] = {**schema.get("properties", {}), idempotency.FIELD: idempotency.SCHEMA}
     # Not the model's docstring: it is written for developers; the tool's description says the rest.
     schema.pop("description", None)
-    return compact_schema(schema)
+    # Nullable fields stay anyOf: single-type dialects refuse a list of types (docs/tool-schema-dialects.md).
+    return compact_schema(schema, fold_nullable=False)
 
 
 def output_schema(tool: Tool) -> dict[str, Any]:

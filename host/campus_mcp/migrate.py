@@ -63,3 +63,28 @@ def upgrade(registry: Registry, database_url: str | None = None) -> None:
     config = alembic_config(registry, database_url)
     for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
         command.upgrade(config, f"{plugin}@head")
+
+
+def database_state(registry: Registry, database_url: str | None = None) -> tuple[set[str], set[str]]:
+    """The tables of the database and the migration revisions recorded in it. Blocking.
+
+    ``campus-mcp db upgrade`` compares them before and after, to say what it did."""
+    import asyncio
+
+    from sqlalchemy import inspect, text
+
+    from campus_mcp.db import make_engine
+
+    async def read() -> tuple[set[str], set[str]]:
+        engine = make_engine(database_url or registry.settings.database_url)
+        try:
+            async with engine.connect() as connection:
+                tables = set(await connection.run_sync(lambda sync: inspect(sync).get_table_names()))
+                if "alembic_version" not in tables:
+                    return tables, set()
+                rows = await connection.execute(text("SELECT version_num FROM alembic_version"))
+                return tables, {str(row[0]) for row in rows}
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())

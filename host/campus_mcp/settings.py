@@ -27,7 +27,7 @@ from pydantic_settings import (
 from campus_mcp.demo_key import generated_key
 
 DEFAULT_ADVISOR_MESSAGE = (
-    "Campus MCP is not an official {campus} service and copies its data on a schedule. "
+    "{product} is not an official {campus} service and copies its data on a schedule. "
     "Ask the student to confirm any course plan with their program director and their "
     "academic advisor."
 )
@@ -217,7 +217,10 @@ class Settings(BaseSettings):
     campus_name: str = "Wentworth Institute of Technology"
     campus_short_name: str = "WIT"
     product_name: str = "Campus MCP"
-    advisor_message: str = DEFAULT_ADVISOR_MESSAGE
+    advisor_message: str = Field(
+        default=DEFAULT_ADVISOR_MESSAGE,
+        description="The advisory text put in answers; `{campus}` becomes the short name, `{product}` the product's name.",
+    )
 
     @field_validator(
         "plugins",
@@ -262,7 +265,7 @@ class Settings(BaseSettings):
 
     @property
     def advisor_text(self) -> str:
-        return self.advisor_message.format(campus=self.campus_short_name)
+        return self.advisor_message.format(campus=self.campus_short_name, product=self.product_name)
 
     @property
     def key_is_generated(self) -> bool:

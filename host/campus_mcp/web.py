@@ -28,8 +28,9 @@ from campus_mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
+from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-from campus_mcp.oauth.store import OAuthStore
+from campus_mcp.oauth.store import ConnectedApp, OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
@@ -60,8 +61,13 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
     return links
 
 
-def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str) -> Response[str]:
-    """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in)."""
+def dashboard_page(
+    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+) -> Response[str]:
+    """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
+
+    ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
+    server's own script (allowed on this page only)."""
     user = session_user(request)
     return html_response(
         page(
@@ -72,8 +78,21 @@ def dashboard_page(deployment: Deployment, request: Request[Any, Any, Any], titl
             current=request.url.path,
             signed_in_as=user[1] if user else "",
             csrf=csrf_token(request) if user else "",
-        )
+            script=COPY_SCRIPT_PATH if copy_button else "",
+        ),
+        scripts=copy_button,
     )
+
+
+def app_permissions(registry: Registry, app: ConnectedApp) -> str:
+    """An app's permissions; for an app holding tokens with different permissions (one per
+    `campus-mcp token` run), each token's own, since no single token holds them all."""
+    if len(app.grants) <= 1:
+        return permissions(registry, app.scopes)
+    each = "".join(
+        f"<li>Token {number}: {permissions(registry, grant)}</li>" for number, grant in enumerate(app.grants, 1)
+    )
+    return f'<p class="perms-title">{len(app.grants)} live tokens, each with its own permissions:</p><ul class="perms">{each}</ul>'
 
 
 def permissions(registry: Registry, names: Sequence[str]) -> str:
@@ -173,7 +192,7 @@ class DashboardController(Controller):
         items = "".join(
             '<div class="app">'
             f"<h3>{escape(app.client_name)}</h3>"
-            f"{permissions(deployment.registry, app.scopes)}"
+            f"{app_permissions(deployment.registry, app)}"
             f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
             '<form method="post" action="/dashboard/settings/disconnect">'
             f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"

@@ -20,6 +20,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
+from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.login_limit import LoginLimit
 from campus_mcp.oauth.oidc import OidcClient, OidcError
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
@@ -80,6 +81,7 @@ def login_page(
         username=username,
         oidc_label=settings.oidc_button_label if oidc_configured(settings) else "",
         demo=settings.demo,
+        app=asking_for(request, next_url),
     )
     return html_response(page("Sign in", body, product=settings.product_name), status=status)
 

@@ -12,12 +12,16 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from litestar import MediaType, Response
 
 from campus_mcp.contributions import Scope
 from campus_mcp.oauth.session import with_next
+
+if TYPE_CHECKING:
+    from campus_mcp.oauth.asking_app import AskingApp
 
 CSS_PATH = "/assets/campus.css"
 CURRENT = ' aria-current="page"'
@@ -103,6 +107,21 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .actions button { margin: 0; }
 .error { border-left: 4px solid var(--accent); padding: .25rem .75rem; background: var(--surface); }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; margin: 1rem 0; }
+.copy-row { display: flex; gap: .5rem; align-items: stretch; }
+.copy-row input { flex: 1 1 auto; min-width: 0; }
+.copy-row button { margin: 0; flex: none; }
+/* Folded sections (Calendar settings' levels): the heading and what it sets on the summary line. */
+details.card > summary { cursor: pointer; }
+details.card > summary h2 { display: inline; margin: 0 .5rem 0 0; }
+details.card[open] > summary { margin-bottom: .5rem; }
+details.card details.card { margin: .75rem 0; }
+/* A form's fields beside the names they may use; stacked on a phone. */
+.templated { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 16rem); gap: 0 1.25rem; }
+.vars ul, .swatches { list-style: none; padding: 0; margin: .25rem 0; display: flex; flex-wrap: wrap; gap: .25rem .5rem; }
+.vars p { margin: .75rem 0 0; }
+.swatches li { display: inline-flex; align-items: center; gap: .25rem; white-space: nowrap; }
+svg.swatch { vertical-align: -2px; border: 1px solid var(--line); border-radius: 3px; }
+@media (max-width: 40rem) { .templated { grid-template-columns: minmax(0, 1fr); } }
 .app { border-top: 1px solid var(--line); padding: .75rem 0; }
 .app:first-of-type { border-top: 0; }
 .app form button { margin-top: .5rem; }
@@ -110,7 +129,12 @@ legend { font-weight: 600; padding: 0 .35rem; overflow-wrap: anywhere; }
 .perms { margin: 0; padding-left: 1.25rem; }
 .muted { color: var(--muted); }
 table { width: 100%; border-collapse: collapse; }
-th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+/* break-word, not anywhere: a column is never narrower than its longest word, so a header or a
+   button is not cut mid-word ("CR / N"); a word longer than the whole table still wraps. */
+th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-top: 1px solid var(--line); overflow-wrap: break-word; }
+td button, .nowrap { white-space: nowrap; }
+/* A page with a table (My schedule) gets the width a desktop has, so its columns need not wrap. */
+main:has(table) { max-width: 64rem; }
 thead th { border-top: 0; font-size: .875rem; color: var(--muted); }
 td form, td form button { margin: 0; }
 /* A table of a plugin page becomes one block per row on a phone, so no page scrolls sideways;
@@ -119,7 +143,7 @@ td form, td form button { margin: 0; }
   table, tbody, tr, td { display: block; width: 100%; }
   thead { display: none; }
   tr { border-top: 1px solid var(--line); padding: .5rem 0; }
-  td { border-top: 0; padding: .15rem 0; }
+  td { border-top: 0; padding: .15rem 0; overflow-wrap: anywhere; }
   td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
 }
 """
@@ -132,23 +156,25 @@ td form, td form button { margin: 0; }
 _PLAIN_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
-def content_security_policy(form_targets: Iterable[str] = ()) -> str:
+def content_security_policy(form_targets: Iterable[str] = (), *, scripts: bool = False) -> str:
     """Only this server's own stylesheet; forms may post here (and the consent form's redirect
     may continue to the app's redirect URI, which Chromium checks against form-action).
+    ``scripts``: a page that shows a secret may also run this server's own Copy script.
 
     A target that is not a plain origin is skipped: the form then cannot continue to it, which is
     the safe failure (the header stays this server's own)."""
     plain = {target for target in form_targets if _PLAIN_ORIGIN.fullmatch(target)}
     targets = " ".join(["'self'", *sorted(plain)])
+    script = "script-src 'self'; " if scripts else ""
     return (
-        "default-src 'none'; style-src 'self'; img-src 'self'; "
+        f"default-src 'none'; {script}style-src 'self'; img-src 'self'; "
         f"form-action {targets}; frame-ancestors 'none'; base-uri 'none'"
     )
 
 
-def security_headers(form_targets: Iterable[str] = ()) -> dict[str, str]:
+def security_headers(form_targets: Iterable[str] = (), *, scripts: bool = False) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(form_targets),
+        "Content-Security-Policy": content_security_policy(form_targets, scripts=scripts),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
@@ -156,9 +182,13 @@ def security_headers(form_targets: Iterable[str] = ()) -> dict[str, str]:
     }
 
 
-def html_response(html: str, *, status: int = 200, form_targets: Iterable[str] = ()) -> Response[str]:
+def html_response(
+    html: str, *, status: int = 200, form_targets: Iterable[str] = (), scripts: bool = False
+) -> Response[str]:
     """An HTML page with the security headers every page of the host carries."""
-    return Response(html, status_code=status, media_type=MediaType.HTML, headers=security_headers(form_targets))
+    return Response(
+        html, status_code=status, media_type=MediaType.HTML, headers=security_headers(form_targets, scripts=scripts)
+    )
 
 
 def origin_of(url: str) -> str:
@@ -175,11 +205,13 @@ def page(
     current: str = "",
     signed_in_as: str = "",
     csrf: str = "",
+    script: str = "",
 ) -> str:
     """The shell of every page; ``current`` is the path of the page, marked in the navigation.
 
     ``csrf``: the session's CSRF token, for the Sign out form of a signed-in page (sign-out ends
-    every session of the student, so another page must not be able to post it)."""
+    every session of the student, so another page must not be able to post it). ``script``: the
+    path of this server's script the page runs (a Copy button), else none."""
     links = "".join(
         f'<a href="{escape(href)}"{CURRENT if href == current else ""}>{escape(text)}</a>' for href, text in nav
     )
@@ -197,7 +229,9 @@ def page(
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(full_title)}</title>"
-        f'<link rel="stylesheet" href="{CSS_PATH}"></head><body>'
+        f'<link rel="stylesheet" href="{CSS_PATH}">'
+        + (f'<script src="{escape(script)}" defer></script>' if script else "")
+        + "</head><body>"
         f'<header class="site"><a class="brand" href="/">{escape(product)}</a>'
         f"{nav_html}{who}</header>"
         f'<main id="main">{body}</main></body></html>'
@@ -209,7 +243,15 @@ def hidden(name: str, value: str) -> str:
 
 
 def login_body(
-    *, campus: str, next_url: str, csrf: str, error: str = "", username: str = "", oidc_label: str = "", demo: bool
+    *,
+    campus: str,
+    next_url: str,
+    csrf: str,
+    error: str = "",
+    username: str = "",
+    oidc_label: str = "",
+    demo: bool,
+    app: AskingApp | None = None,
 ) -> str:
     alert = f'<p class="error" role="alert">{escape(error)}</p>' if error else ""
     oidc = ""
@@ -225,7 +267,8 @@ def login_body(
         else ""
     )
     return (
-        f"<h1>Sign in to {escape(campus)}</h1>{alert}{oidc}"
+        # An OAuth sign-in names the app that asks, not only the campus.
+        f"<h1>Sign in to {escape(campus)}{f' to connect {escape(app.label())}' if app else ''}</h1>{alert}{oidc}"
         '<form method="post" action="/login">'
         f"{hidden('csrf_token', csrf)}{hidden('next', next_url)}"
         '<label for="username">Username</label>'
@@ -262,7 +305,7 @@ class ScopeChoice:
 
 def consent_body(
     *,
-    app_name: str,
+    app: AskingApp,
     redirect_uri: str,
     student: str,
     product: str,
@@ -272,6 +315,7 @@ def consent_body(
     csrf: str,
 ) -> str:
     host = urlsplit(redirect_uri).netloc
+    app_name = app.label()
     boxes = "".join(
         '<div class="scope">'
         f'<input type="checkbox" id="scope-{escape(c.name)}" name="scope_choice" value="{escape(c.name)}"'
@@ -289,6 +333,7 @@ def consent_body(
     fields = "".join(hidden(name, value) for name, value in hidden_fields)
     return (
         f"<h1>Allow {escape(app_name)} to use {escape(product)}?</h1>"
+        f"{app.note(escape(product))}"
         f"<p>You are signed in as <strong>{escape(student)}</strong>. After you choose, "
         f"you go back to <code>{escape(host)}</code>.</p>"
         f'<form method="post" action="/api/oauth/authorize">{hidden("csrf_token", csrf)}{fields}'

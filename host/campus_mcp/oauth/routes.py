@@ -24,6 +24,7 @@ from litestar.response import Redirect
 
 from campus_mcp import access
 from campus_mcp.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.oauth.asking_app import AskingApp, remember_for_login
 from campus_mcp.oauth.pages import (
     CSS_PATH,
     STYLESHEET,
@@ -35,6 +36,7 @@ from campus_mcp.oauth.pages import (
     page,
 )
 from campus_mcp.oauth.registration import MAX_BODY_BYTES
+from campus_mcp.oauth.secret_once import COPY_SCRIPT, COPY_SCRIPT_PATH
 from campus_mcp.oauth.server import (
     AUTHORIZE_PATH,
     REGISTER_PATH,
@@ -174,6 +176,10 @@ class OAuthMetadataController(Controller):
     async def stylesheet(self) -> str:
         return STYLESHEET
 
+    @get(COPY_SCRIPT_PATH, opt=NO_PARITY, media_type="text/javascript", include_in_schema=False, cache=3600)
+    async def copy_script(self) -> str:
+        return COPY_SCRIPT
+
 
 class OAuthController(Controller):
     """Registration, the consent page and its decision, the token and revocation endpoints."""
@@ -219,10 +225,13 @@ class OAuthController(Controller):
         except OAuth2Error as error:
             return _error_page(oauth, error)
         user = session_user(request)
-        if user is None:
-            return to_login(AUTHORIZE_PATH + "?" + urlencode(pairs))
-        registry = oauth.registry
         client = grant.client
+        if user is None:
+            # The login page names the app that asks (kept for this one authorization URL).
+            next_url = AUTHORIZE_PATH + "?" + urlencode(pairs)
+            remember_for_login(request, next_url, AskingApp.of(client))
+            return to_login(next_url)
+        registry = oauth.registry
         offered = access.requested_scopes(registry, dict(pairs).get("scope"))
         remembered = await oauth.store.remembered_scopes(user[0], client.client_id)
         # Step-up (seed 000): an app on the allow list that already holds a grant comes back
@@ -237,7 +246,7 @@ class OAuthController(Controller):
         redirect_uri = grant.redirect_uri or ""
         csrf = csrf_token(request)
         body = consent_body(
-            app_name=client.client_name,
+            app=AskingApp.of(client),
             redirect_uri=redirect_uri,
             student=user[1],
             product=oauth.settings.product_name,

@@ -150,8 +150,11 @@ class TokenRecord:
 class ConnectedApp:
     client_id: str
     client_name: str
-    scopes: tuple[str, ...]
+    scopes: tuple[str, ...]  # every live token's together: what the app can do with all of them
     since: datetime
+    # Each distinct set of scopes its live tokens hold (oldest first): `campus-mcp token` makes a
+    # token per run, so the "campus-mcp cli" connection shows each, not one merged list.
+    grants: tuple[tuple[str, ...], ...] = ()
 
 
 def _client_record(row: OAuthClient) -> ClientRecord:
@@ -523,11 +526,14 @@ class OAuthStore:
         for token, client in rows:
             known = apps.get(client.client_id)
             scopes = set(token.scope.split()) | set(known.scopes if known else ())
+            grant = tuple(sorted(set(token.scope.split())))
+            grants = known.grants if known else ()
             apps[client.client_id] = ConnectedApp(
                 client_id=client.client_id,
                 client_name=client.client_name,
                 scopes=tuple(sorted(scopes)),
                 since=known.since if known else token.created_at,
+                grants=grants if grant in grants else (*grants, grant),
             )
         return sorted(apps.values(), key=lambda app: app.client_name.lower())
 

@@ -2,9 +2,10 @@
 
 The form offers the permissions of the enabled families as checkboxes (one that changes data
 starts unchecked, as on the consent page; the always-on public ones are implied) and an expiry
-from a short list. The token is shown once, on the answer to the form's POST (never in a URL, and
-``Cache-Control: no-store`` as every page), in a read-only box to copy from: the page runs no
-script, so selecting the box is the copy. Live tokens are listed on this page and under
+from a short list. The token is shown once (post/redirect/get, ``campus_mcp.oauth.secret_once``):
+the POST keeps it in the session and redirects to this page, which takes it out as it shows it, so
+a reload makes no second token and shows it no more. It is never in a URL, the page is
+``Cache-Control: no-store`` as every page, and its box has a Copy button. Live tokens are listed on this page and under
 Connected apps in Settings, each with Disconnect, which revokes it.
 """
 
@@ -30,6 +31,7 @@ from campus_mcp.oauth.personal_tokens import (
     TokenInfo,
     TokenRefused,
 )
+from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.registry import Registry
 
@@ -37,6 +39,7 @@ TOKENS_PATH = TOKENS_PAGE
 REVOKE_PATH = "/dashboard/tokens/revoke"
 NO_PARITY = {"exclude_from_parity": True}
 EXPIRED_FORM = "The form expired. Reload the page and try again."
+MADE = "personal access token"
 
 
 def provide_personal_tokens(state: State) -> PersonalTokens:
@@ -149,8 +152,7 @@ class AccessTokensController(Controller):
             shown = (
                 '<section class="card" aria-labelledby="made-title"><h2 id="made-title">Your new token</h2>'
                 '<p role="status">Copy it now: it is shown only this once. Keep it like a password.</p>'
-                '<label for="made-token">Token</label>'
-                f'<input type="text" id="made-token" readonly value="{escape(made)}" autocomplete="off" spellcheck="false">'
+                f"{copy_box('made-token', 'Token', made)}"
                 "<p class=muted>Give it to <code>campus-mcp stdio</code> as <code>CAMPUS_MCP_TOKEN</code>, or send "
                 "it as <code>Authorization: Bearer …</code> to the MCP endpoint and the REST API.</p></section>"
             )
@@ -166,7 +168,7 @@ class AccessTokensController(Controller):
             "check here, until it expires or you disconnect it.</p>"
             f"{shown}{form or _form(registry, csrf)}{listed}"
         )
-        return dashboard_page(deployment, request, "Access tokens", body)
+        return dashboard_page(deployment, request, "Access tokens", body, copy_button=bool(made))
 
     @get(TOKENS_PATH, opt={**NO_PARITY, "dashboard_nav": "Access tokens"}, include_in_schema=False)
     async def tokens_page(
@@ -180,9 +182,10 @@ class AccessTokensController(Controller):
             return to_login(TOKENS_PATH)
         revoked = request.query_params.get("disconnected")
         notice = f'<p role="status">Disconnected {escape(revoked)}. It no longer works.</p>' if revoked else ""
-        return await self._page(request, deployment, personal_tokens, user[0], notice=notice)
+        made = take_for_display(request, MADE) or ""
+        return await self._page(request, deployment, personal_tokens, user[0], made=made, notice=notice)
 
-    @post(TOKENS_PATH, opt=NO_PARITY, include_in_schema=False, status_code=200)
+    @post(TOKENS_PATH, opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def create_token(
         self,
         request: Request[Any, Any, Any],
@@ -218,7 +221,9 @@ class AccessTokensController(Controller):
                 days=days if days in EXPIRY_DAYS else DEFAULT_EXPIRY_DAYS,
             )
             return await self._page(request, deployment, personal_tokens, user[0], form=again)
-        return await self._page(request, deployment, personal_tokens, user[0], made=made)
+        # Post/redirect/get: a reload of the page that shows the token does not post the form again.
+        keep_for_one_display(request, MADE, made)
+        return Redirect(TOKENS_PATH, status_code=303)
 
     @post(REVOKE_PATH, opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def revoke_token(

@@ -31,9 +31,14 @@ PAGE_OPT = {"exclude_from_parity": True}
 def _meetings(course: Any) -> str:
     parts = []
     for m in course.meetings:
-        when = f"{m.day_name} {m.start_12h}–{m.end_12h}" if m.day_name and m.start_12h else "No fixed time"
+        # A time range is one unit to read: never "1:00 PM–" on one line and "4:50 PM" on the next.
+        when = (
+            f'{escape(m.day_name)} <span class="nowrap">{escape(f"{m.start_12h}–{m.end_12h}")}</span>'
+            if m.day_name and m.start_12h
+            else "No fixed time"
+        )
         where = " ".join(p for p in (m.building, m.room) if p)
-        parts.append(escape(when + (f", {where}" if where else "")))
+        parts.append(when + (f", {escape(where)}" if where else ""))
     return "<br>".join(parts) or "No meetings listed"
 
 
@@ -115,9 +120,14 @@ async def _render(
         listed = await queries.schedule_page_terms(session, student, deployment.settings)
         addable = await _addable_terms(session, deployment.settings)
         try:
-            chosen = await resolve_term(session, term, deployment.settings) if term else listed[0]
+            chosen = await resolve_term(session, term, deployment.settings) if term else None
         except CampusError as exc:
-            chosen, notice = listed[0], _alert(exc.message)
+            chosen, notice = None, _alert(exc.message)
+        if chosen is None:
+            # The term every tool answers for when none is named (the current term, else the next),
+            # where the student has courses in it; else the first term the page lists.
+            default = await resolve_term(session, None, deployment.settings)
+            chosen = next((t for t in listed if t.uid == default.uid), listed[0])
         answer = await queries.term_courses(session, student, chosen)
     body = _schedule_body(answer, listed, addable or [chosen], chosen, csrf_token(request), notice)
     response = dashboard_page(deployment, request, "My schedule", body)

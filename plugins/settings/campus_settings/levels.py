@@ -78,6 +78,17 @@ def no_event_note(level: str, meetings: Counter[str], categories: set[str]) -> s
     return f"You have no {kind} on your schedule, {later}"
 
 
+async def own_class_kinds(session: AsyncSession, student_id: int) -> list[str]:
+    """The kinds of class of the student's own sections (of any term), without the common ones."""
+    types = await session.scalars(
+        select(Section.schedule_type)
+        .join(Enrollment, Enrollment.section_id == Section.id)
+        .where(Enrollment.student_id == student_id)
+        .distinct()
+    )
+    return sorted({kind_of(t) for t in types.all() if t})
+
+
 async def check_level(session: AsyncSession, student_id: int, level: str) -> str:
     text = level.strip().lower()
     kinds = await class_kinds(session, student_id)

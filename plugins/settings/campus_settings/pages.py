@@ -24,10 +24,10 @@ from campus_settings.class_pages import CLASSES_PAGE, classes_card, save_class
 from campus_settings.colors import COLORS
 from campus_settings.feed.connection import feed_card
 from campus_settings.feed.tokens import feed_of
-from campus_settings.levels import check_level
+from campus_settings.levels import check_level, own_class_kinds
 from campus_settings.meetings import first_meeting
 from campus_settings.messages import campus_time
-from campus_settings.resolver import class_meeting_event, load_student_settings
+from campus_settings.resolver import ALL_CLASSES, FINAL_EXAM, UNIVERSITY, class_meeting_event, load_student_settings
 from campus_settings.schemas import LevelSettingsChange
 from campus_settings.templates import TEMPLATE_FIELDS, VARIABLES, check_template
 from campus_settings.tools import NOTIFICATIONS_PAGE, SETTINGS_PAGE
@@ -40,7 +40,73 @@ def _alert(text: str) -> str:
     return f'<p class="error" role="alert">{escape(text)}</p>'
 
 
-def _level_form(csrf: str, entry: Any, form: dict[str, str] | None) -> str:
+LEVEL_FIELDS = (
+    ("title_template", "Title template"),
+    ("description_template", "Description template"),
+    ("location_template", "Location template"),
+    ("color", "Color (a name, 1-11 or #rrggbb)"),
+    ("reminders", "Reminders, minutes before (such as 10, 60; 'none' for no reminders)"),
+)
+
+
+def swatch(hex_color: str) -> str:
+    """A color square: an SVG's fill attribute, which the pages' style-src 'self' allows (a style
+    attribute it would not)."""
+    return (
+        '<svg class="swatch" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">'
+        f'<rect width="16" height="16" rx="3" fill="{escape(hex_color)}"/></svg>'
+    )
+
+
+def _color_hex(value: str) -> str | None:
+    text = value.strip().lower()
+    if text in COLORS:
+        return COLORS[text][1]
+    return text if len(text) == 7 and text.startswith("#") else None
+
+
+def _variables_aside(slug: str) -> str:
+    """The template names, beside the template fields (each one's meaning in its tooltip and in
+    the text a screen reader reads)."""
+    names = "".join(
+        f'<li><code title="{escape(text)}">{{{{{escape(name)}}}}}</code></li>' for name, text in VARIABLES.items()
+    )
+    return (
+        f'<aside class="vars" id="{slug}-vars" aria-label="Names a template can use">'
+        f'<p class="muted">Names a template can use:</p><ul>{names}</ul></aside>'
+    )
+
+
+def _color_choices(slug: str) -> str:
+    items = "".join(
+        f"<li>{swatch(hexa)} {escape(name)} <span class=muted>{color_id}</span></li>"
+        for name, (color_id, hexa) in COLORS.items()
+    )
+    return f'<ul class="swatches" id="{slug}-colors" aria-label="Colors">{items}</ul>'
+
+
+def _sets(entry: Any) -> str:
+    """What a level sets, in a few words, for its folded heading."""
+    current = entry.settings
+    said = []
+    for field, label in (
+        ("title_template", "title"),
+        ("description_template", "description"),
+        ("location_template", "location"),
+    ):
+        if current is not None and getattr(current, field, None):
+            said.append(label)
+    color = getattr(current, "color", None) if current is not None else None
+    if color:
+        hexa = _color_hex(str(color))
+        said.append(f"{swatch(hexa) if hexa else ''} color {escape(str(color))}")
+    reminders = getattr(current, "reminders", None) if current is not None else None
+    if reminders is not None:
+        said.append("reminders " + (escape(", ".join(str(m) for m in reminders)) or "none"))
+    return "Sets " + ", ".join(said) if said else "Sets nothing: the level below applies"
+
+
+def _level_form(csrf: str, entry: Any, form: dict[str, str] | None, *, open_: bool = False) -> str:
     current = entry.settings
     values = form if form is not None and form.get("level") == entry.level else {}
 
@@ -53,24 +119,53 @@ def _level_form(csrf: str, entry: Any, form: dict[str, str] | None) -> str:
         return "" if stored_value is None else str(stored_value)
 
     slug = escape(entry.level.replace(":", "-"))
-    fields = "".join(
-        f'<label for="{slug}-{f}">{label}</label>'
-        f'<input type="text" id="{slug}-{f}" name="{f}" maxlength="1000" value="{escape(value(f))}">'
-        for f, label in (
-            ("title_template", "Title template"),
-            ("description_template", "Description template"),
-            ("location_template", "Location template"),
-            ("color", "Color (a name, 1-11 or #rrggbb)"),
-            ("reminders", "Reminders, minutes before (such as 10, 60; 'none' for no reminders)"),
+
+    def field(f: str, label: str, described: str = "") -> str:
+        hint = f' aria-describedby="{described}"' if described else ""
+        return (
+            f'<label for="{slug}-{f}">{label}</label>'
+            f'<input type="text" id="{slug}-{f}" name="{f}" maxlength="1000" value="{escape(value(f))}"{hint}>'
         )
+
+    templates = "".join(field(f, label, f"{slug}-vars") for f, label in LEVEL_FIELDS[:3])
+    hexa = _color_hex(value("color"))
+    color = field(*LEVEL_FIELDS[3], f"{slug}-colors").replace(
+        "</label>", f" {swatch(hexa)}</label>" if hexa else "</label>", 1
     )
+    opened = open_ or bool(values)
     return (
-        f'<section class="card" aria-labelledby="{slug}-title"><h2 id="{slug}-title">{escape(entry.label)}</h2>'
+        f'<details class="card level"{" open" if opened else ""} aria-labelledby="{slug}-title">'
+        f'<summary><h2 id="{slug}-title">{escape(entry.label)}</h2> <span class="muted">{_sets(entry)}</span></summary>'
         f'<form method="post" action="{SETTINGS_PAGE}">{hidden(CSRF_FIELD, csrf)}{hidden("level", entry.level)}'
-        f"{fields}"
+        f'<div class="templated"><div>{templates}</div>{_variables_aside(slug)}</div>'
+        f"{color}{_color_choices(slug)}{field(*LEVEL_FIELDS[4])}"
         '<div class="actions"><button type="submit" name="action" value="save" class="primary">Save</button>'
-        '<button type="submit" name="action" value="preview">Preview</button></div></form></section>'
+        '<button type="submit" name="action" value="preview">Preview</button></div></form></details>'
     )
+
+
+def _level_forms(csrf: str, levels: list[Any], own_kinds: list[str], form: dict[str, str] | None) -> str:
+    """All classes, the kinds of class the student has, exams and university events, and any level
+    with settings: one folded form each (All classes open). The other kinds of class every campus
+    has are folded together under one heading."""
+    shown, folded = [], []
+    for entry in levels:
+        kind = entry.level not in (ALL_CLASSES, FINAL_EXAM) and not entry.level.startswith(UNIVERSITY)
+        if kind and entry.level not in own_kinds and entry.settings is None:
+            folded.append(entry)
+        else:
+            shown.append(entry)
+    parts = [_level_form(csrf, entry, form, open_=entry.level == ALL_CLASSES) for entry in shown]
+    if folded:
+        names = ", ".join(entry.label.lower() for entry in folded)
+        refused_here = form is not None and form.get("level") in {entry.level for entry in folded}
+        parts.append(
+            f'<details class="card other-kinds"{" open" if refused_here else ""}><summary><h2>Other kinds of class</h2> '
+            f'<span class="muted">You have none: {escape(names)}</span></summary>'
+            + "".join(_level_form(csrf, entry, form) for entry in folded)
+            + "</details>"
+        )
+    return "".join(parts)
 
 
 async def _render(
@@ -85,20 +180,16 @@ async def _render(
     async with deployment.session() as session:
         answer = await service.my_calendar_settings(session, student, deployment.settings.timezone)
         feed = await feed_of(session, student)
+        own_kinds = await own_class_kinds(session, student)
     csrf = csrf_token(request)
     parts = ["<h1>Calendar settings</h1>", notice, preview]
     parts.append(
         "<p>Each field comes from the first level that sets it: the class meeting, its kind of class, all "
         "classes, then the defaults. Leave a field empty to use the level below.</p>"
     )
-    parts.extend(_level_form(csrf, entry, form) for entry in answer.levels)
+    parts.append(_level_forms(csrf, list(answer.levels), own_kinds, form))
     async with deployment.session() as session:
         parts.append(await classes_card(session, student, deployment.settings, csrf, form))
-    names = ", ".join(f"{{{{{name}}}}}" for name in VARIABLES)
-    parts.append(
-        f'<section class="card"><h2>Template names and colors</h2><p>{escape(names)}</p>'
-        f"<p>{escape(', '.join(COLORS))}</p></section>"
-    )
     parts.append(feed_card(feed))
     response = dashboard_page(deployment, request, "Calendar settings", "".join(parts))
     response.status_code = status

@@ -6,8 +6,10 @@ credential, as with every subscribable calendar), and answers the same 404 for a
 and a malformed token. ``ETag`` is a digest of the body, so ``If-None-Match`` answers 304 and a
 calendar app re-reads cheaply; ``Last-Modified`` is the newest change the feed shows.
 
-``/dashboard/calendar-feed`` shows whether the feed is on and turns it on, regenerates it (the new
-URL is shown once, in the answer to the post: only its hash is kept) or turns it off.
+``/dashboard/calendar-feed`` shows whether the feed is on and turns it on, regenerates it or turns
+it off. The new URL is shown once (only its hash is kept): the post keeps it in the session and
+redirects to the page, which takes it out as it shows it with a Copy button, so a reload neither
+regenerates the feed (the address just copied would answer 404) nor shows it again.
 """
 
 from __future__ import annotations
@@ -17,7 +19,18 @@ from email.utils import format_datetime
 from html import escape
 from typing import Any
 
-from campus_mcp import CSRF_FIELD, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
+from campus_mcp import (
+    CSRF_FIELD,
+    copy_box,
+    csrf_ok,
+    csrf_token,
+    dashboard_page,
+    hidden,
+    keep_for_one_display,
+    session_user,
+    take_for_display,
+    to_login,
+)
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath
@@ -28,6 +41,7 @@ from campus_settings.feed.ics import build_feed
 
 FEED_PREFIX = "/calendar"
 FEED_PAGE = "/dashboard/calendar-feed"
+SHOWN_ONCE = "calendar feed address"
 NO_PARITY = {"exclude_from_parity": True}
 NOT_FOUND = (
     "No calendar feed at this address. It was turned off or regenerated; copy the current address "
@@ -78,7 +92,7 @@ def _card(csrf: str, on_since: str | None, new_url: str | None) -> str:
             "<p role=status>Your calendar feed is on. Subscribe to this address in your calendar app "
             "(Google Calendar: Other calendars, From URL; Apple Calendar: File, New Calendar Subscription; "
             "Outlook: Add calendar, Subscribe from web). It is shown only now: keep it secret, like a password.</p>"
-            f'<p><code class="url" id="feed-url">{escape(new_url)}</code></p>'
+            f"{copy_box('feed-url', 'Feed address', new_url)}"
         )
     elif on_since is not None:
         state = (
@@ -112,7 +126,7 @@ async def _page(
         feed = await tokens.feed_of(session, student)
     since = f"{feed.created_at:%Y-%m-%d}" if feed is not None else None
     body = "<h1>Calendar feed</h1>" + _card(csrf_token(request), since, new_url)
-    response = dashboard_page(deployment, request, "Calendar feed", body)
+    response = dashboard_page(deployment, request, "Calendar feed", body, copy_button=new_url is not None)
     response.headers["Cache-Control"] = "no-store"  # the page may hold the secret address
     return response
 
@@ -122,7 +136,7 @@ async def feed_page(request: Request[Any, Any, Any], deployment: NamedDependency
     user = session_user(request)
     if user is None:
         return to_login(FEED_PAGE)
-    return await _page(request, deployment, user[0])
+    return await _page(request, deployment, user[0], new_url=take_for_display(request, SHOWN_ONCE))
 
 
 def _expired(request: Request[Any, Any, Any], deployment: Any) -> Response[Any]:
@@ -133,7 +147,7 @@ def _expired(request: Request[Any, Any, Any], deployment: Any) -> Response[Any]:
     return response
 
 
-@post(f"{FEED_PAGE}/regenerate", opt=NO_PARITY, include_in_schema=False, status_code=200)
+@post(f"{FEED_PAGE}/regenerate", opt=NO_PARITY, include_in_schema=False, status_code=303)
 async def regenerate_feed(request: Request[Any, Any, Any], deployment: NamedDependency[Any]) -> Response[Any]:
     user = session_user(request)
     if user is None:
@@ -143,7 +157,8 @@ async def regenerate_feed(request: Request[Any, Any, Any], deployment: NamedDepe
     async with deployment.session() as session:
         token = await tokens.issue(session, user[0])
         await session.commit()
-    return await _page(request, deployment, user[0], new_url=feed_url(deployment.settings.base_url, token))
+    keep_for_one_display(request, SHOWN_ONCE, feed_url(deployment.settings.base_url, token))
+    return Redirect(FEED_PAGE, status_code=303)
 
 
 @post(f"{FEED_PAGE}/off", opt=NO_PARITY, include_in_schema=False, status_code=303)

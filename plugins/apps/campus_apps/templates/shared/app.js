@@ -11,7 +11,11 @@ const App = (() => {
     sections: ["Section data", "last refreshed"],
     finals: ["The finals schedule", "was last loaded"],
     course_details: ["Course details", "last refreshed"],
+    university_calendar: ["The university calendar (holidays, term dates, deadlines)", "was last loaded"],
+    degree_requirements: ["Degree requirements", "were last loaded"],
   };
+  // A source this view does not know by name is named in words, never by its key.
+  const sourceWords = (key) => String(key || "Data").replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
   const state = { context: {}, input: null, result: null, phase: "waiting", reason: "", connected: false };
   const pending = new Map();
   let nextId = 1;
@@ -277,7 +281,7 @@ const App = (() => {
 
   // The advisory and, per data source, when its data of the result's term last refreshed.
   function freshness(source, term) {
-    const [label, verb] = SOURCES[source.key] || [source.covers || source.key, "last refreshed"];
+    const [label, verb] = SOURCES[source.key] || [source.covers || sourceWords(source.key), "last refreshed"];
     const byTerm = source.last_refresh_by_term;
     if (byTerm && term && term.uid) {
       const name = term.name || term.uid;
