@@ -121,6 +121,28 @@ async def test_without_a_token_the_address_counts_and_a_platform_range_gets_the_
         assert neighbour.status_code == 429
 
 
+async def test_one_question_asked_again_counts_every_time_against_the_meaning_limit(
+    campus_factory: CampusFactory,
+) -> None:
+    # Before: only the first answer was counted; the answer cache handed out the rest uncounted,
+    # so one question repeated went past the limit (issue 30: 60 answers in 15 s against 30 a minute).
+    async with served(campus_factory, anonymous_access=True, rate_limit_overrides=["catalog/semantic=3"]) as (
+        _campus,
+        base,
+    ):
+        params = {"q": "a class about the stock market", "semantic": "true"}
+        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+            for _ in range(3):
+                answer = await http.get("/api/v1/catalog/courses", params=params)
+                assert answer.status_code == 200, answer.text[:300]
+            refused = await http.get("/api/v1/catalog/courses", params=params)
+            assert refused.status_code == 429, refused.text[:300]
+            assert "searches by meaning" in refused.json()["message"]
+            # A search by words alone, cached or not, is not one.
+            for _ in range(2):
+                assert (await http.get("/api/v1/catalog/courses", params={"q": "finance"})).status_code == 200
+
+
 async def test_searches_by_meaning_have_their_own_limit(campus_factory: CampusFactory) -> None:
     async with served(campus_factory, anonymous_access=True, rate_limit_overrides=["catalog/semantic=2"]) as (
         _campus,

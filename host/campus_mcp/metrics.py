@@ -26,8 +26,11 @@ before the process starts.
 ``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
 (:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``
 (default: loopback only) or with the bearer token ``CAMPUS_MCP_METRICS_TOKEN``. The address is
-the TCP peer's: ``serve`` does not trust X-Forwarded-For, so behind a proxy either list the
-proxy or give the scraper the token.
+the client's, as every limit sees it (``client_address``): the X-Forwarded-For client when the
+peer is in ``CAMPUS_MCP_TRUSTED_PROXIES``. A request that carries a proxy's forwarding headers
+from a peer that is not trusted (a same-host nginx the deployment did not list) has no address
+the check can use, so only the token lets it through: otherwise the whole internet would be
+"loopback" behind such a proxy.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ from litestar.handlers.base import BaseRouteHandler
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
+
+from campus_mcp.limits.policy import client_address, through_unknown_proxy, trusted_proxies
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -294,13 +299,16 @@ def _token_allowed(authorization: str, expected: str) -> bool:
 def metrics_guard(connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler) -> None:
     """Let through a scraper from an allowed address or with the metrics token; refuse the rest."""
     settings = connection.app.state.deployment.settings
-    client = connection.client.host if connection.client else None
-    if _address_allowed(client, settings.metrics_addresses):
+    trusted = trusted_proxies(settings)
+    if not through_unknown_proxy(connection.scope, trusted) and _address_allowed(
+        client_address(connection.scope, trusted), settings.metrics_addresses
+    ):
         return
     if _token_allowed(connection.headers.get("authorization", ""), settings.metrics_token.get_secret_value()):
         return
     # The message names the settings, never the token (nor what was sent).
     raise PermissionDeniedException(
         "/metrics is open only to the addresses in CAMPUS_MCP_METRICS_ADDRESSES (default: loopback) "
-        "or to a scraper that sends the bearer token CAMPUS_MCP_METRICS_TOKEN."
+        "or to a scraper that sends the bearer token CAMPUS_MCP_METRICS_TOKEN. Through a proxy, the "
+        "address is the client's only when the proxy is in CAMPUS_MCP_TRUSTED_PROXIES."
     )

@@ -172,8 +172,18 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Client ids or client names that get a 403 insufficient_scope step-up instead of a tool error.",
     )
-    login_max_failures: int = Field(default=10, description="Failed sign-ins one address may make per window.")
+    login_max_failures: int = Field(
+        default=10, description="Failed sign-ins at one account (from any address) per window; then it is locked."
+    )
+    login_address_max_failures: int = Field(
+        default=100,
+        description="Failed sign-ins from one address per window before its wrong passwords are slowed "
+        "(right ones still sign in); ten times this blocks the address.",
+    )
     login_window_seconds: int = 900
+    local_accounts: bool = Field(
+        default=True, description="Sign-in with a local username and password; false: the campus button only."
+    )
     # Rate limits (seed 000 "Rate limits", campus_mcp.limits)
     rate_limits: bool = Field(default=True, description="Count requests and refuse floods (429); off only for tests.")
     rate_limit_overrides: list[str] = Field(
@@ -190,7 +200,7 @@ class Settings(BaseSettings):
     )
     trusted_proxies: list[str] = Field(
         default_factory=list,
-        description="Proxies (addresses or CIDR) whose X-Forwarded-For names the client for the limits.",
+        description="Proxies (addresses or CIDR) whose X-Forwarded-For names the client (limits, sign-in, /metrics).",
     )
     redis_url: SecretStr = Field(
         default=SecretStr(""),

@@ -55,7 +55,7 @@ from campus_mcp.limits.policy import (
     Policy,
     RateLimit,
     address_key,
-    client_host,
+    client_address,
     within,
 )
 from campus_mcp.mcp_paths import MCP_PATH
@@ -255,9 +255,7 @@ class RequestLimits:
         return None if verdict.allowed else Refusal(limit, verdict, whose)
 
     async def caller(self, scope: Scope) -> Caller:
-        client = scope.get("client")
-        peer = str(client[0]) if client else "unknown"
-        host = client_host(peer, _header(scope, b"x-forwarded-for"), self.policy.trusted_proxies)
+        host = client_address(scope, self.policy.trusted_proxies)
         principal = scope.get("campus_principal")
         student = principal.user_id if isinstance(principal, Principal) and not principal.is_anonymous else None
         platform = within(host, await self.platforms.current())

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from campus_mcp.oauth.registration import REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS
 from campus_mcp.settings import Settings
@@ -161,6 +162,45 @@ def client_host(peer: str, forwarded_for: Sequence[str], trusted: Sequence[Netwo
     return hops[0] if hops else peer
 
 
+# Headers a proxy adds to say whom it forwards for: from a peer that is not a trusted proxy, they
+# mean a proxy we do not know stands between the client and us (a same-host nginx, say).
+FORWARDING_HEADERS = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
+
+
+def _headers(scope: Mapping[str, Any], name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope.get("headers", ()) if key.lower() == name]
+
+
+def peer_of(scope: Mapping[str, Any]) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def client_address(scope: Mapping[str, Any], trusted: Sequence[Network]) -> str:
+    """The client's address of one request, for everything that counts or checks addresses (the
+    rate limits, the sign-in and registration limits, /metrics): the X-Forwarded-For client when
+    the TCP peer is one of ``trusted`` (``CAMPUS_MCP_TRUSTED_PROXIES``), else the peer."""
+    return client_host(peer_of(scope), _headers(scope, b"x-forwarded-for"), trusted)
+
+
+def through_unknown_proxy(scope: Mapping[str, Any], trusted: Sequence[Network]) -> bool:
+    """Whether the request carries a proxy's forwarding headers from a peer that is not trusted:
+    its peer address is the proxy's, which says nothing about who the client is."""
+    if within(peer_of(scope), trusted) is not None:
+        return False
+    return any(_headers(scope, name) for name in FORWARDING_HEADERS)
+
+
+@functools.lru_cache(maxsize=16)
+def _trusted(entries: tuple[str, ...]) -> tuple[Network, ...]:
+    return networks(entries, "CAMPUS_MCP_TRUSTED_PROXIES")
+
+
+def trusted_proxies(settings: Settings) -> tuple[Network, ...]:
+    """``CAMPUS_MCP_TRUSTED_PROXIES`` parsed (once per distinct value, not per request)."""
+    return _trusted(tuple(settings.trusted_proxies))
+
+
 @dataclasses.dataclass(frozen=True)
 class Policy:
     """The deployment's limits: the host's, and the ones plugins declared, with its numbers."""
@@ -176,7 +216,7 @@ class Policy:
         return cls(
             limits={limit.name: configured(limit, overrides) for limit in HOST_LIMITS},
             static_platforms=networks(settings.platform_ranges, "CAMPUS_MCP_PLATFORM_RANGES"),
-            trusted_proxies=networks(settings.trusted_proxies, "CAMPUS_MCP_TRUSTED_PROXIES"),
+            trusted_proxies=trusted_proxies(settings),
             overrides=overrides,
         )
 

@@ -1,10 +1,12 @@
-"""Signing in and out: the local login form (rate-limited per address) and OpenID Connect.
+"""Signing in and out: the local login form (rate-limited per account and per address) and OpenID Connect.
 
-Failed sign-ins are counted per address in the database (so every web worker sees the same
-count); after ``login_max_failures`` in ``login_window_seconds`` the address gets 429 until the
-window passes. The count covers wrong usernames too, so guessing names costs the same, and an
-attempt is counted before its password is checked (``login_limit``), so a parallel burst gets no
-more checks than the limit.
+Failed sign-ins are counted in the database (so every web worker sees the same counts), per
+account and per address, each with its own threshold (``login_limit``): one student's typos, or
+one attacker, on a campus NAT lock out the account guessed at, not everyone behind the address.
+The address is the client's (``client_address``: X-Forwarded-For from a trusted proxy), as for
+every other limit. An attempt is counted before its password is checked, so a parallel burst gets
+no more checks than the limit. With ``CAMPUS_MCP_LOCAL_ACCOUNTS=false`` the form is gone and a
+password post is refused: students sign in through the campus identity provider only.
 Passwords are never logged, echoed or kept.
 
 Sign-out takes the session's CSRF token: it ends every session of the student, so a page of
@@ -13,6 +15,7 @@ another site (or an injected form) must not be able to post it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
@@ -20,8 +23,9 @@ from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
+from campus_mcp.limits.policy import client_address, trusted_proxies
 from campus_mcp.oauth.asking_app import asking_for
-from campus_mcp.oauth.login_limit import LoginLimit
+from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
 from campus_mcp.oauth.oidc import OidcClient, OidcError
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
@@ -50,7 +54,10 @@ def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
     # Holds no state of its own (the attempts are rows), so one per request costs nothing.
     settings = oauth.settings
     return LoginLimit(
-        oauth.store.sessions, limit=settings.login_max_failures, window_seconds=settings.login_window_seconds
+        oauth.store.sessions,
+        account_limit=settings.login_max_failures,
+        address_limit=settings.login_address_max_failures,
+        window_seconds=settings.login_window_seconds,
     )
 
 
@@ -73,6 +80,8 @@ def login_page(
     username: str = "",
     status: int = 200,
 ) -> Response[str]:
+    if not settings.local_accounts and not oidc_configured(settings) and not error:
+        error = LOCAL_ACCOUNTS_OFF_NO_IDP  # no way in on this page: say so, and whom to ask
     body = login_body(
         campus=settings.campus_name,
         next_url=next_url,
@@ -82,16 +91,38 @@ def login_page(
         oidc_label=settings.oidc_button_label if oidc_configured(settings) else "",
         demo=settings.demo,
         app=asking_for(request, next_url),
+        local_accounts=settings.local_accounts,
     )
     return html_response(page("Sign in", body, product=settings.product_name), status=status)
 
 
-def address_of(request: Request[Any, Any, Any]) -> str:
-    return request.client.host if request.client else "unknown"
+def address_of(request: Request[Any, Any, Any], settings: Settings) -> str:
+    return client_address(request.scope, trusted_proxies(settings))
+
+
+LOCAL_ACCOUNTS_OFF = (
+    "Sign-in with a username and password is switched off on this campus. Use the campus sign-in button on this page."
+)
+LOCAL_ACCOUNTS_OFF_NO_IDP = (
+    "Sign-in with a username and password is switched off on this campus, and no campus sign-in is "
+    "set up. Ask your campus IT to set up CAMPUS_MCP_OIDC_ISSUER or to switch local accounts back on."
+)
+
+
+def refusal_words(verdict: Verdict, minutes: int) -> str:
+    if verdict is Verdict.ACCOUNT_LOCKED:
+        return (
+            f"Too many failed sign-ins for this account. Wait {minutes} minutes and try again, "
+            "or ask your campus IT to unlock it (campus-mcp students unlock)."
+        )
+    return (
+        f"Too many failed sign-ins from your network address. Wait {minutes} minutes and try again, "
+        "or ask your campus IT to unlock the address (campus-mcp students unlock --address)."
+    )
 
 
 class LoginController(Controller):
-    """The local login form (rate-limited per address) and sign-out."""
+    """The local login form (rate-limited per account and per address) and sign-out."""
 
     path = "/"
     dependencies = LOGIN_DEPENDENCIES
@@ -111,18 +142,22 @@ class LoginController(Controller):
         form = await request.form()
         next_url = safe_next(form.get("next"))
         username = str(form.get("username") or "")[:150]
+        if not settings.local_accounts:
+            # The form is not shown; a post is someone's old page or a script. Nothing is checked.
+            words = LOCAL_ACCOUNTS_OFF if oidc_configured(settings) else LOCAL_ACCOUNTS_OFF_NO_IDP
+            return login_page(request, settings, next_url, error=words, status=403)
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return login_page(
                 request, settings, next_url, error="The form expired. Sign in again.", username=username, status=403
             )
-        attempt = await login_limit.begin_attempt(address_of(request))
-        if attempt is None:
+        attempt = await login_limit.begin_attempt(address_of(request, settings), username)
+        if not attempt.checked:
             minutes = max(1, settings.login_window_seconds // 60)
             response = login_page(
                 request,
                 settings,
                 next_url,
-                error=f"Too many failed sign-ins from your network address. Wait {minutes} minutes and try again.",
+                error=refusal_words(attempt.verdict, minutes),
                 username=username,
                 status=429,
             )
@@ -131,7 +166,9 @@ class LoginController(Controller):
         async with store.sessions() as session:
             student = await authenticate(session, settings, username, str(form.get("password") or ""))
         if student is None:
-            # The attempt stays recorded: it is one of the address's failures in the window.
+            # The attempt stays recorded: it is one of the account's and the address's failures.
+            if attempt.verdict is Verdict.SLOWED:
+                await asyncio.sleep(SOFT_PHASE_DELAY_SECONDS)
             return login_page(
                 request,
                 settings,

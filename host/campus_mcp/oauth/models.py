@@ -88,10 +88,13 @@ class Consent(Base):
 
 
 class LoginFailure(Base):
-    """A failed sign-in, by address: the per-address rate limit counts these (shared by workers)."""
+    """A failed sign-in, by address and by the username it tried: the sign-in limits count these
+    (shared by workers), each with its own threshold (``oauth/login_limit.py``)."""
 
     __tablename__ = "login_failures"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     address: Mapped[str] = mapped_column(String(64), index=True)
+    # As typed, cleaned as accounts are looked up (stripped, lower case); unknown names count too.
+    username: Mapped[str] = mapped_column(String(150), index=True, default="", server_default="")
     at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

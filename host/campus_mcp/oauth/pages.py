@@ -252,23 +252,22 @@ def login_body(
     oidc_label: str = "",
     demo: bool,
     app: AskingApp | None = None,
+    local_accounts: bool = True,
 ) -> str:
     alert = f'<p class="error" role="alert">{escape(error)}</p>' if error else ""
     oidc = ""
     if oidc_label:
-        oidc = (
-            f'<p><a href="{escape(with_next("/login/oidc", next_url), quote=True)}">{escape(oidc_label)}</a></p>'
-            "<p class=muted>Or sign in with a local account:</p>"
-        )
+        oidc = f'<p><a href="{escape(with_next("/login/oidc", next_url), quote=True)}">{escape(oidc_label)}</a></p>'
+        if local_accounts:
+            oidc += "<p class=muted>Or sign in with a local account:</p>"
     demo_note = (
         '<p class="muted">Demo campus: sign in as <code>student1</code>, <code>student2</code>, … '
         "with the demo password.</p>"
         if demo
         else ""
     )
-    return (
-        # An OAuth sign-in names the app that asks, not only the campus.
-        f"<h1>Sign in to {escape(campus)}{f' to connect {escape(app.label())}' if app else ''}</h1>{alert}{oidc}"
+    # Local passwords switched off: the campus button (above) is the only way in, so no form.
+    form = (
         '<form method="post" action="/login">'
         f"{hidden('csrf_token', csrf)}{hidden('next', next_url)}"
         '<label for="username">Username</label>'
@@ -277,7 +276,12 @@ def login_body(
         '<input type="password" id="password" name="password" autocomplete="current-password" required>'
         '<button type="submit" class="primary">Sign in</button></form>'
         f"{demo_note}"
+        if local_accounts
+        else ""
     )
+    # An OAuth sign-in names the app that asks, not only the campus.
+    asking = f" to connect {escape(app.label())}" if app else ""
+    return f"<h1>Sign in to {escape(campus)}{asking}</h1>{alert}{oidc}{form}"
 
 
 @dataclasses.dataclass(frozen=True)

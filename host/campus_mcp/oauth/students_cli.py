@@ -9,6 +9,8 @@ from sqlalchemy import select
 
 from campus_mcp.accounts import Student, create_local_student, set_password, student_by_username
 from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.limits.policy import address_key, parse_address
+from campus_mcp.oauth.login_limit import LoginLimit, account_key
 from campus_mcp.settings import Settings
 
 
@@ -80,3 +82,39 @@ def change_password(username: str, password: str) -> None:
 
     asyncio.run(_change())
     click.echo(f"Changed the password of {name!r}; every browser signed in as them is signed out.")
+
+
+@students.command("unlock")
+@click.argument("username", required=False)
+@click.option("--address", default=None, help="Clear the failed sign-ins from this address instead (IPv6: its /64).")
+def unlock(username: str | None, address: str | None) -> None:
+    """Clear the failed sign-ins that lock an account (or an address) out of password sign-in."""
+    if (username is None) == (address is None):
+        raise click.UsageError("give a USERNAME to unlock, or --address ADDRESS (one of the two)")
+    if address is not None and parse_address(address.strip()) is None:
+        raise click.BadParameter(f"{address!r} is not an IPv4 or IPv6 address", param_hint="--address")
+
+    async def _unlock() -> int:
+        settings = Settings()
+        engine = make_engine(settings.database_url)
+        try:
+            limit = LoginLimit(
+                make_sessions(engine),
+                account_limit=settings.login_max_failures,
+                address_limit=settings.login_address_max_failures,
+                window_seconds=settings.login_window_seconds,
+            )
+            if username is not None:
+                return await limit.unlock_account(username)
+            assert address is not None
+            return await limit.unlock_address(address.strip())
+        finally:
+            await engine.dispose()
+
+    cleared = asyncio.run(_unlock())
+    what = (
+        f"the account {account_key(username)!r}"
+        if username is not None
+        else f"the address {address_key(str(address).strip())}"
+    )
+    click.echo(f"Unlocked {what}: cleared {cleared} failed sign-in(s); it can sign in with a password again.")

@@ -34,7 +34,7 @@ from campus_mcp import (
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_catalog import data_version
+from campus_catalog import data_version, semantic
 from campus_catalog.queries.clock import campus_today
 
 Answer = TypeVar("Answer", bound=BaseModel)
@@ -109,4 +109,5 @@ async def answer(
     key = answer_key(
         name, args, version, campus_today(context.settings.timezone), _database(context), code_version(model)
     )
-    return await cached_answer(store, key, model, compute)
+    async with semantic.counted_search(args):
+        return await cached_answer(store, key, model, compute)
