@@ -16,19 +16,8 @@ const { default: Provider } = await import(pathToFileURL(`${process.argv[3]}/lib
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const issuer = `http://127.0.0.1:${config.port}`;
 
-// One store for every provider instance of this process, so a rotation keeps grants and sessions.
-const store = new Map();
-class MemoryAdapter {
-  constructor(name) { this.name = name; }
-  key(id) { return `${this.name}:${id}`; }
-  async upsert(id, payload) { store.set(this.key(id), payload); }
-  async find(id) { return store.get(this.key(id)); }
-  async findByUserCode() { return undefined; }
-  async findByUid(uid) { for (const value of store.values()) if (value.uid === uid) return value; return undefined; }
-  async consume(id) { const value = store.get(this.key(id)); if (value) value.consumed = Math.floor(Date.now() / 1000); }
-  async destroy(id) { store.delete(this.key(id)); }
-  async revokeByGrantId(grantId) { for (const [k, v] of store) if (v.grantId === grantId) store.delete(k); }
-}
+// oidc-provider's own memory adapter keeps one store per process, so a rotation (a new Provider)
+// keeps grants and sessions.
 
 async function findAccount(ctx, id) {
   const account = config.accounts[id];
@@ -46,7 +35,6 @@ async function findAccount(ctx, id) {
 function makeProvider() {
   const jwks = JSON.parse(fs.readFileSync(config.keys_file, 'utf8'));
   const provider = new Provider(issuer, {
-    adapter: MemoryAdapter,
     clients: config.clients,
     jwks,
     findAccount,
