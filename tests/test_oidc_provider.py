@@ -12,6 +12,8 @@ tokens made with the provider's own key that are wrong in one way each.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,8 +22,10 @@ import httpx
 import httpx2
 import pytest
 from campus_mcp.accounts import Student
+from campus_mcp.cli import main
 from campus_mcp.oauth import oidc
 from campus_mcp.oauth.oidc import OidcClient, OidcError
+from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
@@ -30,9 +34,12 @@ from campus_mcp.oauth.testkit import (
     parse_forms,
     serve_on_loopback,
 )
+from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
+from campus_settings.feed import tokens as calendar_feed
+from click.testing import CliRunner
 from joserfc import jwt
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
@@ -326,7 +333,14 @@ async def test_the_provider_down_is_said_in_words(campus_factory: CampusFactory,
 
 def _claims(idp: TestIdp, **changes: Any) -> dict[str, Any]:
     now = int(time.time())
-    claims: dict[str, Any] = {"iss": idp.issuer, "aud": CLIENT_ID, "sub": "ada", "iat": now, "exp": now + 300, "nonce": "n-1"}
+    claims: dict[str, Any] = {
+        "iss": idp.issuer,
+        "aud": CLIENT_ID,
+        "sub": "ada",
+        "iat": now,
+        "exp": now + 300,
+        "nonce": "n-1",
+    }
     claims.update(changes)
     return {k: v for k, v in claims.items() if v is not None}
 
@@ -362,3 +376,70 @@ async def test_an_id_token_with_a_forged_signature_is_refused(campus_factory: Ca
     token = jwt.encode({"alg": "RS256", "kid": forger.kid}, _claims(idp), forger)
     with pytest.raises(OidcError, match="not signed by the campus sign-in service"):
         await client.verify(document, token, "n-1")
+
+
+# --- campus-mcp students: an identity-provider student listed, disabled, enabled ---------------
+
+MCP_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2025-11-25",
+}
+PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}})
+
+
+async def test_disabling_an_idp_student_ends_everything_they_hold_at_once(
+    campus_factory: CampusFactory, idp: TestIdp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    campus, served = await serve_campus(
+        campus_factory, idp, PORTS[10], plugins=["catalog", "schedule", "settings"], anonymous_access=False
+    )
+    monkeypatch.setenv("CAMPUS_MCP_DATABASE_URL", campus.settings.database_url)
+    monkeypatch.setenv("CAMPUS_MCP_PLUGINS", "catalog,schedule,settings")
+    cli = CliRunner()
+    async with served as base, httpx.AsyncClient(base_url=base, timeout=30, follow_redirects=True) as browser:
+        assert (await idp_sign_in(browser, base, "ada", "/dashboard/settings")).url.path == "/dashboard/settings"
+        student = await student_named(campus, "s1001")
+        assert student is not None
+        oauth_token, _ = await issue(campus.deployment, student.username, ["catalog"], 10)
+        personal = await PersonalTokens(campus.sessions, campus.settings).create(
+            student.id, name="grade script", scope="catalog", days=7
+        )
+        async with campus.sessions() as session, session.begin():
+            feed = await calendar_feed.issue(session, student.id)
+
+        async def what_works() -> dict[str, object]:
+            return {
+                "dashboard": (await browser.get("/dashboard/settings")).url.path == "/dashboard/settings",
+                "oauth": (
+                    await browser.post(
+                        "/api/mcp", content=PING, headers={**MCP_HEADERS, "Authorization": f"Bearer {oauth_token}"}
+                    )
+                ).status_code,
+                "personal": (
+                    await browser.get("/api/v1/catalog/terms", headers={"Authorization": f"Bearer {personal}"})
+                ).status_code,
+                "feed": (await browser.get(f"/calendar/{feed}.ics")).status_code,
+            }
+
+        assert await what_works() == {"dashboard": True, "oauth": 200, "personal": 200, "feed": 200}
+        listed = await asyncio.to_thread(cli.invoke, main, ["students", "list"])
+        assert f"{student.id}\ts1001\ts1001\tidentity provider\tAda Lovelace" in listed.output, listed.output
+
+        disabled = await asyncio.to_thread(cli.invoke, main, ["students", "disable", "S1001"])
+        assert disabled.exit_code == 0, disabled.output
+        assert "Disabled 's1001': 1 app token(s) and 1 personal access token(s) revoked" in disabled.output
+        assert "Calendar feed turned off" in disabled.output
+        assert await what_works() == {"dashboard": False, "oauth": 401, "personal": 401, "feed": 404}
+        assert "\tdisabled" in (await asyncio.to_thread(cli.invoke, main, ["students", "list"])).output
+        # Nor can they sign in again at the provider while disabled.
+        async with httpx.AsyncClient(timeout=30, follow_redirects=True) as again:
+            refused = await idp_sign_in(again, base, "ada")
+        assert refused.status_code == 403 and "Your account on this service is disabled." in refused.text
+
+        enabled = await asyncio.to_thread(cli.invoke, main, ["students", "enable", "s1001"])
+        assert enabled.exit_code == 0 and "Enabled 's1001'" in enabled.output
+        async with httpx.AsyncClient(timeout=30, follow_redirects=True) as again:
+            assert (await idp_sign_in(again, base, "ada")).url.path == "/dashboard"
+    nobody = await asyncio.to_thread(cli.invoke, main, ["students", "disable", "nobody"])
+    assert nobody.exit_code != 0 and "no student with the username or campus id 'nobody'" in nobody.output
