@@ -237,7 +237,7 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
 RECIPES = {
     # docs/sign-in.md, "Connect your identity provider": each recipe's mapping, the provider standing in.
     "entra": {
-        "oidc_scopes": "openid profile email groups",
+        "oidc_scopes": "openid profile email",
         "oidc_student_id_claim": "preferred_username",
         "oidc_admit_claim": "groups",
         "oidc_admit_values": ["8f4e-students"],
@@ -249,7 +249,7 @@ RECIPES = {
         "oidc_admit_values": ["Students"],
     },
     "google": {
-        "oidc_scopes": "openid email profile campus",
+        "oidc_scopes": "openid email profile",
         "oidc_student_id_claim": "email",
         "oidc_admit_claim": "hd",
         "oidc_admit_values": ["students.campus.example"],

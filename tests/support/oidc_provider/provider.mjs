@@ -40,10 +40,12 @@ function makeProvider() {
     findAccount,
     claims: {
       openid: ['sub'],
-      profile: ['name', 'preferred_username'],
-      email: ['email'],
+      // As the recipes' providers release them: Entra ID's groups claim comes with the token
+      // configuration (no scope of its own), Google's hd with email.
+      profile: ['name', 'preferred_username', 'groups'],
+      email: ['email', 'hd'],
       groups: ['groups'],
-      campus: ['uin', 'eduPersonPrincipalName', 'eduPersonAffiliation', 'hd'],
+      campus: ['uin', 'eduPersonPrincipalName', 'eduPersonAffiliation'],
     },
     scopes: ['openid', 'offline_access', 'profile', 'email', 'groups', 'campus'],
     // The profile claims go into the ID token too (as Entra, Okta and Google do), except for an
