@@ -48,7 +48,7 @@ from mcp.shared.auth import OAuthClientMetadata
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
-from tests.support.oidc_idp import CLIENT_ID, CLIENT_SECRET, TestIdp, running_idp, signing_key
+from tests.support.oidc_idp import CLIENT_ID, CLIENT_SECRET, CampusIdp, running_idp, signing_key
 
 require_chromium("the OIDC sign-in from an MCP client")
 
@@ -81,14 +81,14 @@ SCOPES = "openid profile email groups campus"
 
 
 @pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestIdp]:
+def idp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CampusIdp]:
     uris = [f"http://127.0.0.1:{port}/login/oidc/callback" for port in PORTS]
     with running_idp(tmp_path_factory.mktemp("idp"), ACCOUNTS, uris) as provider:
         yield provider
 
 
 async def serve_campus(
-    campus_factory: CampusFactory, idp: TestIdp, port: int, **settings: Any
+    campus_factory: CampusFactory, idp: CampusIdp, port: int, **settings: Any
 ) -> tuple[CampusHarness, Any]:
     options: dict[str, Any] = {
         "plugins": [],
@@ -131,7 +131,7 @@ async def student_named(campus: CampusHarness, campus_id: str) -> Student | None
 
 
 async def test_mcp_client_signs_in_through_the_provider_and_sees_the_feeds_courses(
-    campus_factory: CampusFactory, idp: TestIdp
+    campus_factory: CampusFactory, idp: CampusIdp
 ) -> None:
     port = PORTS[0]
     campus = await campus_factory(
@@ -210,7 +210,7 @@ async def test_mcp_client_signs_in_through_the_provider_and_sees_the_feeds_cours
 # --- the claims: userinfo, admission, recipes ---------------------------------------------------
 
 
-async def test_claims_only_in_userinfo_still_name_the_student(campus_factory: CampusFactory, idp: TestIdp) -> None:
+async def test_claims_only_in_userinfo_still_name_the_student(campus_factory: CampusFactory, idp: CampusIdp) -> None:
     campus, served = await serve_campus(campus_factory, idp, PORTS[1])
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
         landed = await idp_sign_in(browser, base, "grace", "/dashboard/settings")
@@ -221,7 +221,7 @@ async def test_claims_only_in_userinfo_still_name_the_student(campus_factory: Ca
 
 
 async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record(
-    campus_factory: CampusFactory, idp: TestIdp
+    campus_factory: CampusFactory, idp: CampusIdp
 ) -> None:
     campus, served = await serve_campus(campus_factory, idp, PORTS[2])
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
@@ -260,7 +260,7 @@ RECIPE_IDS = {"entra": "s3001@campus.example", "okta": "s3002", "google": "s3003
 
 @pytest.mark.parametrize("recipe", sorted(RECIPES))
 async def test_each_recipes_claim_mapping_signs_its_student_in(
-    campus_factory: CampusFactory, idp: TestIdp, recipe: str
+    campus_factory: CampusFactory, idp: CampusIdp, recipe: str
 ) -> None:
     port = PORTS[3 + sorted(RECIPES).index(recipe)]
     campus, served = await serve_campus(campus_factory, idp, port, **RECIPES[recipe])
@@ -277,7 +277,7 @@ async def test_each_recipes_claim_mapping_signs_its_student_in(
 
 
 async def test_a_key_rotated_by_the_provider_still_verifies_and_keys_are_not_fetched_each_time(
-    campus_factory: CampusFactory, idp: TestIdp
+    campus_factory: CampusFactory, idp: CampusIdp
 ) -> None:
     _campus, served = await serve_campus(campus_factory, idp, PORTS[6])
     async with served as base:
@@ -295,7 +295,7 @@ async def test_a_key_rotated_by_the_provider_still_verifies_and_keys_are_not_fet
         assert oidc.jwks_fetches == fetched + 1  # once, for the new key id
 
 
-async def test_a_replayed_sign_in_answer_is_refused(campus_factory: CampusFactory, idp: TestIdp) -> None:
+async def test_a_replayed_sign_in_answer_is_refused(campus_factory: CampusFactory, idp: CampusIdp) -> None:
     _campus, served = await serve_campus(campus_factory, idp, PORTS[7])
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
         landed = await idp_sign_in(browser, base, "ada")
@@ -305,7 +305,7 @@ async def test_a_replayed_sign_in_answer_is_refused(campus_factory: CampusFactor
     assert "does not match a sign-in started here, or it was used already" in again.text
 
 
-async def test_sign_out_ends_the_providers_session_too(campus_factory: CampusFactory, idp: TestIdp) -> None:
+async def test_sign_out_ends_the_providers_session_too(campus_factory: CampusFactory, idp: CampusIdp) -> None:
     _campus, served = await serve_campus(campus_factory, idp, PORTS[8])
     async with served as base, httpx.AsyncClient(timeout=30) as browser:
         browser.follow_redirects = True
@@ -319,7 +319,7 @@ async def test_sign_out_ends_the_providers_session_too(campus_factory: CampusFac
         assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
 
 
-async def test_the_provider_down_is_said_in_words(campus_factory: CampusFactory, idp: TestIdp) -> None:
+async def test_the_provider_down_is_said_in_words(campus_factory: CampusFactory, idp: CampusIdp) -> None:
     dead = f"http://127.0.0.1:{free_port()}"
     _campus, served = await serve_campus(campus_factory, idp, PORTS[9], oidc_issuer=dead)
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
@@ -331,7 +331,7 @@ async def test_the_provider_down_is_said_in_words(campus_factory: CampusFactory,
 # --- hostile ID tokens, signed with the provider's own key unless said otherwise ----------------
 
 
-def _claims(idp: TestIdp, **changes: Any) -> dict[str, Any]:
+def _claims(idp: CampusIdp, **changes: Any) -> dict[str, Any]:
     now = int(time.time())
     claims: dict[str, Any] = {
         "iss": idp.issuer,
@@ -354,7 +354,7 @@ HOSTILE: dict[str, tuple[dict[str, Any], str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
-async def test_a_hostile_id_token_is_refused_in_words(campus_factory: CampusFactory, idp: TestIdp, case: str) -> None:
+async def test_a_hostile_id_token_is_refused_in_words(campus_factory: CampusFactory, idp: CampusIdp, case: str) -> None:
     campus = await campus_factory(plugins=[], oidc_issuer=idp.issuer, oidc_client_id=CLIENT_ID)
     client = OidcClient(campus.settings)
     document = await client.discover()
@@ -368,7 +368,7 @@ async def test_a_hostile_id_token_is_refused_in_words(campus_factory: CampusFact
     assert (await client.verify(document, good, "n-1"))["sub"] == "ada"
 
 
-async def test_an_id_token_with_a_forged_signature_is_refused(campus_factory: CampusFactory, idp: TestIdp) -> None:
+async def test_an_id_token_with_a_forged_signature_is_refused(campus_factory: CampusFactory, idp: CampusIdp) -> None:
     campus = await campus_factory(plugins=[], oidc_issuer=idp.issuer, oidc_client_id=CLIENT_ID)
     client = OidcClient(campus.settings)
     document = await client.discover()
@@ -389,7 +389,7 @@ PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}})
 
 
 async def test_disabling_an_idp_student_ends_everything_they_hold_at_once(
-    campus_factory: CampusFactory, idp: TestIdp, monkeypatch: pytest.MonkeyPatch
+    campus_factory: CampusFactory, idp: CampusIdp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     campus, served = await serve_campus(
         campus_factory, idp, PORTS[10], plugins=["catalog", "schedule", "settings"], anonymous_access=False

@@ -33,7 +33,7 @@ def signing_key(kid: str) -> RSAKey:
 
 
 @dataclass
-class TestIdp:
+class CampusIdp:
     issuer: str
     keys_file: Path
     keys: list[RSAKey] = field(default_factory=list)
@@ -57,11 +57,11 @@ def install() -> None:
 
 
 @contextlib.contextmanager
-def running_idp(folder: Path, accounts: dict[str, dict[str, Any]], redirect_uris: list[str]) -> Iterator[TestIdp]:
+def running_idp(folder: Path, accounts: dict[str, dict[str, Any]], redirect_uris: list[str]) -> Iterator[CampusIdp]:
     """One provider process: ``accounts`` maps a login to ``{"claims": {...}, "userinfo_only": bool}``."""
     install()
     port = free_port()
-    idp = TestIdp(issuer=f"http://127.0.0.1:{port}", keys_file=folder / "idp-keys.json", keys=[signing_key("key-1")])
+    idp = CampusIdp(issuer=f"http://127.0.0.1:{port}", keys_file=folder / "idp-keys.json", keys=[signing_key("key-1")])
     idp.write_keys()
     config = {
         "port": port,
