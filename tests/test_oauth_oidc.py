@@ -110,7 +110,7 @@ async def test_an_id_token_with_the_wrong_nonce_is_refused(servers: tuple[str, A
     async with httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
         landed = await browser.get(f"{base}/login/oidc?next=/dashboard")
         assert landed.status_code == 400
-        assert "does not check out" in landed.text
+        assert "belongs to another sign-in" in landed.text  # words for the student (issue 26.1)
         assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
 
 

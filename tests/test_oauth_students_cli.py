@@ -22,5 +22,7 @@ def test_students_add_and_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     again = runner.invoke(main, ["students", "add", "grace", "--password", "x"])
     assert again.exit_code != 0 and "exists already" in again.output
     listed = runner.invoke(main, ["students", "list"])
-    assert "grace\tlocal\tGrace Hopper" in listed.output
+    assert (
+        "grace\t-\tlocal\tGrace Hopper" in listed.output
+    )  # the campus id column (issue 26.4): none for a local account
     assert "cobol" not in listed.output and "argon2" not in listed.output

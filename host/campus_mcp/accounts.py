@@ -9,7 +9,12 @@ Three kinds of account, one table:
   outright when the deployment is not in demo mode, so a demo database promoted to production
   cannot be entered with a published password;
 - students of the campus identity provider (OpenID Connect), known by issuer and subject, with
-  no password here at all.
+  no password here at all. Each carries the campus student id (``campus_id``, the provider's
+  mapped claim), which the enrollment feed names them by. The feed creates a student it does not
+  know yet with that id and no way in (no issuer, no password); the first sign-in with the same id
+  attaches the provider's account to it, so rows imported before then are theirs.
+
+A disabled student cannot sign in in any way (``disable`` also ends what they hold already).
 
 Every sign-in attempt pays exactly one argon2 verification, whichever kind of account it names
 and whether or not the name exists, so response times do not tell which usernames exist.
@@ -30,7 +35,7 @@ from datetime import datetime
 import anyio.to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import Boolean, Integer, String, UniqueConstraint, select, text, update
+from sqlalchemy import Boolean, Integer, String, UniqueConstraint, false, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -65,6 +70,8 @@ class Student(Base):
     is_demo: Mapped[bool] = mapped_column(Boolean, default=False)
     oidc_issuer: Mapped[str | None] = mapped_column(String(500), nullable=True)
     oidc_subject: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    campus_id: Mapped[str | None] = mapped_column(String(150), nullable=True, unique=True, index=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # Moved on by sign-out and a password change; a session signed with another value is refused.
     session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -87,6 +94,8 @@ async def _verify(stored_hash: str, password: str) -> bool:
 async def authenticate(session: AsyncSession, settings: Settings, username: str, password: str) -> Student | None:
     """The student these credentials belong to, or None. Same cost whether or not the name exists."""
     student = await student_by_username(session, username.strip().lower())
+    if student is not None and student.disabled:
+        student = None  # still pays for the verification below, as an unknown name does
     stored = student.password_hash if student is not None and not student.is_demo and password else None
     if stored is not None:
         return student if await _verify(stored, password) else None
@@ -139,29 +148,58 @@ async def create_local_student(
     return student
 
 
+class IdentityRefused(Exception):
+    """Why this identity-provider account gets no student here, in words for the person."""
+
+
+def campus_id_of(value: str) -> str:
+    """The campus id as kept and matched: trimmed, lower case (ids and emails are not case-sensitive)."""
+    return value.strip().lower()
+
+
 async def oidc_student(
-    session: AsyncSession, issuer: str, subject: str, *, username: str, display_name: str, email: str | None
+    session: AsyncSession, issuer: str, subject: str, *, campus_id: str, display_name: str, email: str | None
 ) -> Student:
-    """The student of this identity-provider account, created on the first sign-in."""
+    """The student of this identity-provider account: the one linked to it, else the one the
+    enrollment feed made for ``campus_id`` (linked now), else a new one. The caller decided the
+    person is admitted."""
+    campus_id = campus_id_of(campus_id)
     student = (
         await session.execute(select(Student).where(Student.oidc_issuer == issuer, Student.oidc_subject == subject))
     ).scalar_one_or_none()
-    if student is not None:
-        student.display_name = display_name or student.display_name
-        student.email = email or student.email
-        return student
-    wanted = username.strip().lower() or f"user-{subject[:40]}"
-    taken = (await session.execute(select(Student.id).where(Student.username == wanted))).first()
-    student = Student(
-        username=wanted if taken is None else f"{wanted}-{subject[:12]}",
-        display_name=display_name or wanted,
-        email=email,
-        oidc_issuer=issuer,
-        oidc_subject=subject,
-    )
-    session.add(student)
+    if student is None:
+        student = (await session.execute(select(Student).where(Student.campus_id == campus_id))).scalar_one_or_none()
+        if student is not None and (student.oidc_subject or student.password_hash or student.is_demo):
+            raise IdentityRefused(
+                f"The campus id {campus_id} belongs to another account here already, so this sign-in "
+                "cannot be linked to it."
+            )
+        if student is None:
+            taken = (await session.execute(select(Student.id).where(Student.username == campus_id))).first()
+            student = Student(username=campus_id if taken is None else f"{campus_id}-{subject[:12]}")
+            session.add(student)
+        student.oidc_issuer, student.oidc_subject, student.campus_id = issuer, subject, campus_id
+    if student.disabled:
+        raise IdentityRefused("Your account on this service is disabled.")
+    student.display_name = display_name or student.display_name or campus_id
+    student.email = email or student.email
     await session.flush()
     return student
+
+
+async def student_for_feed(session: AsyncSession, campus_id: str) -> int:
+    """The id of the student the enrollment feed names by ``campus_id``, created (without any way
+    in) when there is none: the first sign-in with that id attaches to it."""
+    campus_id = campus_id_of(campus_id)
+    found = await session.scalar(select(Student.id).where(Student.campus_id == campus_id))
+    if found is not None:
+        return int(found)
+    taken = await session.scalar(select(Student.id).where(Student.username == campus_id))
+    student = Student(username=campus_id if taken is None else f"{campus_id}-feed", display_name=campus_id)
+    student.campus_id = campus_id
+    session.add(student)
+    await session.flush()
+    return student.id
 
 
 async def student_by_username(session: AsyncSession, username: str) -> Student | None:

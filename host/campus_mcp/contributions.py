@@ -322,6 +322,8 @@ class ConnectionState:
 
 
 ConnectionDescriber = Callable[["AsyncSession", int], Awaitable[ConnectionState | None]]
+# Ends the connection of one student (``campus-mcp students disable``); True when one was on.
+ConnectionEnder = Callable[["AsyncSession", int], Awaitable[bool]]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -336,3 +338,5 @@ class Connection:
     title: str
     describe: ConnectionDescriber
     plugin: str = ""
+    # How to end it for a student who is disabled (in the caller's transaction); None: nothing to end.
+    end: ConnectionEnder | None = None

@@ -215,6 +215,23 @@ class Settings(BaseSettings):
     oidc_client_id: str = ""
     oidc_client_secret: SecretStr = SecretStr("")
     oidc_button_label: str = "Sign in with your campus account"
+    oidc_scopes: str = Field(
+        default="openid profile email", description="The scopes asked of the identity provider, space-separated."
+    )
+    oidc_student_id_claim: str = Field(
+        default="preferred_username",
+        description="The claim that is the campus student id (preferred_username, email, eduPersonPrincipalName, uin).",
+    )
+    oidc_admit_claim: str = Field(
+        default="", description="The claim that admits a student (groups, eduPersonAffiliation); unset: everyone."
+    )
+    oidc_admit_values: list[str] = Field(
+        default_factory=lambda: ["student"],
+        description="Values of oidc_admit_claim that admit a student (any one; comma-separated).",
+    )
+    oidc_help_contact: str = Field(
+        default="your campus IT service desk", description="Whom a person the sign-in refuses is told to ask."
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
@@ -242,6 +259,7 @@ class Settings(BaseSettings):
         "rate_limit_overrides",
         "platform_ranges",
         "trusted_proxies",
+        "oidc_admit_values",
         mode="before",
     )
     @classmethod

@@ -26,7 +26,7 @@ from campus_mcp.accounts import authenticate
 from campus_mcp.limits.policy import client_address, trusted_proxies
 from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
-from campus_mcp.oauth.oidc import OidcClient, OidcError
+from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.server import OAuthService
@@ -198,8 +198,11 @@ class LoginController(Controller):
                 page("Sign out", body, product=settings.product_name, signed_in_as=user[1], csrf=csrf_token(request)),
                 status=403,
             )
+        # Signed in through the campus identity provider: end its session too, when it offers that.
+        via_idp = session_data(request).get("idp") is True and oidc_configured(settings)
         await sign_out(request, store.sessions)
-        return Redirect("/", status_code=303)
+        idp_logout = await OidcClient(settings).logout_url(settings.base_url + "/") if via_idp else None
+        return Redirect(idp_logout or "/", status_code=303)
 
 
 OIDC_DEPENDENCIES = {**LOGIN_DEPENDENCIES, "oidc": Provide(provide_oidc, sync_to_thread=False)}
@@ -234,19 +237,32 @@ class OidcLoginController(Controller):
         oidc: NamedDependency[OidcClient],
     ) -> Response[Any]:
         code, state = request.query_params.get("code"), request.query_params.get("state")
-        pending = dict(session_data(request).get("oidc") or {})
+        data = session_data(request)
+        pending = dict(data.pop("oidc", None) or {})
+        request.set_session(data)  # a sign-in answer is used once: a replayed one finds nothing pending
         next_url = safe_next(pending.get("next"))
         try:
             claims = await oidc.finish(pending, code=code, state=state)
+            async with store.sessions() as session, session.begin():
+                student = await oidc.student(session, claims)
+                user_id, username, generation = student.id, student.username, student.session_generation
+        except OidcRefused as exc:
+            # Signed in at the provider, not admitted here: nothing was created (the transaction rolled back).
+            return html_response(
+                page(
+                    "Not admitted",
+                    error_body("You cannot sign in to this service", str(exc)),
+                    product=settings.product_name,
+                ),
+                status=403,
+            )
         except OidcError as exc:
             return html_response(
                 page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=settings.product_name),
                 status=400,
             )
-        async with store.sessions() as session, session.begin():
-            student = await oidc.student(session, claims)
-            user_id, username, generation = student.id, student.username, student.session_generation
         sign_in(request, settings, user_id, username, generation)
+        request.set_session({**session_data(request), "idp": True})
         return Redirect(next_url, status_code=303)
 
 

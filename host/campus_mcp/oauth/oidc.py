@@ -2,30 +2,70 @@
 
 The authorization code flow with PKCE, a ``state`` and a ``nonce`` kept in the session; the ID
 token's signature is checked against the provider's published keys, and its issuer, audience,
-expiry and nonce against what this server expects. A student is known by (issuer, subject).
+expiry and nonce against what this server expects. The keys are kept per process and fetched
+again only for a key id they lack (the provider rotated its key), not on every sign-in.
+
+The claims the campus maps (``oidc_student_id_claim``, ``oidc_admit_claim``) come from the ID
+token, or from the userinfo endpoint when the ID token lacks them (a provider that follows the
+specification to the letter puts profile claims only there). A person without an admitted value
+of the admit claim is refused with a page saying why and whom to ask, and gets no student record.
+A student is known by (issuer, subject) and carries the campus student id.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 from joserfc import jwt
-from joserfc.errors import JoseError
+from joserfc.errors import BadSignatureError, ExpiredTokenError, InvalidClaimError, JoseError, MissingClaimError
 from joserfc.jwk import KeySet
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import Student, oidc_student
+from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
+# Seconds of clock difference between the provider and this server that an ID token may show.
+CLOCK_SKEW = 60
+UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
+
+# The provider's signing keys by JWKS URL, for this process; fetched again on an unknown key id.
+_keys: dict[str, KeySet] = {}
+# How many times this process fetched a JWKS (a test proves a sign-in does not fetch it each time).
+jwks_fetches = 0
 
 
 class OidcError(Exception):
     """Why the identity provider sign-in failed, in words for the student."""
+
+
+class OidcRefused(OidcError):
+    """The provider signed the person in, but this campus does not admit them (a page says why)."""
+
+
+def _header(id_token: str) -> dict[str, Any]:
+    try:
+        encoded = id_token.split(".", 1)[0]
+        header: dict[str, Any] = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+    except (ValueError, IndexError) as exc:
+        raise OidcError("The campus sign-in service sent an ID token that cannot be read.") from exc
+    return header
+
+
+def claim_values(value: Any) -> list[str]:
+    """A claim as a list of strings: one string, a list of them, or space-separated (scope-like)."""
+    if isinstance(value, str):
+        return value.split() if " " in value.strip() else [value]
+    if isinstance(value, list):
+        return [str(item) for item in value if isinstance(item, (str, int))]
+    return []
 
 
 class OidcClient:
@@ -38,27 +78,27 @@ class OidcClient:
         return AsyncOAuth2Client(
             client_id=self.settings.oidc_client_id,
             client_secret=self.settings.oidc_client_secret.get_secret_value() or None,
-            scope="openid profile email",
+            scope=self.settings.oidc_scopes,
             redirect_uri=self.redirect_uri,
             code_challenge_method="S256",
             timeout=10,
         )
 
-    async def _discover(self) -> dict[str, Any]:
+    async def discover(self) -> dict[str, Any]:
         try:
             async with httpx.AsyncClient(timeout=10) as http:
                 response = await http.get(self.issuer + "/.well-known/openid-configuration")
                 response.raise_for_status()
                 document: dict[str, Any] = response.json()
         except (httpx.HTTPError, ValueError) as exc:
-            raise OidcError("The campus sign-in service cannot be reached. Try again in a few minutes.") from exc
+            raise OidcError(UNREACHABLE) from exc
         if document.get("issuer", "").rstrip("/") != self.issuer:
             raise OidcError("The campus sign-in service describes a different issuer; ask IT to check the setup.")
         return document
 
     async def start(self) -> tuple[str, dict[str, str]]:
         """The provider's authorization URL, and what the callback needs (kept in the session)."""
-        document = await self._discover()
+        document = await self.discover()
         verifier = generate_token(64)
         nonce = secrets.token_urlsafe(24)
         async with self._client() as client:
@@ -68,7 +108,7 @@ class OidcClient:
         return url, {"state": state, "verifier": verifier, "nonce": nonce}
 
     async def finish(self, pending: dict[str, Any], *, code: str | None, state: str | None) -> dict[str, Any]:
-        """Exchange the code and return the ID token's verified claims."""
+        """Exchange the code; the ID token's verified claims, completed from userinfo when needed."""
         expected_state = pending.get("state")
         if (
             not code
@@ -76,43 +116,157 @@ class OidcClient:
             or not isinstance(expected_state, str)
             or not secrets.compare_digest(state, expected_state)
         ):
-            raise OidcError("The sign-in answer does not match a sign-in started here. Start again from the app.")
-        document = await self._discover()
+            raise OidcError(
+                "This sign-in answer does not match a sign-in started here, or it was used already. "
+                "Start again from the app."
+            )
+        document = await self.discover()
         try:
             async with self._client() as client:
                 token = await client.fetch_token(
                     document["token_endpoint"], code=code, code_verifier=pending.get("verifier")
                 )
-            async with httpx.AsyncClient(timeout=10) as http:
-                keys = (await http.get(document["jwks_uri"])).json()
         except (httpx.HTTPError, ValueError, KeyError) as exc:
-            raise OidcError("The campus sign-in service did not complete the sign-in. Try again.") from exc
+            raise OidcError(
+                "The campus sign-in service did not complete the sign-in. Start again from the app."
+            ) from exc
         id_token = token.get("id_token")
         if not isinstance(id_token, str):
-            raise OidcError("The campus sign-in service sent no ID token.")
-        try:
-            decoded = jwt.decode(id_token, KeySet.import_key_set(keys))
-            registry = jwt.JWTClaimsRegistry(
-                iss={"essential": True, "value": document["issuer"]},
-                aud={"essential": True, "value": self.settings.oidc_client_id},
-                sub={"essential": True},
-                exp={"essential": True},
-                nonce={"essential": True, "value": str(pending.get("nonce") or "")},
-            )
-            registry.validate(decoded.claims)
-        except (JoseError, ValueError) as exc:
-            raise OidcError("The campus sign-in service sent an ID token that does not check out.") from exc
-        claims: dict[str, Any] = dict(decoded.claims)
-        claims["iss"] = document["issuer"]
+            raise OidcError("The campus sign-in service sent no ID token; ask IT to check the setup.")
+        claims = await self.verify(document, id_token, str(pending.get("nonce") or ""))
+        wanted = [c for c in (self.settings.oidc_student_id_claim, self.settings.oidc_admit_claim) if c]
+        if any(name not in claims for name in wanted) and document.get("userinfo_endpoint"):
+            claims = {
+                **await self._userinfo(document["userinfo_endpoint"], str(token.get("access_token")), claims),
+                **claims,
+            }
         return claims
 
-    async def student(self, session: AsyncSession, claims: dict[str, Any]) -> Student:
-        username = claims.get("preferred_username") or (claims.get("email") or "").split("@")[0]
-        return await oidc_student(
-            session,
-            str(claims["iss"]),
-            str(claims["sub"]),
-            username=str(username or ""),
-            display_name=str(claims.get("name") or username or ""),
-            email=claims.get("email") if isinstance(claims.get("email"), str) else None,
+    async def _userinfo(self, url: str, access_token: str, claims: dict[str, Any]) -> dict[str, Any]:
+        try:
+            async with httpx.AsyncClient(timeout=10) as http:
+                response = await http.get(url, headers={"Authorization": f"Bearer {access_token}"})
+                response.raise_for_status()
+                info: dict[str, Any] = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise OidcError("The campus sign-in service did not send your profile. Try again.") from exc
+        if info.get("sub") != claims.get("sub"):
+            # OIDC Core 5.3.2: a userinfo answer for another subject must not be used.
+            raise OidcError("The campus sign-in service sent the profile of someone else; ask IT to check the setup.")
+        return info
+
+    async def _key_set(self, jwks_uri: str, kid: str | None) -> KeySet:
+        global jwks_fetches
+        keys = _keys.get(jwks_uri)
+        if keys is not None and (kid is None or any(key.kid == kid for key in keys.keys)):
+            return keys
+        try:
+            async with httpx.AsyncClient(timeout=10) as http:
+                response = await http.get(jwks_uri)
+                response.raise_for_status()
+                keys = KeySet.import_key_set(response.json())
+        except (httpx.HTTPError, ValueError, JoseError) as exc:
+            raise OidcError(UNREACHABLE) from exc
+        jwks_fetches += 1
+        _keys[jwks_uri] = keys
+        return keys
+
+    async def verify(self, document: dict[str, Any], id_token: str, nonce: str) -> dict[str, Any]:
+        """The ID token's claims once its signature, issuer, audience, expiry and nonce check out."""
+        header = _header(id_token)
+        keys = await self._key_set(document["jwks_uri"], header.get("kid"))
+        try:
+            decoded = jwt.decode(id_token, keys, algorithms=["RS256", "ES256", "PS256", "EdDSA"])
+        except BadSignatureError as exc:
+            raise OidcError(
+                "The sign-in answer is not signed by the campus sign-in service, so it was refused. "
+                "Start again from the app; if it happens again, tell IT."
+            ) from exc
+        except (JoseError, ValueError) as exc:
+            raise OidcError("The campus sign-in service sent an ID token that does not check out.") from exc
+        registry = jwt.JWTClaimsRegistry(
+            leeway=CLOCK_SKEW,
+            iss={"essential": True, "value": document["issuer"]},
+            aud={"essential": True, "value": self.settings.oidc_client_id},
+            sub={"essential": True},
+            exp={"essential": True},
+            nonce={"essential": True, "value": nonce},
         )
+        try:
+            registry.validate(decoded.claims)
+        except ExpiredTokenError as exc:
+            raise OidcError("The sign-in answer has expired. Start again from the app.") from exc
+        except (InvalidClaimError, MissingClaimError) as exc:
+            raise OidcError(_claim_problem(str(getattr(exc, "claim", "")))) from exc
+        except JoseError as exc:
+            raise OidcError("The campus sign-in service sent an ID token that does not check out.") from exc
+        return dict(decoded.claims)
+
+    def admitted(self, claims: dict[str, Any]) -> None:
+        """Raise :class:`OidcRefused` unless the admit claim holds an admitted value."""
+        name = self.settings.oidc_admit_claim
+        if not name:
+            return
+        admitted = {value.lower() for value in self.settings.oidc_admit_values}
+        if not any(value.lower() in admitted for value in claim_values(claims.get(name))):
+            raise OidcRefused(
+                "Your campus account signed in, but this service is for students, and your account "
+                f"is not listed as one ({name} does not include "
+                f"{' or '.join(sorted(self.settings.oidc_admit_values))}). If you are a student, ask "
+                f"{self.settings.oidc_help_contact} to check your account's affiliation."
+            )
+
+    def campus_id(self, claims: dict[str, Any]) -> str:
+        name = self.settings.oidc_student_id_claim
+        values = claim_values(claims.get(name))
+        if not values or not values[0].strip():
+            raise OidcRefused(
+                f"Your campus account did not tell this service your student id (the {name} claim). "
+                f"Ask {self.settings.oidc_help_contact} to release it to this service."
+            )
+        return values[0]
+
+    async def student(self, session: AsyncSession, claims: dict[str, Any]) -> Student:
+        """The admitted person's student record (created or attached now); OidcRefused otherwise."""
+        self.admitted(claims)
+        campus_id = self.campus_id(claims)
+        email = claims.get("email") if isinstance(claims.get("email"), str) else None
+        try:
+            return await oidc_student(
+                session,
+                str(claims["iss"]),
+                str(claims["sub"]),
+                campus_id=campus_id,
+                display_name=str(claims.get("name") or campus_id),
+                email=email,
+            )
+        except IdentityRefused as exc:
+            raise OidcRefused(f"{exc} Ask {self.settings.oidc_help_contact}.") from exc
+
+    async def logout_url(self, post_logout_redirect: str) -> str | None:
+        """Where to end the provider's session too (RP-initiated logout), when it offers that."""
+        try:
+            document = await self.discover()
+        except OidcError:
+            return None  # the local sign-out happened; the provider's session ends on its own
+        endpoint = document.get("end_session_endpoint")
+        if not isinstance(endpoint, str) or not endpoint.startswith(("https://", "http://")):
+            return None
+        query = urlencode({"client_id": self.settings.oidc_client_id, "post_logout_redirect_uri": post_logout_redirect})
+        return endpoint + ("&" if "?" in endpoint else "?") + query
+
+
+def _claim_problem(claim: str) -> str:
+    if claim == "iss":
+        return (
+            "The sign-in answer came from another identity provider than the one this campus uses, so "
+            "it was refused. Start again from the app."
+        )
+    if claim == "aud":
+        return "The sign-in answer was made for another application, so it was refused. Start again from the app."
+    if claim == "nonce":
+        return (
+            "The sign-in answer belongs to another sign-in (or was used already), so it was refused. "
+            "Start again from the app."
+        )
+    return "The campus sign-in service sent an ID token that does not check out."

@@ -1,4 +1,5 @@
-"""``campus-mcp students``: local accounts for campuses without an identity provider."""
+"""``campus-mcp students``: every student (local, demo, identity provider) listed by campus id,
+disabled and enabled again; local accounts for campuses without an identity provider."""
 
 from __future__ import annotations
 
@@ -6,17 +7,20 @@ import asyncio
 
 import click
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import Student, create_local_student, set_password, student_by_username
+from campus_mcp.accounts import Student, campus_id_of, create_local_student, set_password, student_by_username
 from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.deployment import open_deployment
 from campus_mcp.limits.policy import address_key, parse_address
+from campus_mcp.oauth.disabling import disable
 from campus_mcp.oauth.login_limit import LoginLimit, account_key
 from campus_mcp.settings import Settings
 
 
 @click.group("students")
 def students() -> None:
-    """Local student accounts (passwords hashed with argon2id)."""
+    """Students: list, disable and enable any; local accounts (passwords hashed with argon2id)."""
 
 
 @students.command("add")
@@ -41,9 +45,19 @@ def add(username: str, display_name: str | None, email: str | None, password: st
     click.echo(f"Created the local account {username.strip().lower()!r}.")
 
 
+def kind_of(student: Student) -> str:
+    if student.is_demo:
+        return "demo"
+    if student.oidc_subject:
+        return "identity provider"
+    if student.password_hash:
+        return "local"
+    return "not signed in yet"  # made by the enrollment feed; the first sign-in attaches to it
+
+
 @students.command("list")
 def list_students() -> None:
-    """Print every student and how they sign in (never a password or hash)."""
+    """Print every student: id, username, campus id, how they sign in, name (never a password or hash)."""
 
     async def _list() -> list[Student]:
         engine = make_engine(Settings().database_url)
@@ -54,8 +68,65 @@ def list_students() -> None:
             await engine.dispose()
 
     for student in asyncio.run(_list()):
-        kind = "demo" if student.is_demo else ("identity provider" if student.oidc_subject else "local")
-        click.echo(f"{student.id}\t{student.username}\t{kind}\t{student.display_name}")
+        state = "\tdisabled" if student.disabled else ""
+        click.echo(
+            f"{student.id}\t{student.username}\t{student.campus_id or '-'}\t{kind_of(student)}\t{student.display_name}{state}"
+        )
+
+
+async def _find(session: AsyncSession, who: str) -> Student:
+    """The student named by username or campus id, or a ClickException saying how to find one."""
+    name = campus_id_of(who)
+    found = await student_by_username(session, name)
+    if found is None:
+        found = (await session.execute(select(Student).where(Student.campus_id == name))).scalar_one_or_none()
+    if found is None:
+        raise click.ClickException(
+            f"no student with the username or campus id {name!r}; see `campus-mcp students list`"
+        )
+    return found
+
+
+@students.command("disable")
+@click.argument("student")
+def disable_student(student: str) -> None:
+    """Disable a student (username or campus id): no sign-in, and their sessions, app tokens,
+    personal access tokens and calendar feed end at once."""
+
+    async def _disable() -> tuple[str, str]:
+        async with (
+            open_deployment(Settings(), migrate=False) as deployment,
+            deployment.sessions() as session,
+            session.begin(),
+        ):
+            found = await _find(session, student)
+            revoked = await disable(session, found, deployment.registry.connections)
+            ended = ", ".join(revoked.connections) or "no connection"
+            return found.username, (
+                f"{revoked.oauth_tokens} app token(s) and {revoked.personal_tokens} personal access "
+                f"token(s) revoked, every browser session ended, {ended} turned off"
+            )
+
+    username, what = asyncio.run(_disable())
+    click.echo(f"Disabled {username!r}: {what}.")
+
+
+@students.command("enable")
+@click.argument("student")
+def enable_student(student: str) -> None:
+    """Let a disabled student (username or campus id) sign in again; revoked tokens stay revoked."""
+
+    async def _enable() -> str:
+        engine = make_engine(Settings().database_url)
+        try:
+            async with make_sessions(engine)() as session, session.begin():
+                found = await _find(session, student)
+                found.disabled = False
+                return found.username
+        finally:
+            await engine.dispose()
+
+    click.echo(f"Enabled {asyncio.run(_enable())!r}: they can sign in again (and connect their apps again).")
 
 
 @students.command("password")

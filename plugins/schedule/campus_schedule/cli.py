@@ -23,7 +23,9 @@ async def _import(path: Path, complete: tuple[str, ...]) -> FeedResult:
         started = utcnow()
         try:
             async with deployment.session() as session:
-                result = await import_enrollments(session, content, complete_terms=complete)
+                result = await import_enrollments(
+                    session, content, complete_terms=complete, create_students=bool(deployment.settings.oidc_issuer)
+                )
         except Exception as exc:
             async with deployment.session() as session:
                 await record_run(

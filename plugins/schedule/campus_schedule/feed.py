@@ -1,4 +1,11 @@
-"""The enrollment feed from campus IT: a CSV of (student username or email, term, CRN).
+"""The enrollment feed from campus IT: a CSV of (student, term, CRN); the student is named by
+campus student id, username or email.
+
+With a campus identity provider (``CAMPUS_MCP_OIDC_ISSUER``), the first column is the campus
+student id, and a student the campus does not know yet is created with that id and no way in
+(``student_for_feed``): the nightly feed refuses nobody who is enrolled, and the student's first
+sign-in attaches to the record, rows included. Without one, an unknown student is refused as before
+(local accounts are made by an administrator).
 
 Idempotent: a second run of the same file changes no row. A row the campus cannot place is
 counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of another term,
@@ -20,6 +27,7 @@ from collections.abc import Iterable
 
 from campus_catalog.models import Section, Term
 from campus_mcp import count_import_failures
+from campus_mcp.accounts import student_for_feed
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -45,6 +53,7 @@ class FeedResult:
     added: int = 0
     removed: int = 0
     unchanged: int = 0
+    students_created: int = 0
     refused: Counter[str] = dataclasses.field(default_factory=Counter)
     examples: dict[str, list[str]] = dataclasses.field(default_factory=lambda: defaultdict(list))
     complete_terms: set[str] = dataclasses.field(default_factory=set)
@@ -63,7 +72,7 @@ class FeedResult:
             f"{self.rows} row(s): {self.added} added, {self.unchanged} already there, {self.removed} removed "
             f"(complete terms: {', '.join(sorted(self.complete_terms)) or 'none'}); "
             f"refused: {refused or 'none'}"
-        )
+        ) + (f"; {self.students_created} student(s) not signed in yet created" if self.students_created else "")
 
     def lost(self) -> dict[str, str]:
         """The refused rows by kind, for the run record (``JobOutcome.lost``)."""
@@ -87,12 +96,20 @@ def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
         yield number, cells
 
 
-async def import_enrollments(session: AsyncSession, content: str, *, complete_terms: Iterable[str] = ()) -> FeedResult:
-    """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written."""
+async def import_enrollments(
+    session: AsyncSession, content: str, *, complete_terms: Iterable[str] = (), create_students: bool = False
+) -> FeedResult:
+    """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written.
+    ``create_students``: an unknown student is a campus id to create (the campus signs in with an
+    identity provider), not a refused row."""
     result = FeedResult()
     students: dict[str, int] = {}
-    for student_id, username, email in await session.execute(text("SELECT id, username, email FROM students")):
-        students[str(username).lower()] = int(student_id)
+    for student_id, username, email, campus_id in await session.execute(
+        text("SELECT id, username, email, campus_id FROM students")
+    ):
+        if campus_id:
+            students[str(campus_id).lower()] = int(student_id)
+        students.setdefault(str(username).lower(), int(student_id))
         if email:
             students.setdefault(str(email).lower(), int(student_id))
     terms = {t.uid: t for t in (await session.scalars(select(Term))).all()}
@@ -125,6 +142,9 @@ async def import_enrollments(session: AsyncSession, content: str, *, complete_te
             result.refuse("unknown_term", line, f"term {term_uid}")
             continue
         student = students.get(who.lower())
+        if student is None and create_students and "@" not in who:
+            student = students[who.lower()] = await student_for_feed(session, who)
+            result.students_created += 1
         if student is None:
             # The username itself is not listed: it is a person's identifier.
             result.refuse("unknown_student", line, "no student with that username or email")

@@ -27,14 +27,17 @@ async def read_feed(location: str) -> str:
     return await asyncio.to_thread(Path(location).read_text, encoding="utf-8-sig")
 
 
-def feed_job(plugin_settings: ScheduleSettings) -> Job:
+def feed_job(plugin_settings: ScheduleSettings, *, create_students: bool = False) -> Job:
     location = plugin_settings.enrollment_feed or ""
 
     async def read_enrollments(context: JobContext) -> JobOutcome:
         content = await read_feed(location)
         async with context.session() as session:
             result = await import_enrollments(
-                session, content, complete_terms=plugin_settings.enrollment_complete_terms
+                session,
+                content,
+                complete_terms=plugin_settings.enrollment_complete_terms,
+                create_students=create_students,
             )
         return outcome_of(result)
 

@@ -125,7 +125,9 @@ def register_commands() -> list[Any]:
 
 
 @hookimpl
-def register_jobs(plugin_settings: ScheduleSettings) -> list[Job]:
+def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list[Job]:
     from campus_schedule.jobs import feed_job
 
-    return [feed_job(plugin_settings)] if plugin_settings.enrollment_feed else []
+    # With a campus identity provider, the feed creates the students it names who have not signed in yet.
+    create = bool(settings.oidc_issuer)
+    return [feed_job(plugin_settings, create_students=create)] if plugin_settings.enrollment_feed else []

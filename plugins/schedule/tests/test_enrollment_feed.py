@@ -19,6 +19,7 @@ from campus_catalog.queries.clock import campus_today
 from campus_mcp.testing import CampusFactory, CampusHarness, JobRunRecord
 from campus_mcp.testing import cli_main as main
 from campus_schedule.enrollment import set_term_sections
+from campus_schedule.models import Enrollment
 from click.testing import CliRunner, Result
 from sqlalchemy import select, text
 
@@ -74,8 +75,8 @@ def _schedules(dump: list[tuple[Any, ...]]) -> set[tuple[str, str, str, str]]:
     return {(username, term, crn, source) for _id, username, term, crn, _section, source, _at in dump}
 
 
-async def _import(campus: CampusHarness, path: Path, *options: str) -> Result:
-    env = {
+async def _import(campus: CampusHarness, path: Path, *options: str, **more_env: str) -> Result:
+    env = more_env | {
         "CAMPUS_MCP_DATABASE_URL": campus.settings.database_url,
         "CAMPUS_MCP_PLUGINS": "catalog,schedule",
         "CAMPUS_MCP_CONFIG": str(path.parent / "no-config.toml"),
@@ -85,6 +86,33 @@ async def _import(campus: CampusHarness, path: Path, *options: str) -> Result:
     return await asyncio.to_thread(
         CliRunner().invoke, main, ["import", "enrollments", str(path), *options], env=env, catch_exceptions=False
     )
+
+
+async def test_with_an_identity_provider_the_feed_keeps_rows_of_students_not_signed_in_yet(
+    schedule_campus: CampusHarness, tmp_path: Path
+) -> None:
+    # Issue 26.4: the nightly feed refuses nobody who is enrolled. With an identity provider the
+    # first column is the campus id; a student not signed in yet is created with it, no way in.
+    feed = "student,term,crn\nS7001,202710,21001\ns7001,202710,21002\nnew@campus.example,202710,21001\n"
+    path = _write(tmp_path, "idp.csv", feed)
+    run = await _import(schedule_campus, path, CAMPUS_MCP_OIDC_ISSUER="https://idp.campus.example")
+    assert run.exit_code == 0, run.output
+    assert "3 row(s): 2 added" in run.output and "; 1 student(s) not signed in yet created" in run.output
+    # An email names a person, not a campus id: refused as before.
+    assert "refused unknown_student: 1 row(s): line 4" in run.output
+    async with schedule_campus.sessions() as session:
+        row = (
+            await session.execute(
+                text("SELECT id, username, password_hash, oidc_subject FROM students WHERE campus_id = 's7001'")
+            )
+        ).one()
+        crns = (await session.scalars(select(Enrollment.crn).where(Enrollment.student_id == row[0]))).all()
+    assert row[1:] == ("s7001", None, None) and sorted(crns) == ["21001", "21002"]
+    again = await _import(schedule_campus, path, CAMPUS_MCP_OIDC_ISSUER="https://idp.campus.example")
+    assert "0 added, 2 already there" in again.output and "not signed in yet created" not in again.output
+    # Without an identity provider an unknown student is refused, as before.
+    local = await _import(schedule_campus, _write(tmp_path, "local.csv", "S7002,202710,21001\n"))
+    assert "refused unknown_student: 1 row(s): line 1" in local.output
 
 
 def _assert_refused_by_kind(run: JobRunRecord) -> None:

@@ -29,7 +29,7 @@ async def describe_feed(session: AsyncSession, student_id: int) -> ConnectionSta
     )
 
 
-CALENDAR_FEED = Connection(title=TITLE, describe=describe_feed)
+CALENDAR_FEED = Connection(title=TITLE, describe=describe_feed, end=tokens.turn_off)
 
 
 def feed_card(feed: tokens.CalendarFeed | None) -> str:

@@ -1,7 +1,7 @@
 """core: failed sign-ins name the username they tried (a per-account limit beside the per-address one)
 
-Revision ID: core_0006
-Revises: core_0005
+Revision ID: core_0007
+Revises: core_0006
 Create Date: 2026-12-05
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "core_0006"
-down_revision: str | Sequence[str] | None = "core_0005"
+revision: str = "core_0007"
+down_revision: str | Sequence[str] | None = "core_0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
