@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from campus_mcp.registry import Registry
+    from campus_mcp.settings import Settings
 
 
 def _registry() -> Registry:
@@ -62,10 +63,25 @@ def _settings_problem(exc: ValidationError) -> str:
     return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."
 
 
-def _log_to_stderr() -> None:
+def _log_to_stderr(settings: Settings) -> None:
+    import logging
+
     from campus_mcp.serving import log_to_stderr
 
-    log_to_stderr()
+    log_to_stderr(settings)
+    # Alembic's INFO lines (its dialect, each script run) are not the server's; prepare_database says what it did.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _say(settings: Settings, text: str, *, err: bool = False) -> None:
+    """A long-running command's note: a line on the terminal, or a log line in a JSON log, whose
+    every line must parse."""
+    if settings.log_format == "json":
+        import logging
+
+        logging.getLogger("campus_mcp.cli").info(text)
+    else:
+        click.echo(text, err=err)
 
 
 def _startup(overrides: dict[str, Any]) -> Registry:
@@ -194,7 +210,7 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_s
 
         said = asyncio.run(_load())
         if said:
-            click.echo(said, err=notes_to_stderr)
+            _say(registry.settings, said, err=notes_to_stderr)
 
 
 @main.command()
@@ -226,16 +242,17 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     settings = registry.settings
     if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
         raise StartupError(problem)
+    _log_to_stderr(settings)
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True)
-    _log_to_stderr()  # after the migrations: Alembic's INFO lines are not the server's
-    click.echo(f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
+    _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": "info",
+        "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
         "access_log": settings.access_log,  # issue 16: no log line per request unless asked for
         "proxy_headers": False,
         "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
@@ -246,8 +263,9 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     }
     if workers == 1:
         from campus_mcp.app import create_app
+        from campus_mcp.serving import served
 
-        uvicorn.run(create_app(registry=registry), **options)
+        uvicorn.run(served(create_app(registry=registry), settings), **options)
         return
     # Each worker process builds its own app from the settings, so the options given here go to
     # them through the environment they inherit.
@@ -269,7 +287,7 @@ def stdio(no_prepare: bool) -> None:
     registry = _startup({})
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
-    _log_to_stderr()
+    _log_to_stderr(registry.settings)
     try:
         run(registry)
     except StdioRefused as exc:
@@ -291,8 +309,8 @@ def worker() -> None:
     registry = _startup({})
     if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
         raise StartupError(problem)
-    _log_to_stderr()
     settings = registry.settings
+    _log_to_stderr(settings)
 
     async def _run() -> None:
         engine = make_engine(settings.database_url, timeout_seconds=settings.database_timeout_seconds)
@@ -302,9 +320,10 @@ def worker() -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
         election.start()
-        click.echo(
+        _say(
+            settings,
             f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
-            "the scheduler lock; SIGTERM or Ctrl-C stops it."
+            "the scheduler lock; SIGTERM or Ctrl-C stops it.",
         )
         try:
             await stopping.wait()
@@ -544,6 +563,7 @@ def jobs_run(job_id: str) -> None:
     from campus_mcp.jobs import record_abandoned_runs, run_job
 
     registry = _registry()
+    _log_to_stderr(registry.settings)  # the job's own lines, in the log's format
     job = registry.jobs.get(job_id)
     if job is None:
         raise click.ClickException(

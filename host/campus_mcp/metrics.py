@@ -50,6 +50,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from campus_mcp.call_log import tool_outcome
+
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -180,6 +182,7 @@ def count_tool_call(tool: str, outcome: str) -> None:
     if outcome not in TOOL_CALL_OUTCOMES:
         raise ValueError(f"unknown tool call outcome {outcome!r}; use one of {', '.join(TOOL_CALL_OUTCOMES)}")
     count("tool_calls_total", outcome=outcome, tool=tool)
+    tool_outcome.set(outcome)  # for the call's log line (campus_mcp.call_log)
 
 
 def count_scope_denial(tool: str, scope: str) -> None:

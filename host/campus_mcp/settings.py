@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -131,6 +131,13 @@ class Settings(BaseSettings):
         description=(
             "Whether `serve` logs a line for every HTTP request (uvicorn's access log). Off by default: "
             "at a few hundred requests a second it is most of the log and a cost on every answer."
+        ),
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description=(
+            "How `serve`, `worker` and `stdio` write their log: readable text, or json (one object a "
+            "line, for a log collector). Either way every logger's lines, in UTC, with the request id."
         ),
     )
     sdk_log_level: str = Field(
