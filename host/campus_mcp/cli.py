@@ -243,6 +243,8 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
         raise StartupError(problem)
     _log_to_stderr(settings)
+    if not settings.demo:
+        _refuse_on_problems(registry, workers=workers)
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True)
     _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
@@ -276,6 +278,44 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     share_between_workers(settings)
     # uvicorn's supervisor, except that a SIGTERM also closes its listening socket (serving.py).
     run_workers(workers, options)
+
+
+def _refuse_on_problems(registry: Registry, *, workers: int) -> None:
+    """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
+    migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
+    import logging
+
+    from campus_mcp.config_check import all_problems
+
+    found = all_problems(registry, workers=workers, database=False)
+    for problem in found:
+        if problem.level == "note":
+            logging.getLogger("campus_mcp.check").warning("%s", problem.text)
+    errors = [problem.text for problem in found if problem.level == "error"]
+    if errors:
+        raise StartupError(" ".join(errors) + " (`campus-mcp check` lists every problem.)")
+
+
+@main.command()
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="The server processes the configuration is for (serve's --workers, or all machines' together).",
+)
+def check(workers: int) -> None:
+    """Check a production configuration before it serves: one line per problem with its fix; exit 1 on an error."""
+    from campus_mcp.config_check import all_problems
+
+    found = all_problems(_registry(), workers=workers)
+    for problem in found:
+        click.echo(str(problem))
+    errors = sum(problem.level == "error" for problem in found)
+    if errors:
+        click.echo(f"{errors} error(s): correct them and run `campus-mcp check` again.", err=True)
+        sys.exit(1)
+    click.echo("The configuration is ready to serve.")
 
 
 @main.command()
