@@ -85,7 +85,8 @@ def test_db_upgrade_creates_every_enabled_plugins_tables(
 ) -> None:
     folder, _env = workdir
     assert upgraded.returncode == 0, upgraded.stderr
-    assert "Database is up to date." in upgraded.stdout
+    # Issue 27: an empty database says what was done, not "up to date".
+    assert "Applied " in upgraded.stdout and "migration(s)" in upgraded.stdout, upgraded.stdout
     with sqlite3.connect(folder / "campus.db") as db:
         heads = {row[0] for row in db.execute("SELECT version_num FROM alembic_version")}
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

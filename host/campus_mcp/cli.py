@@ -185,14 +185,17 @@ def _host_models() -> None:
     import campus_mcp.oauth.personal_tokens  # noqa: F401
 
 
-def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False) -> None:
-    """Migrations, and the demo campus on first start. ``notes_to_stderr``: for ``stdio``, whose
-    stdout carries only the protocol."""
+def prepare_database(
+    registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False, migrate: bool = True
+) -> None:
+    """Migrations (unless ``migrate`` is off: a migration job does them), and the demo campus on
+    first start. ``notes_to_stderr``: for ``stdio``, whose stdout carries only the protocol."""
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.demo import load_demo, load_new_plugin_demos
     from campus_mcp.migrate import upgrade
 
-    upgrade(registry)
+    if migrate and (applied := upgrade(registry)):
+        _say(registry.settings, f"Applied {len(applied)} migration(s).", err=notes_to_stderr)
     if load_demo_if_empty and registry.settings.demo:
         _host_models()
 
@@ -218,13 +221,18 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_s
 @click.option("--port", default=None, type=int, help="Port (default: CAMPUS_MCP_PORT or 8000).")
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
 @click.option(
+    "--no-migrate",
+    is_flag=True,
+    help="Skip migrations (a migration job runs `campus-mcp db upgrade`); refuse to start on an unmigrated database.",
+)
+@click.option(
     "--workers",
     default=1,
     show_default=True,
     type=click.IntRange(min=1),
     help="Server processes on this port (more than one needs PostgreSQL and CAMPUS_MCP_SECRET_KEY).",
 )
-def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) -> None:
+def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool, workers: int) -> None:
     """Serve the MCP endpoint, the REST API and the pages (and take part in the scheduler election
     unless CAMPUS_MCP_SCHEDULER is off: one process of all runs the jobs)."""
     import os
@@ -244,9 +252,9 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
         raise StartupError(problem)
     _log_to_stderr(settings)
     if not settings.demo:
-        _refuse_on_problems(registry, workers=workers)
+        _refuse_on_problems(registry, workers=workers, database=no_migrate)
     if not no_prepare:
-        prepare_database(registry, load_demo_if_empty=True)
+        prepare_database(registry, load_demo_if_empty=True, migrate=not no_migrate)
     _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
@@ -280,14 +288,14 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     run_workers(workers, options)
 
 
-def _refuse_on_problems(registry: Registry, *, workers: int) -> None:
+def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> None:
     """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
     migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
     import logging
 
     from campus_mcp.config_check import all_problems
 
-    found = all_problems(registry, workers=workers, database=False)
+    found = all_problems(registry, workers=workers, database=database)
     for problem in found:
         if problem.level == "note":
             logging.getLogger("campus_mcp.check").warning("%s", problem.text)
@@ -380,12 +388,42 @@ def db() -> None:
 
 
 @db.command("upgrade")
-def db_upgrade() -> None:
+@click.option("--sql", is_flag=True, help="Print the SQL of every migration from an empty database; apply nothing.")
+def db_upgrade(sql: bool) -> None:
     """Apply the migrations of every enabled plugin."""
     from campus_mcp.migrate import upgrade
 
-    upgrade(_registry())
-    click.echo("Database is up to date.")
+    registry = _registry()
+    if sql and not registry.settings.database_url.startswith("postgresql"):
+        # Some migrations read a SQLite database to decide (its statistics): no SQL without one.
+        raise click.ClickException(
+            "--sql writes PostgreSQL's SQL for a database administrator; set CAMPUS_MCP_DATABASE_URL to "
+            "the PostgreSQL database. A SQLite database is upgraded with `campus-mcp db upgrade` (back up the file first)."
+        )
+    applied = upgrade(registry, sql=sql)
+    if sql:
+        return  # stdout is the SQL alone, for a database administrator to read or run
+    if applied:
+        click.echo(f"Applied {len(applied)} migration(s); the database is at the head of every enabled plugin.")
+    else:
+        click.echo("Database is up to date: nothing to apply.")
+
+
+@db.command("current")
+def db_current() -> None:
+    """The revision the database is at, for each plugin's branch."""
+    from campus_mcp.migrate import current
+
+    lines = current(_registry())
+    click.echo("\n".join(lines) if lines else "No migration applied: the database is empty (campus-mcp db upgrade).")
+
+
+@db.command("history")
+def db_history() -> None:
+    """Every migration of the installed plugins, newest first."""
+    from campus_mcp.migrate import history
+
+    click.echo("\n".join(history(_registry())))
 
 
 @main.command()
