@@ -73,6 +73,12 @@ def _log_to_stderr(settings: Settings) -> None:
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
+def _use_metrics_folder(overrides: dict[str, Any]) -> None:
+    from campus_mcp.serving import use_metrics_folder
+
+    use_metrics_folder(overrides)
+
+
 def _say(settings: Settings, text: str, *, err: bool = False) -> None:
     """A long-running command's note: a line on the terminal, or a log line in a JSON log, whose
     every line must parse."""
@@ -246,6 +252,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
         overrides["host"] = host
     if port:
         overrides["port"] = port
+    _use_metrics_folder(overrides)
     registry = _startup(overrides)
     settings = registry.settings
     if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
@@ -354,6 +361,7 @@ def worker() -> None:
     from campus_mcp.jobs import scheduler_election
     from campus_mcp.serving import several_processes_problem
 
+    _use_metrics_folder({})
     registry = _startup({})
     if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
         raise StartupError(problem)
@@ -637,6 +645,7 @@ def _run_line(run: dict[str, Any]) -> str:
 @click.argument("job_id")
 def jobs_run(job_id: str) -> None:
     """Run one job now and record the run."""
+    _use_metrics_folder({})  # before the job's modules import prometheus-client
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.jobs import record_abandoned_runs, run_job
 

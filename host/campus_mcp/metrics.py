@@ -21,7 +21,9 @@ keeps every process's values in files of one folder, ``PROMETHEUS_MULTIPROC_DIR`
 process's ``/metrics`` reads and sums them all. ``serve --workers N`` sets it up
 (:func:`share_between_workers`); several separate ``serve`` processes get it from the operator.
 The mode is chosen when prometheus-client is imported, so the folder must be in the environment
-before the process starts.
+before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker`` and
+``jobs run`` put there before they import it (serving.use_metrics_folder): one setting for all of
+them, so a separate ``worker``'s job counts reach ``serve``'s ``/metrics``.
 
 ``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
 (:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``
@@ -230,7 +232,8 @@ def share_between_workers(settings: Settings) -> Path:
     """
     folder = Path(os.environ.get(MULTIPROCESS_DIR) or Path(settings.var_dir) / f"metrics-{settings.port}")
     folder.mkdir(parents=True, exist_ok=True)
-    for leftover in folder.glob("*.db"):
+    # CAMPUS_MCP_METRICS_DIR is shared with processes this one did not start (a worker): their files stay.
+    for leftover in [] if settings.metrics_dir else folder.glob("*.db"):
         leftover.unlink()
     os.environ[MULTIPROCESS_DIR] = str(folder.resolve())
     return folder

@@ -44,6 +44,26 @@ def log_to_stderr(settings: Settings) -> None:
     configure(settings.log_format)
 
 
+def use_metrics_folder(overrides: Mapping[str, Any]) -> None:
+    """Put ``CAMPUS_MCP_METRICS_DIR`` in ``PROMETHEUS_MULTIPROC_DIR`` before prometheus-client is
+    imported (it picks its mode on import), so serve, its workers, ``worker`` and ``jobs run``
+    all count into one folder. A folder the operator set in PROMETHEUS_MULTIPROC_DIR wins; settings
+    that do not validate are left for the command's own check to report."""
+    import os
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    try:
+        folder = Settings(**overrides).metrics_dir
+    except ValidationError:
+        return
+    if folder and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        path = Path(folder).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+
+
 def several_processes_problem(settings: Settings, *, workers: int, command: str) -> str | None:
     """Why ``command`` (``serve --workers N`` or ``worker``) cannot run on these settings, or None."""
     if workers > 1 and not settings.database_url.startswith("postgresql"):

@@ -155,6 +155,14 @@ class Settings(BaseSettings):
             "Off: every request goes through the SDK's transport."
         ),
     )
+    metrics_dir: str = Field(
+        default="",
+        description=(
+            "One folder where every process of this deployment on this machine (serve and its workers, "
+            "worker, jobs run) keeps its metrics, so /metrics sums them all. Unset: serve --workers uses "
+            "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
+        ),
+    )
     metrics_addresses: list[str] = Field(
         default_factory=lambda: ["127.0.0.1", "::1"],
         description="Client addresses or networks (CIDR) that may read /metrics without a token.",
