@@ -495,7 +495,13 @@ def installed_plugins() -> list[dict[str, Any]]:
 
     from pydantic import ValidationError
 
-    from campus_mcp.registry import BUILTIN_PLUGINS, ENTRY_POINT_GROUP, PluginError, check_plugin_names
+    from campus_mcp.registry import (
+        BUILTIN_PLUGINS,
+        ENTRY_POINT_GROUP,
+        PluginError,
+        check_plugin_names,
+        example_left_out,
+    )
     from campus_mcp.settings import Settings
     from campus_mcp.version import __version__
 
@@ -522,6 +528,8 @@ def installed_plugins() -> list[dict[str, Any]]:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_PLUGINS (not in the allow list)"}
         elif entry.name in settings.disable:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_DISABLE"}
+        elif example_left_out(settings, entry):
+            plugin |= {"enabled": False, "disabled_by": "an example: name it in CAMPUS_MCP_PLUGINS outside demo mode"}
         listed.append(plugin)
     return listed
 

@@ -62,7 +62,11 @@ class Settings(BaseSettings):
     )
     # Plugins
     plugins: list[str] | None = Field(
-        default=None, description="Allow list of plugin names; unset loads every installed one."
+        default=None,
+        description=(
+            "Allow list of plugin names; unset loads every installed one, except, outside demo mode, an "
+            "example (the dining plugin), which loads only when named here."
+        ),
     )
     disable: list[str] = Field(default_factory=list, description="Block list of plugin names.")
     # Serving
