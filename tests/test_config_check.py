@@ -59,6 +59,9 @@ async def test_a_ready_configuration_passes_and_each_problem_is_one_line_with_it
         lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
         assert len(lines) == 1 and complaint in lines[0], (name, answer.stdout)
         assert value not in lines[0] or name == "CAMPUS_MCP_PUBLIC_URL"  # never a secret's value
+    # A disabled plugin's own setting is not a typo (READY enables only the catalog).
+    disabled = await asyncio.to_thread(run_command, "check", env={**env, "CAMPUS_MCP_DINING_FEED_FILE": "x.json"})
+    assert disabled.returncode == 0, disabled.stdout
     two = await asyncio.to_thread(run_command, "check", "--workers", "2", env=env)
     assert two.returncode == 1 and "2 processes without CAMPUS_MCP_REDIS_URL" in two.stdout, two.stdout
     with_redis = {**env, "CAMPUS_MCP_REDIS_URL": "redis://127.0.0.1:1/0"}

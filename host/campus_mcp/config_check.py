@@ -108,11 +108,15 @@ def unknown_variables(registry: Registry, environment: Iterable[str] | None = No
     for plugin, model in registry.plugin_settings.items():
         if model is not None:
             known |= {env_variable(plugin, key) for key in type(model).model_fields}
+    # A disabled or not-loaded plugin's settings are its own business: left alone while it is off.
+    from campus_mcp.registry import installed_plugin_names
+
+    others = tuple(f"CAMPUS_MCP_{name.upper()}_" for name in installed_plugin_names() if name not in registry.plugins)
     names = os.environ if environment is None else environment
     return [
         Problem("error", f"{name} is not a setting of the host or of an enabled plugin: correct its name or remove it.")
         for name in sorted(names)
-        if name.startswith("CAMPUS_MCP_") and name not in known and "__" not in name
+        if name.startswith("CAMPUS_MCP_") and name not in known and "__" not in name and not name.startswith(others)
     ]
 
 
