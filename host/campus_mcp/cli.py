@@ -340,9 +340,9 @@ def stdio(no_prepare: bool) -> None:
     from campus_mcp.stdio import StdioRefused, run
 
     registry = _startup({})
+    _log_to_stderr(registry.settings)  # stderr only: stdout carries the protocol
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
-    _log_to_stderr(registry.settings)
     try:
         run(registry)
     except StdioRefused as exc:
