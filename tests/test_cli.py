@@ -93,6 +93,7 @@ def test_db_upgrade_creates_every_enabled_plugins_tables(
     # It says what it did on an empty database, not that it was up to date.
     created = len(tables - {"alembic_version"})
     assert f"created {created} tables. It is now up to date." in upgraded.stdout
+    assert re.search(r": applied \d+ migrations, created", upgraded.stdout), upgraded.stdout
     assert upgraded.stdout.startswith("Migrated the database (core, catalog,")
 
     again = run_cli("db", "upgrade", cwd=folder, **env)

@@ -10,6 +10,7 @@ student. Across processes: two ``campus-mcp serve`` on one database and one
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +27,8 @@ from campus_mcp.testing import test_settings as settings_for
 from campus_schedule.feed import import_enrollments
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.parser import text_string_to_metric_families
+
+from tests.support.scale_out import run_command
 
 Series = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -227,5 +230,29 @@ async def test_serve_with_two_workers_sums_them_and_starts_clean(
                 calls += 1
             for _ in range(4):  # whichever worker answers the scrape reads every worker's counts, and only theirs
                 assert scraped_calls(served.base) == calls
+    finally:
+        await campus_databases.drop(env["CAMPUS_MCP_DATABASE_URL"])
+
+
+async def test_one_setting_puts_a_separate_process_s_job_counts_on_serve_s_page(
+    campus_databases: TestDatabases, tmp_path: Path
+) -> None:
+    """Issue 27: CAMPUS_MCP_METRICS_DIR, shared by serve, worker and jobs run, with no
+    PROMETHEUS_MULTIPROC_DIR: a job run by another process is counted on serve's /metrics."""
+    env = served_env(
+        await campus_databases.demo_copy(),
+        tmp_path,
+        CAMPUS_MCP_METRICS_DIR=str(tmp_path / "metrics"),
+        CAMPUS_MCP_PLUGINS="dining",
+        CAMPUS_MCP_SCHEDULER="false",
+    )
+    series = 'campus_mcp_job_runs_total{job="dining.refresh_hours",outcome="ok"}'
+    try:
+        with serve(env, log_path=tmp_path / "serve.log", args=["--no-prepare"]) as served:
+            ran = await asyncio.to_thread(run_command, "jobs", "run", "dining.refresh_hours", env=env)
+            assert ran.returncode == 0, ran.stderr
+            async with httpx.AsyncClient(timeout=10) as http:
+                page = (await http.get(f"{served.base}/metrics")).text
+            assert f"{series} 1.0" in page, page[-2000:]
     finally:
         await campus_databases.drop(env["CAMPUS_MCP_DATABASE_URL"])

@@ -63,6 +63,9 @@ async def test_sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_frees
         "CAMPUS_MCP_DEMO": "false",
         "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
         "CAMPUS_MCP_PLUGINS": "race",
+        # Two workers outside demo mode need Redis for shared rate limits (campus-mcp check); this
+        # test is about stopping, so the limits are off rather than a Redis started.
+        "CAMPUS_MCP_RATE_LIMITS": "false",
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
         "CAMPUS_MCP_SCHEDULER_RETRY_SECONDS": "0.5",

@@ -240,7 +240,10 @@ def create_app(
         include_in_schema=False,
         # Litestar's default would replace the root logger's handlers: an operator's own logging
         # set-up would be lost, and pytest's caplog would see nothing. `campus-mcp serve` sets up
-        # the root logger itself (cli.py); Litestar keeps its own "litestar" logger.
-        logging_config=LoggingConfig(configure_root_logger=False),
+        # the root logger itself (campus_mcp.log_lines), and Litestar's logger passes its lines on to
+        # it, so they come in the one format of the log.
+        logging_config=LoggingConfig(
+            configure_root_logger=False, loggers={"litestar": {"level": "INFO", "handlers": [], "propagate": True}}
+        ),
         debug=False,
     )

@@ -66,10 +66,31 @@ def _settings_problem(exc: ValidationError) -> str:
     return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."
 
 
-def _log_to_stderr() -> None:
+def _log_to_stderr(settings: Settings) -> None:
+    import logging
+
     from campus_mcp.serving import log_to_stderr
 
-    log_to_stderr()
+    log_to_stderr(settings)
+    # Alembic's INFO lines (its dialect, each script run) are not the server's; prepare_database says what it did.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def _use_metrics_folder(overrides: dict[str, Any]) -> None:
+    from campus_mcp.serving import use_metrics_folder
+
+    use_metrics_folder(overrides)
+
+
+def _say(settings: Settings, text: str, *, err: bool = False) -> None:
+    """A long-running command's note: a line on the terminal, or a log line in a JSON log, whose
+    every line must parse."""
+    if settings.log_format == "json":
+        import logging
+
+        logging.getLogger("campus_mcp.cli").info(text)
+    else:
+        click.echo(text, err=err)
 
 
 def _startup(overrides: dict[str, Any], *, check: Callable[[Settings], str | None] | None = None) -> Registry:
@@ -176,14 +197,17 @@ def _host_models() -> None:
     import campus_mcp.oauth.personal_tokens  # noqa: F401
 
 
-def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False) -> None:
-    """Migrations, and the demo campus on first start. ``notes_to_stderr``: for ``stdio``, whose
-    stdout carries only the protocol."""
+def prepare_database(
+    registry: Registry, *, load_demo_if_empty: bool, notes_to_stderr: bool = False, migrate: bool = True
+) -> None:
+    """Migrations (unless ``migrate`` is off: a migration job does them), and the demo campus on
+    first start. ``notes_to_stderr``: for ``stdio``, whose stdout carries only the protocol."""
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.demo import load_demo, load_new_plugin_demos
     from campus_mcp.migrate import upgrade
 
-    upgrade(registry)
+    if migrate and (applied := upgrade(registry)):
+        _say(registry.settings, f"Applied {len(applied)} migration(s).", err=notes_to_stderr)
     if load_demo_if_empty and registry.settings.demo:
         _host_models()
 
@@ -201,7 +225,7 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_s
 
         said = asyncio.run(_load())
         if said:
-            click.echo(said, err=notes_to_stderr)
+            _say(registry.settings, said, err=notes_to_stderr)
 
 
 @main.command()
@@ -209,13 +233,18 @@ def prepare_database(registry: Registry, *, load_demo_if_empty: bool, notes_to_s
 @click.option("--port", default=None, type=int, help="Port (default: CAMPUS_MCP_PORT or 8000).")
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
 @click.option(
+    "--no-migrate",
+    is_flag=True,
+    help="Skip migrations (a migration job runs `campus-mcp db upgrade`); refuse to start on an unmigrated database.",
+)
+@click.option(
     "--workers",
     default=1,
     show_default=True,
     type=click.IntRange(min=1),
     help="Server processes on this port (more than one needs PostgreSQL and CAMPUS_MCP_SECRET_KEY).",
 )
-def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) -> None:
+def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool, workers: int) -> None:
     """Serve the MCP endpoint, the REST API and the pages (and take part in the scheduler election
     unless CAMPUS_MCP_SCHEDULER is off: one process of all runs the jobs)."""
     import os
@@ -229,20 +258,24 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
         overrides["host"] = host
     if port:
         overrides["port"] = port
+    _use_metrics_folder(overrides)
     registry = _startup(overrides)
     settings = registry.settings
     if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
         raise StartupError(problem)
+    _log_to_stderr(settings)
+    if not settings.demo:
+        _refuse_on_problems(registry, workers=workers, database=no_migrate)
     if not no_prepare:
-        prepare_database(registry, load_demo_if_empty=True)
-    _log_to_stderr()  # after the migrations: Alembic's INFO lines are not the server's
-    click.echo(f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
+        prepare_database(registry, load_demo_if_empty=True, migrate=not no_migrate)
+    _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": "info",
+        "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
         "access_log": settings.access_log,  # issue 16: no log line per request unless asked for
         "proxy_headers": False,
         "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
@@ -253,8 +286,9 @@ def serve(host: str | None, port: int | None, no_prepare: bool, workers: int) ->
     }
     if workers == 1:
         from campus_mcp.app import create_app
+        from campus_mcp.serving import served
 
-        uvicorn.run(create_app(registry=registry), **options)
+        uvicorn.run(served(create_app(registry=registry), settings), **options)
         return
     # Each worker process builds its own app from the settings, so the options given here go to
     # them through the environment they inherit.
@@ -289,6 +323,44 @@ def unnamed_database_problem(settings: Settings) -> str | None:
     )
 
 
+def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> None:
+    """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
+    migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
+    import logging
+
+    from campus_mcp.config_check import all_problems
+
+    found = all_problems(registry, workers=workers, database=database)
+    for problem in found:
+        if problem.level == "note":
+            logging.getLogger("campus_mcp.check").warning("%s", problem.text)
+    errors = [problem.text for problem in found if problem.level == "error"]
+    if errors:
+        raise StartupError(" ".join(errors) + " (`campus-mcp check` lists every problem.)")
+
+
+@main.command()
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="The server processes the configuration is for (serve's --workers, or all machines' together).",
+)
+def check(workers: int) -> None:
+    """Check a production configuration before it serves: one line per problem with its fix; exit 1 on an error."""
+    from campus_mcp.config_check import all_problems
+
+    found = all_problems(_registry(), workers=workers)
+    for problem in found:
+        click.echo(str(problem))
+    errors = sum(problem.level == "error" for problem in found)
+    if errors:
+        click.echo(f"{errors} error(s): correct them and run `campus-mcp check` again.", err=True)
+        sys.exit(1)
+    click.echo("The configuration is ready to serve.")
+
+
 @main.command()
 @click.option("--no-prepare", is_flag=True, help="Skip migrations and the demo load.")
 def stdio(no_prepare: bool) -> None:
@@ -296,9 +368,9 @@ def stdio(no_prepare: bool) -> None:
     from campus_mcp.stdio import StdioRefused, run
 
     registry = _startup({}, check=unnamed_database_problem)
+    _log_to_stderr(registry.settings)  # stderr only: stdout carries the protocol
     if not no_prepare:
         prepare_database(registry, load_demo_if_empty=True, notes_to_stderr=True)
-    _log_to_stderr()
     try:
         run(registry)
     except StdioRefused as exc:
@@ -317,11 +389,12 @@ def worker() -> None:
     from campus_mcp.jobs import scheduler_election
     from campus_mcp.serving import several_processes_problem
 
+    _use_metrics_folder({})
     registry = _startup({})
     if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
         raise StartupError(problem)
-    _log_to_stderr()
     settings = registry.settings
+    _log_to_stderr(settings)
 
     async def _run() -> None:
         engine = make_engine(settings.database_url, timeout_seconds=settings.database_timeout_seconds)
@@ -331,9 +404,10 @@ def worker() -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
         election.start()
-        click.echo(
+        _say(
+            settings,
             f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
-            "the scheduler lock; SIGTERM or Ctrl-C stops it."
+            "the scheduler lock; SIGTERM or Ctrl-C stops it.",
         )
         try:
             await stopping.wait()
@@ -350,21 +424,50 @@ def db() -> None:
 
 
 @db.command("upgrade")
-def db_upgrade() -> None:
+@click.option("--sql", is_flag=True, help="Print the SQL of every migration from an empty database; apply nothing.")
+def db_upgrade(sql: bool) -> None:
     """Apply the migrations of every enabled plugin."""
     from campus_mcp.migrate import database_state, upgrade
 
     registry = _registry()
-    tables, revisions = database_state(registry)
-    upgrade(registry)
-    tables_after, revisions_after = database_state(registry)
-    if revisions_after == revisions and tables_after == tables:
+    if sql and not registry.settings.database_url.startswith("postgresql"):
+        # Some migrations read a SQLite database to decide (its statistics): no SQL without one.
+        raise click.ClickException(
+            "--sql writes PostgreSQL's SQL for a database administrator; set CAMPUS_MCP_DATABASE_URL to "
+            "the PostgreSQL database. A SQLite database is upgraded with `campus-mcp db upgrade` (back up the file first)."
+        )
+    if sql:
+        upgrade(registry, sql=True)
+        return  # stdout is the SQL alone, for a database administrator to read or run
+    tables, _revisions = database_state(registry)
+    # The revisions this process applied: with several upgrading at once, the others applied none.
+    applied = upgrade(registry)
+    if not applied:
         click.echo("The database was already up to date: no migration to apply.")
         return
+    tables_after, _revisions = database_state(registry)
     created = len(tables_after - tables - {"alembic_version"})
     plugins = ", ".join(dict.fromkeys(m.plugin for m in registry.migrations))
     made = f"created {created} table{'s' * (created != 1)}" if created else "changed existing tables"
-    click.echo(f"Migrated the database ({plugins}): {made}. It is now up to date.")
+    count = f"applied {len(applied)} migration{'s' * (len(applied) != 1)}"
+    click.echo(f"Migrated the database ({plugins}): {count}, {made}. It is now up to date.")
+
+
+@db.command("current")
+def db_current() -> None:
+    """The revision the database is at, for each plugin's branch."""
+    from campus_mcp.migrate import current
+
+    lines = current(_registry())
+    click.echo("\n".join(lines) if lines else "No migration applied: the database is empty (campus-mcp db upgrade).")
+
+
+@db.command("history")
+def db_history() -> None:
+    """Every migration of the installed plugins, newest first."""
+    from campus_mcp.migrate import history
+
+    click.echo("\n".join(history(_registry())))
 
 
 @main.command()
@@ -428,7 +531,13 @@ def installed_plugins() -> list[dict[str, Any]]:
 
     from pydantic import ValidationError
 
-    from campus_mcp.registry import BUILTIN_PLUGINS, ENTRY_POINT_GROUP, PluginError, check_plugin_names
+    from campus_mcp.registry import (
+        BUILTIN_PLUGINS,
+        ENTRY_POINT_GROUP,
+        PluginError,
+        check_plugin_names,
+        example_left_out,
+    )
     from campus_mcp.settings import Settings
     from campus_mcp.version import __version__
 
@@ -455,6 +564,8 @@ def installed_plugins() -> list[dict[str, Any]]:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_PLUGINS (not in the allow list)"}
         elif entry.name in settings.disable:
             plugin |= {"enabled": False, "disabled_by": "CAMPUS_MCP_DISABLE"}
+        elif example_left_out(settings, entry):
+            plugin |= {"enabled": False, "disabled_by": "an example: name it in CAMPUS_MCP_PLUGINS outside demo mode"}
         listed.append(plugin)
     _mark_missing_needs(listed, entries)
     return listed
@@ -608,10 +719,12 @@ def _run_line(run: dict[str, Any]) -> str:
 @click.argument("job_id")
 def jobs_run(job_id: str) -> None:
     """Run one job now and record the run."""
+    _use_metrics_folder({})  # before the job's modules import prometheus-client
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.jobs import record_abandoned_runs, run_job
 
     registry = _registry()
+    _log_to_stderr(registry.settings)  # the job's own lines, in the log's format
     job = registry.jobs.get(job_id)
     if job is None:
         raise click.ClickException(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -44,6 +45,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.access import step_up_scope
 from campus_mcp.contributions import Tool
+from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
 from campus_mcp.fast_call import FastReads
 from campus_mcp.mcp_paths import MCP_PATH as MCP_PATH
 from campus_mcp.mcp_paths import PRM_PATH as PRM_PATH
@@ -70,7 +72,10 @@ StepUpPolicy = Callable[[Principal], Awaitable[bool]]
 
 
 # JSON-RPC error codes (the spec's numbers; the SDK answers the same ones).
+log = logging.getLogger(__name__)
+
 INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
 INVALID_PARAMS = -32602
 BAD_TOOL_NAME = (
     "params.name must be a string: the name of one tool, exactly as tools/list gives it "
@@ -443,7 +448,25 @@ def mcp_route_handlers(endpoint: McpEndpoint) -> list[Any]:
 
     @asgi(path=list(endpoint.servers), copy_scope=True, opt=NO_PARITY)
     async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await endpoint(scope, receive, send)
+        answered = False
+
+        async def sending(message: Any) -> None:
+            nonlocal answered
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await endpoint(scope, receive, sending)
+        except Exception as exc:
+            if answered or not database_unreachable(exc):
+                raise
+            # Before a tool runs (the token's check, the step-up policy): a JSON-RPC error the MCP
+            # client shows with its sentence, at 503 so a proxy or a retry sees the outage too.
+            # A tool's own call during an outage is a tool error (mcp_server.py).
+            log.warning("%s: the database cannot be reached (%s)", scope["path"], type(exc).__name__)
+            await endpoint._reply(
+                send, 503, _rpc_error(INTERNAL_ERROR, DATABASE_UNREACHABLE_TEXT), [(b"retry-after", b"30")]
+            )
 
     @route(
         MCP_PATH + "/{name:str}",

@@ -118,6 +118,8 @@ async def run_job(
         stored.outcome = "failed" if error else ("partial" if outcome.lost else "ok")
         await session.commit()
         metrics.count_job_run(job.id, stored.outcome, stored.started_at, stored.finished_at)
+        # One line per run in the server's log, as a tool call has (campus_mcp.call_log).
+        log.info("job %s: %s, %d item(s)", job.id, stored.outcome, stored.items, extra={"outcome": stored.outcome})
         return stored
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -35,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp import idempotency, metrics
 from campus_mcp.access import check_call, visible_tools
 from campus_mcp.advisory import answer_advisory, with_advisory
+from campus_mcp.call_log import log_key_of, log_tool_call, tool_outcome
 from campus_mcp.compact_schema import compact_output_schema, compact_schema
 from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import AppResource, Completion, PageLink, Prompt, Tool
@@ -252,6 +254,7 @@ class CampusServer:
     ) -> None:
         set_sdk_log_level(registry.settings.sdk_log_level)
         self.registry = registry
+        self._log_key: bytes | None = None  # made on the first call: reading the key may read a file
         self.sessions = sessions
         self.family = family
         # None: every plugin. A family comes with the families it depends on: its tools send the
@@ -381,6 +384,20 @@ class CampusServer:
         return await self.answer_request(params, _request_version(ctx), _request_meta(ctx))
 
     async def answer_request(
+        self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
+    ) -> ToolAnswer:
+        """:meth:`_answer_request`, with the call's log line (campus_mcp.call_log)."""
+        started = time.perf_counter()
+        token = tool_outcome.set(None)
+        try:
+            return await self._answer_request(params, protocol_version, request_meta)
+        finally:
+            if self._log_key is None:
+                self._log_key = log_key_of(self.registry.settings.seal_key())
+            log_tool_call(params.name, started, current_principal.get(), self._log_key)
+            tool_outcome.reset(token)
+
+    async def _answer_request(
         self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
     ) -> ToolAnswer:
         """:meth:`answer_call` given what a call uses of its request context: the protocol version

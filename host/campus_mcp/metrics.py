@@ -21,7 +21,9 @@ keeps every process's values in files of one folder, ``PROMETHEUS_MULTIPROC_DIR`
 process's ``/metrics`` reads and sums them all. ``serve --workers N`` sets it up
 (:func:`share_between_workers`); several separate ``serve`` processes get it from the operator.
 The mode is chosen when prometheus-client is imported, so the folder must be in the environment
-before the process starts.
+before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker`` and
+``jobs run`` put there before they import it (serving.use_metrics_folder): one setting for all of
+them, so a separate ``worker``'s job counts reach ``serve``'s ``/metrics``.
 
 ``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
 (:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``
@@ -53,6 +55,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from campus_mcp.call_log import tool_outcome
 from campus_mcp.limits.policy import client_address, through_unknown_proxy, trusted_proxies
 
 if TYPE_CHECKING:
@@ -185,6 +188,7 @@ def count_tool_call(tool: str, outcome: str) -> None:
     if outcome not in TOOL_CALL_OUTCOMES:
         raise ValueError(f"unknown tool call outcome {outcome!r}; use one of {', '.join(TOOL_CALL_OUTCOMES)}")
     count("tool_calls_total", outcome=outcome, tool=tool)
+    tool_outcome.set(outcome)  # for the call's log line (campus_mcp.call_log)
 
 
 def count_scope_denial(tool: str, scope: str) -> None:
@@ -232,7 +236,8 @@ def share_between_workers(settings: Settings) -> Path:
     """
     folder = Path(os.environ.get(MULTIPROCESS_DIR) or Path(settings.var_dir) / f"metrics-{settings.port}")
     folder.mkdir(parents=True, exist_ok=True)
-    for leftover in folder.glob("*.db"):
+    # CAMPUS_MCP_METRICS_DIR is shared with processes this one did not start (a worker): their files stay.
+    for leftover in [] if settings.metrics_dir else folder.glob("*.db"):
         leftover.unlink()
     os.environ[MULTIPROCESS_DIR] = str(folder.resolve())
     return folder

@@ -9,12 +9,15 @@ stay as they were until it is switched on again.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy.engine import make_url
 
 from campus_mcp.contributions import Migrations
 from campus_mcp.registry import PluginError, Registry, installed_plugin_names, load_registry
@@ -54,15 +57,21 @@ def alembic_config(registry: Registry, database_url: str | None = None) -> Confi
     return config
 
 
-def upgrade(registry: Registry, database_url: str | None = None) -> None:
-    """Apply the enabled plugins' migrations (``campus-mcp db upgrade``). Blocking.
+def upgrade(registry: Registry, database_url: str | None = None, *, sql: bool = False) -> list[str]:
+    """Apply the enabled plugins' migrations (``campus-mcp db upgrade``); the revisions applied. Blocking.
 
     Each plugin's branch is upgraded to its head by its label (the plugin's name), so the
-    branches of installed but disabled plugins are left alone.
+    branches of installed but disabled plugins are left alone. Several processes upgrading at
+    once take turns: PostgreSQL's advisory lock (migrations/env.py), a lock file beside a SQLite
+    database, so the first applies the migrations and the others find nothing to do. ``sql``:
+    Alembic's offline mode, the SQL written to stdout and nothing applied.
     """
     config = alembic_config(registry, database_url)
-    for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
-        command.upgrade(config, f"{plugin}@head")
+    with _file_lock(config.attributes["database_url"]):
+        for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
+            command.upgrade(config, f"{plugin}@head", sql=sql)
+    applied: list[str] = config.attributes.get("applied", [])
+    return applied
 
 
 def database_state(registry: Registry, database_url: str | None = None) -> tuple[set[str], set[str]]:
@@ -88,3 +97,39 @@ def database_state(registry: Registry, database_url: str | None = None) -> tuple
             await engine.dispose()
 
     return asyncio.run(read())
+
+
+@contextlib.contextmanager
+def _file_lock(database_url: str) -> Iterator[None]:
+    """A lock file beside a SQLite database file for the length of an upgrade (PostgreSQL takes
+    its advisory lock instead); nothing for an in-memory database."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        yield
+        return
+    path = Path(url.database).with_name(Path(url.database).name + ".migrate.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def current(registry: Registry) -> list[str]:
+    """Each revision the database is at, with its plugin's label (``campus-mcp db current``)."""
+    lines: list[str] = []
+    config = alembic_config(registry)
+    config.print_stdout = lambda text, *args: lines.append(text % args if args else text)  # type: ignore[method-assign]
+    command.current(config)
+    return lines
+
+
+def history(registry: Registry) -> list[str]:
+    """Every revision of the installed plugins, newest first (``campus-mcp db history``)."""
+    lines: list[str] = []
+    config = alembic_config(registry)
+    config.print_stdout = lambda text, *args: lines.append(text % args if args else text)  # type: ignore[method-assign]
+    command.history(config)
+    return lines

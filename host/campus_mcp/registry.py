@@ -72,6 +72,22 @@ def installed_plugin_names() -> list[str]:
     return [entry.name for entry in _entry_points()]
 
 
+# A distribution that says it is an example (the dining plugin, which `make bootstrap` installs):
+# its keywords name this. Outside demo mode it loads only when the allow list names it, so a
+# production campus that leaves CAMPUS_MCP_PLUGINS unset does not ask for "See dining hall hours".
+EXAMPLE_KEYWORD = "campus-mcp-example"
+
+
+def is_example(entry: importlib.metadata.EntryPoint) -> bool:
+    keywords = (entry.dist.metadata["Keywords"] or "") if entry.dist else ""
+    return EXAMPLE_KEYWORD in keywords.replace(",", " ").split()
+
+
+def example_left_out(settings: Settings, entry: importlib.metadata.EntryPoint) -> bool:
+    """An example plugin not loaded: outside demo mode, with no allow list naming it."""
+    return not settings.demo and settings.plugins is None and is_example(entry)
+
+
 def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
     """Register one plugin; pluggy's refusals become a PluginError that names it."""
     try:
@@ -124,7 +140,7 @@ def build_plugin_manager(settings: Settings, extra: Iterable[tuple[str, object]]
     for entry in entries:
         if settings.plugins is not None and entry.name not in settings.plugins:
             continue
-        if entry.name in settings.disable:
+        if entry.name in settings.disable or example_left_out(settings, entry):
             continue
         try:
             plugin = entry.load()

@@ -21,7 +21,6 @@ What must agree across workers and machines comes from the settings, never from 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,14 +30,38 @@ from campus_mcp.settings import Settings
 
 if TYPE_CHECKING:
     from litestar import Litestar
+    from litestar.types import ASGIApp
 
 MAKE_A_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
 
 
-def log_to_stderr() -> None:
-    """INFO and up of every logger (the host's, the plugins', the scheduler's) on stderr, for the
-    long-running commands. basicConfig leaves a root logger the operator set up alone."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s - %(asctime)s - %(name)s - %(message)s")
+def log_to_stderr(settings: Settings) -> None:
+    """INFO and up of every logger (the host's, the plugins', the scheduler's, uvicorn's) on stderr
+    in one format, for the long-running commands (campus_mcp.log_lines). A root logger the
+    operator set up is left alone."""
+    from campus_mcp.log_lines import configure
+
+    configure(settings.log_format)
+
+
+def use_metrics_folder(overrides: Mapping[str, Any]) -> None:
+    """Put ``CAMPUS_MCP_METRICS_DIR`` in ``PROMETHEUS_MULTIPROC_DIR`` before prometheus-client is
+    imported (it picks its mode on import), so serve, its workers, ``worker`` and ``jobs run``
+    all count into one folder. A folder the operator set in PROMETHEUS_MULTIPROC_DIR wins; settings
+    that do not validate are left for the command's own check to report."""
+    import os
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    try:
+        folder = Settings(**overrides).metrics_dir
+    except ValidationError:
+        return
+    if folder and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        path = Path(folder).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
 def several_processes_problem(settings: Settings, *, workers: int, command: str) -> str | None:
@@ -84,10 +107,19 @@ class _Supervisor(Multiprocess):
             sock.close()
 
 
-def app_for_worker() -> Litestar:
+def served(app: Litestar, settings: Settings) -> ASGIApp:
+    """``app`` as ``serve`` runs it: each request with its id (campus_mcp.request_ids)."""
+    from campus_mcp.limits.policy import networks
+    from campus_mcp.request_ids import with_request_ids
+
+    return with_request_ids(app, networks(settings.trusted_proxies, "CAMPUS_MCP_TRUSTED_PROXIES"))
+
+
+def app_for_worker() -> ASGIApp:
     """The app of one uvicorn worker process, from the settings the parent checked (its environment)."""
     from campus_mcp.app import create_app
     from campus_mcp.registry import load_registry
 
-    log_to_stderr()
-    return create_app(registry=load_registry(Settings()))
+    settings = Settings()
+    log_to_stderr(settings)
+    return served(create_app(registry=load_registry(settings)), settings)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -62,7 +62,11 @@ class Settings(BaseSettings):
     )
     # Plugins
     plugins: list[str] | None = Field(
-        default=None, description="Allow list of plugin names; unset loads every installed one."
+        default=None,
+        description=(
+            "Allow list of plugin names; unset loads every installed one, except, outside demo mode, an "
+            "example (the dining plugin), which loads only when named here."
+        ),
     )
     disable: list[str] = Field(default_factory=list, description="Block list of plugin names.")
     # Serving
@@ -133,6 +137,13 @@ class Settings(BaseSettings):
             "at a few hundred requests a second it is most of the log and a cost on every answer."
         ),
     )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description=(
+            "How `serve`, `worker` and `stdio` write their log: readable text, or json (one object a "
+            "line, for a log collector). Either way every logger's lines, in UTC, with the request id."
+        ),
+    )
     sdk_log_level: str = Field(
         default="WARNING",
         description=(
@@ -146,6 +157,14 @@ class Settings(BaseSettings):
             "Whether /api/mcp answers a single read-only tools/call itself, with the SDK's checks and "
             "serializers but without its per-request streams and runner (the same bytes, ~2 ms less CPU). "
             "Off: every request goes through the SDK's transport."
+        ),
+    )
+    metrics_dir: str = Field(
+        default="",
+        description=(
+            "One folder where every process of this deployment on this machine (serve and its workers, "
+            "worker, jobs run) keeps its metrics, so /metrics sums them all. Unset: serve --workers uses "
+            "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
         ),
     )
     metrics_addresses: list[str] = Field(

@@ -1,0 +1,85 @@
+"""``campus-mcp check`` and ``serve`` outside demo mode refuse a configuration that is not ready
+for production, one line per problem with its fix (issue 27, point 5), through the real CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.support.scale_out import (  # both_engines: the database_url fixture
+    SHARED_KEY,
+    both_engines,  # noqa: F401
+    run_command,
+)
+
+READY = {
+    "CAMPUS_MCP_DEMO": "false",
+    "CAMPUS_MCP_SECRET_KEY": SHARED_KEY,
+    "CAMPUS_MCP_PUBLIC_URL": "https://campus.example.edu",
+    "CAMPUS_MCP_TRUSTED_PROXIES": "127.0.0.1",
+    "CAMPUS_MCP_METRICS_TOKEN": "a-scraper-token-for-tests-only",
+    "CAMPUS_MCP_PLUGINS": "catalog",
+}
+
+
+def base_env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    return {
+        "CAMPUS_MCP_DATABASE_URL": database_url,
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+        "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+        **READY,
+    }
+
+
+async def test_a_ready_configuration_passes_and_each_problem_is_one_line_with_its_fix(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = base_env(database_url, tmp_path)
+    before = await asyncio.to_thread(run_command, "check", env=env)
+    assert before.returncode == 1 and "the database is not migrated for" in before.stdout, before.stdout
+    assert "campus-mcp db upgrade" in before.stdout
+    migrated = await asyncio.to_thread(run_command, "db", "upgrade", env=env)
+    assert migrated.returncode == 0, migrated.stderr
+    ready = await asyncio.to_thread(run_command, "check", env=env)
+    assert ready.returncode == 0, ready.stdout + ready.stderr
+    assert "ready to serve" in ready.stdout
+
+    cases = {
+        "CAMPUS_MCP_SECRET_KEY": ("short", "CAMPUS_MCP_SECRET_KEY is 5 bytes; it must be at least 32"),
+        "CAMPUS_MCP_PUBLIC_URL": ("http://campus.example.edu", "is not https"),
+        "CAMPUS_MCP_DEMO": ("true", "demo mode is on"),
+        "CAMPUS_MCP_SECRET_KY": ("a typo", "CAMPUS_MCP_SECRET_KY is not a setting"),
+    }
+    for name, (value, complaint) in cases.items():
+        answer = await asyncio.to_thread(run_command, "check", env={**env, name: value})
+        assert answer.returncode == 1, (name, answer.stdout)
+        lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
+        assert len(lines) == 1 and complaint in lines[0], (name, answer.stdout)
+        assert value not in lines[0] or name == "CAMPUS_MCP_PUBLIC_URL"  # never a secret's value
+    # A disabled plugin's own setting is not a typo (READY enables only the catalog).
+    disabled = await asyncio.to_thread(run_command, "check", env={**env, "CAMPUS_MCP_DINING_FEED_FILE": "x.json"})
+    assert disabled.returncode == 0, disabled.stdout
+    two = await asyncio.to_thread(run_command, "check", "--workers", "2", env=env)
+    assert two.returncode == 1 and "2 processes without CAMPUS_MCP_REDIS_URL" in two.stdout, two.stdout
+    with_redis = {**env, "CAMPUS_MCP_REDIS_URL": "redis://127.0.0.1:1/0"}
+    assert (await asyncio.to_thread(run_command, "check", "--workers", "2", env=with_redis)).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "complaint"),
+    [
+        ("CAMPUS_MCP_SECRET_KEY", "abc", "CAMPUS_MCP_SECRET_KEY is 3 bytes"),
+        ("CAMPUS_MCP_PUBLIC_URL", "http://campus.example.edu", "is not https"),
+    ],
+)
+def test_serve_outside_demo_mode_refuses_to_start_on_an_error(
+    name: str, value: str, complaint: str, tmp_path: Path
+) -> None:
+    env = base_env(f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}", tmp_path) | {name: value, "CAMPUS_MCP_PORT": "1"}
+    answer = run_command("serve", env=env)
+    assert answer.returncode == 2 and complaint in answer.stderr, answer.stderr
+    assert "Traceback" not in answer.stderr
+    assert not (tmp_path / "campus.db").exists()  # refused before anything was written
