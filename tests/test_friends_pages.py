@@ -143,7 +143,9 @@ async def test_request_accept_decline_withdraw_by_username(campus_factory: Campu
 async def test_a_meeting_shows_in_both_students_busy_times(campus_factory: CampusFactory) -> None:
     campus = await campus_factory(demo=True)
     zone = ZoneInfo(campus.settings.timezone)
-    day = date.fromisoformat(WEEK["start_date"]) + timedelta(days=5)  # Saturday: no class in the way
+    # Next week's Saturday: no class in the way, and never already past (the page lists meetings to come).
+    day = date.fromisoformat(WEEK["start_date"]) + timedelta(days=12)
+    next_week = {"start_date": (day - timedelta(days=5)).isoformat(), "end_date": (day + timedelta(days=1)).isoformat()}
     async with campus.rest() as one:
         await sign_in(one, "student1")
         not_a_friend = await post_form(
@@ -161,14 +163,14 @@ async def test_a_meeting_shows_in_both_students_busy_times(campus_factory: Campu
     start = datetime.combine(day, time(12, 0), tzinfo=zone)
     seen = (
         await campus.call(
-            "friend_busy_times", {"friend_id": 3, **WEEK}, principal=await campus.student_principal("student1")
+            "friend_busy_times", {"friend_id": 3, **next_week}, principal=await campus.student_principal("student1")
         )
     ).structured_content
     assert seen is not None
     assert any(datetime.fromisoformat(b["start"]) <= start < datetime.fromisoformat(b["end"]) for b in seen["busy"])
     other = (
         await campus.call(
-            "friend_busy_times", {"friend_id": 1, **WEEK}, principal=await campus.student_principal("student2")
+            "friend_busy_times", {"friend_id": 1, **next_week}, principal=await campus.student_principal("student2")
         )
     ).structured_content
     assert other is not None
