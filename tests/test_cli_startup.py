@@ -75,7 +75,7 @@ def test_help_lists_the_host_commands_with_their_help(tmp_path: Path) -> None:
         assert name in listed, result.stdout
     # Commands of other modules, listed before they are imported, with their own short help.
     assert "Print a short-lived access token for a student" in listed["token"]
-    assert "Local student accounts" in listed["students"]
+    assert "Students: list, disable and enable any" in listed["students"]
     assert "campus-mcp COMMAND --help" in result.stdout  # where the plugins' commands are
 
 

@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from campus_mcp.accounts import student_for_feed
     from campus_mcp.advisory import forget_freshness
     from campus_mcp.answer_cache import AnswerStore, MemoryAnswers, answer_key, redis_answers
     from campus_mcp.answer_cache import cached as cached_answer
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
     from campus_mcp.web import dashboard_page
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "campus_mcp.accounts": ("student_for_feed",),
     "campus_mcp.advisory": ("forget_freshness",),
     "campus_mcp.answer_cache": ("AnswerStore", "MemoryAnswers", "answer_key", "cached_answer", "redis_answers"),
     "campus_mcp.confirmation": (
@@ -229,6 +231,7 @@ __all__ = [
     "redis_answers",
     "session_user",
     "streaming_read",
+    "student_for_feed",
     "take_for_display",
     "to_login",
     "utcnow",

@@ -140,7 +140,7 @@ class CampusCommands(click.Group):
         "students": (
             "campus_mcp.oauth.students_cli",
             "students",
-            "Local student accounts (passwords hashed with argon2id).",
+            "Students: list, disable and enable any; local accounts (passwords hashed with argon2id).",
         ),
     }
 

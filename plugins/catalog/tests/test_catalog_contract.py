@@ -162,6 +162,6 @@ async def test_campus_texts_come_from_the_settings(campus_factory: CampusFactory
 
 def test_instructions_put_the_triggers_first(catalog_campus: CampusHarness) -> None:
     instructions = catalog_campus.instructions()
-    assert instructions.index("is this class full") < instructions.index("Overrides come from")
-    assert instructions.index("my professor") < instructions.index("call list_terms first")
+    assert instructions.index("is this class full") < instructions.index("Overrides (from")
+    assert instructions.index("my professor") < instructions.index("time ticket")
     assert len(instructions) <= 2048

@@ -59,7 +59,7 @@ async def test_a_toml_table_sets_the_banner_file_and_the_override_office(
     tools = await descriptions(campus)
     assert "the registrar's override desk" in tools["check_schedule"]
     assert "SelfService" in tools["get_section"]
-    assert "Overrides come from the registrar's override desk" in campus.instructions()
+    assert "Overrides (from the registrar's override desk)" in campus.instructions()
     # The same object reaches the REST twin: it answers with the same words.
     async with campus.rest() as rest:
         response = await rest.get(f"/api/v1/catalog/schedule_check?crns={','.join(first_crns(2))}&term=202131")

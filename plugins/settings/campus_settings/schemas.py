@@ -51,9 +51,11 @@ class Reminder(Arguments):
 class SettingFields(Arguments):
     title_template: str | None = Field(default=None, max_length=200, description=f"Event title. {TEMPLATE_HELP}")
     description_template: str | None = Field(
-        default=None, max_length=1000, description=f"Event description. {TEMPLATE_HELP}"
+        default=None, max_length=1000, description="Event description, a template as title_template."
     )
-    location_template: str | None = Field(default=None, max_length=200, description=f"Event location. {TEMPLATE_HELP}")
+    location_template: str | None = Field(
+        default=None, max_length=200, description="Event location, a template as title_template."
+    )
     color: str | int | None = Field(
         default=None, description="A color name (sage, basil, ...), a Google color id 1-11, or '#rrggbb'."
     )
