@@ -228,3 +228,19 @@ async def test_the_cli_connection_shows_each_live_tokens_permissions(
     tokens = re.findall(r"<li>Token \d: (.*?)</ul></li>", card, re.S)
     assert len(tokens) == 2
     assert all(("<code>schedule:read</code>" in t) != ("<code>friends:read</code>" in t) for t in tokens)
+
+
+async def test_an_empty_database_and_two_commands_at_once_each_get_their_own_answer(
+    campus_factory: CampusFactory, tmp_path: Path
+) -> None:
+    """An empty database says how to fill it; two token commands at once on one SQLite file both
+    get a token (the one refused by SQLite's lock tries again), where one was told the database
+    had no student accounts."""
+    empty = await run_token(tmp_path, "--student", "student1", database_url=f"sqlite+aiosqlite:///{tmp_path}/empty.db")
+    assert empty.returncode != 0 and "has no student accounts yet" in empty.stderr, empty.stderr
+    campus = await campus_factory(demo=True, anonymous_access=False)
+    made = await asyncio.gather(
+        *(run_token(tmp_path, "--student", "student1", database_url=campus.settings.database_url) for _ in range(4))
+    )
+    assert [run.returncode for run in made] == [0, 0, 0, 0], [run.stderr for run in made]
+    assert len({run.stdout.strip() for run in made}) == 4

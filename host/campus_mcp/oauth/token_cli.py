@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
+import time
 import uuid
 from datetime import timedelta
 
@@ -148,15 +149,19 @@ def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, 
             minted, scope = await issue(deployment, username, names, minutes, resource)
             return minted, scope, resource or deployment.settings.mcp_url
 
-    try:
-        minted, scope, audience = asyncio.run(_issue())
-    except PluginError as exc:
-        raise click.ClickException(str(exc)) from None
-    except DBAPIError:
-        raise click.ClickException(
-            "the database has no student accounts yet: run `campus-mcp serve` once (or `campus-mcp db "
-            "upgrade` and `campus-mcp demo`), then ask again."
-        ) from None
+    for attempt in range(1, LOCKED_ATTEMPTS + 1):
+        try:
+            minted, scope, audience = asyncio.run(_issue())
+            break
+        except PluginError as exc:
+            raise click.ClickException(str(exc)) from None
+        except DBAPIError as exc:
+            # Two commands at once on one SQLite file: the second to turn its read into a write is
+            # refused at once (SQLite's deadlock rule, no busy wait); nothing was written, so again.
+            if "database is locked" in str(exc.orig) and attempt < LOCKED_ATTEMPTS:
+                time.sleep(0.2 * attempt)
+                continue
+            raise click.ClickException(database_problem(exc)) from None
     until = utcnow() + timedelta(minutes=minutes)
     click.echo(
         f"An access token for {username.strip().lower()} on {audience}, scopes {scope}, "
@@ -164,3 +169,21 @@ def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, 
         err=True,
     )
     click.echo(minted)
+
+
+LOCKED_ATTEMPTS = 5
+
+
+def database_problem(exc: DBAPIError) -> str:
+    """What the student running ``token`` is told when the database refused: an empty database
+    (no tables yet) has its own advice; anything else is named by its kind, never its SQL."""
+    text = str(exc.orig).lower()
+    if "no such table" in text or "does not exist" in text:
+        return (
+            "the database has no student accounts yet: run `campus-mcp serve` once (or `campus-mcp db "
+            "upgrade` and `campus-mcp demo`), then ask again."
+        )
+    return (
+        f"the database refused the token ({type(exc.orig).__name__}); no token was made. Check "
+        "CAMPUS_MCP_DATABASE_URL and that the database is running, then ask again."
+    )
