@@ -242,5 +242,5 @@ async def test_an_empty_database_and_two_commands_at_once_each_get_their_own_ans
     made = await asyncio.gather(
         *(run_token(tmp_path, "--student", "student1", database_url=campus.settings.database_url) for _ in range(4))
     )
-    assert [run.returncode for run in made] == [0, 0, 0, 0], [run.stderr for run in made]
+    assert [run.returncode for run in made] == [0, 0, 0, 0], [run.stderr for run in made if run.returncode]
     assert len({run.stdout.strip() for run in made}) == 4

@@ -19,7 +19,7 @@ from datetime import timedelta
 
 import click
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from campus_mcp.access import granted_scope
 from campus_mcp.accounts import student_by_username
@@ -156,9 +156,12 @@ def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, 
         except PluginError as exc:
             raise click.ClickException(str(exc)) from None
         except DBAPIError as exc:
-            # Two commands at once on one SQLite file: the second to turn its read into a write is
-            # refused at once (SQLite's deadlock rule, no busy wait); nothing was written, so again.
-            if "database is locked" in str(exc.orig) and attempt < LOCKED_ATTEMPTS:
+            # Two commands at once: on one SQLite file the second to turn its read into a write is
+            # refused at once (SQLite's deadlock rule, no busy wait), and on any database both may
+            # create the "campus-mcp cli" client row, one refused as a duplicate. Nothing was
+            # written by the refused one; again finds the other's row.
+            raced = isinstance(exc, IntegrityError) or "database is locked" in str(exc.orig)
+            if raced and attempt < LOCKED_ATTEMPTS:
                 time.sleep(0.2 * attempt)
                 continue
             raise click.ClickException(database_problem(exc)) from None
