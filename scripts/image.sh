@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Build the OCI image from the Containerfile and run it for real (issue 27, point 1).
+#
+#   scripts/image.sh build          the base (debootstrap), then the image: localhost/campus-mcp:ci
+#   scripts/image.sh test PG_URL    run that image against PostgreSQL and a Redis of its own
+#   scripts/image.sh all PG_URL     both (what .ci/run does)
+#
+# PG_URL is the server's test URL (scripts/postgres.sh start prints one): the test makes a
+# database of its own on that server and drops it at the end.
+#
+# Why this way: no image registry is reachable here, so the base image is made locally with
+# `debootstrap --variant=minbase bookworm` and imported with buildah; `podman run` is refused on
+# these machines (crun cannot set rlimits in the VM), while `buildah bud/run --isolation chroot`
+# work. chroot isolation shares the host's network, so the server in the image listens on a
+# loopback port of the host and reaches the host's PostgreSQL and Redis on 127.0.0.1.
+#
+# The base's tarball is kept in $CAMPUS_IMAGE_CACHE (default .cache/image, gitignored), and the
+# imported base in buildah's storage: a second build on the same machine skips debootstrap
+# (1 min 46 s here). Needs root and the Debian packages buildah and debootstrap.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+IMAGE=localhost/campus-mcp:ci
+BASE=localhost/bookworm-minbase:latest
+CACHE=${CAMPUS_IMAGE_CACHE:-$ROOT/.cache/image}
+MIRROR=http://deb.debian.org/debian
+PYTHON=$ROOT/.venv/bin/python
+
+say() { echo "image: $*"; }
+
+make_base() {
+  if buildah inspect --type image "$BASE" >/dev/null 2>&1; then
+    say "base $BASE is in buildah's storage already"
+    return
+  fi
+  local tarball=$CACHE/bookworm-minbase.tar.gz
+  if [[ ! -s $tarball ]]; then
+    local rootfs begin=$SECONDS
+    mkdir -p "$CACHE"
+    rootfs=$(mktemp -d /tmp/campus-image-rootfs.XXXXXX)
+    say "debootstrap --variant=minbase bookworm (once; kept in $tarball)"
+    if ! debootstrap --variant=minbase bookworm "$rootfs" "$MIRROR" >"$rootfs.log" 2>&1; then
+      tail -n 30 "$rootfs.log" >&2
+      rm -rf "$rootfs" "$rootfs.log"
+      return 1
+    fi
+    # The public bookworm-slim image has the updates and security suites too; so does this base.
+    cat >"$rootfs/etc/apt/sources.list" <<EOF
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+EOF
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    tar --numeric-owner -C "$rootfs" -czf "$tarball.part" .
+    mv "$tarball.part" "$tarball"
+    rm -rf "$rootfs" "$rootfs.log"
+    say "base made in $((SECONDS - begin)) s"
+  fi
+  local container
+  container=$(buildah from scratch)
+  buildah add --quiet "$container" "$tarball" / >/dev/null
+  buildah config --cmd /bin/bash "$container"
+  buildah commit --quiet "$container" "$BASE" >/dev/null
+  buildah rm "$container" >/dev/null
+  say "base imported as $BASE"
+}
+
+build() {
+  local begin=$SECONDS
+  make_base
+  # --format docker: the OCI format has no HEALTHCHECK (buildah drops it with a warning).
+  # The host's CA bundle as a build secret: where HTTPS passes an inspecting proxy, pip in the
+  # build stage needs it (the Containerfile's comment); no layer keeps it.
+  local ca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
+  local build_begin=$SECONDS
+  buildah bud --isolation chroot --layers --quiet --format docker \
+    --secret "id=ca-certificates,src=$ca" \
+    --build-arg "BASE_IMAGE=$BASE" \
+    -f Containerfile -t "$IMAGE" . >/dev/null
+  say "built $IMAGE: image build $((SECONDS - build_begin)) s, with the base $((SECONDS - begin)) s"
+  say "size: $(buildah images --format '{{.Size}}' "$IMAGE") ($(buildah images --format '{{.Size}}' "$BASE") of it the base)"
+}
+
+# --- test -------------------------------------------------------------------------------------
+CONTAINER=""
+REDIS_PID=""
+SERVER_PID=""
+WORK=""
+DB_ADMIN=""
+DB_NAME=""
+
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    # The server's own processes first (buildah passes a TERM on, but not a KILL).
+    for pid in $(pids_of_image); do kill -TERM "$pid" 2>/dev/null || true; done
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [[ -n $CONTAINER ]]; then buildah rm "$CONTAINER" >/dev/null 2>&1 || true; fi
+  if [[ -n $REDIS_PID ]]; then kill "$REDIS_PID" 2>/dev/null || true; fi
+  if [[ -n $DB_NAME ]]; then psql_admin -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null 2>&1 || true; fi
+  if [[ -n $WORK ]]; then rm -rf "$WORK"; fi
+}
+
+psql_admin() { psql "$DB_ADMIN" -qtAX "$@"; }
+
+# The server's processes (uvicorn's supervisor and workers): buildah's descendants, seen from the host
+# (chroot isolation: one pid space).
+pids_of_image() {
+  local pid=${1:-$SERVER_PID} child
+  [[ -n $pid ]] || return 0
+  for child in $(pgrep -P "$pid" || true); do
+    if tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null | grep -q 'campus-mcp\|multiprocessing'; then echo "$child"; fi
+    pids_of_image "$child"
+  done
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+test_image() {
+  local pg_url=${1:?usage: scripts/image.sh test PG_URL (scripts/postgres.sh start prints one)}
+  if [[ ! -x $PYTHON ]]; then
+    echo "image: .venv is not set up (the client side of the test uses it); run 'make bootstrap'" >&2
+    return 1
+  fi
+  trap cleanup EXIT
+  WORK=$(mktemp -d /tmp/campus-image-test.XXXXXX)
+  # postgresql+asyncpg://campus@127.0.0.1:PORT/campus_test: the same server, a database of our own.
+  local server=${pg_url#*://}
+  server=${server%%/*}
+  DB_ADMIN="postgresql://$server/postgres"
+  DB_NAME="campus_image_$$"
+  psql_admin -c "CREATE DATABASE $DB_NAME"
+  local redis_port port
+  redis_port=$(free_port)
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis.log" 2>&1 &
+  REDIS_PID=$!
+  port=$(free_port)
+
+  CONTAINER=$(buildah from "$IMAGE")
+  MOUNTED=$(buildah mount "$CONTAINER")
+  local key
+  key=$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')
+  # The settings a campus gives the image: everything else is the image's own (demo off, JSON logs).
+  # The key goes in a file only root reads, passed with --env from it: never on a printed line.
+  local -a settings=(
+    --env "CAMPUS_MCP_DATABASE_URL=postgresql+asyncpg://$server/$DB_NAME"
+    --env "CAMPUS_MCP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
+    --env "CAMPUS_MCP_PUBLIC_URL=http://127.0.0.1:$port"
+    --env "CAMPUS_MCP_HOST=127.0.0.1"
+    --env "CAMPUS_MCP_PORT=$port"
+    --env "CAMPUS_MCP_SECRET_KEY=$key"
+  )
+  run_in() { buildah run --isolation chroot "${settings[@]}" "$CONTAINER" -- "$@"; }
+
+  say "the catalog's C engine is in the image and loads (its OpenMP runtime with it)"
+  run_in python3 -c 'import ctypes, campus_catalog.engine as e
+lib = e.built_library()
+assert lib is not None, "the catalog engine was not built into the image"
+ctypes.CDLL(str(lib))
+print("image: loaded", lib.name)'
+  say "no compiler in the final stage"
+  if run_in sh -c 'command -v gcc || command -v cc'; then echo "image: a compiler is in the image" >&2; return 1; fi
+  say "runs as $(run_in id -un) (uid $(run_in id -u))"
+
+  say "campus-mcp db upgrade (the migration job's command)"
+  run_in campus-mcp db upgrade >"$WORK/migrate.log" 2>&1 || { cat "$WORK/migrate.log" >&2; return 1; }
+  tail -n 1 "$WORK/migrate.log"
+  # A student with a password of the test's own, for the sign-in (stdin: never on a command line).
+  local password
+  password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(16))')
+  printf '%s\n%s\n' "$password" "$password" \
+    | run_in campus-mcp students add imagetester --name "Image Tester" >"$WORK/students.log" 2>&1 \
+    || { cat "$WORK/students.log" >&2; return 1; }
+  say "campus-mcp check --workers 2"
+  run_in campus-mcp check --workers 2 || return 1
+
+  say "campus-mcp serve --no-migrate --workers 2 on 127.0.0.1:$port"
+  local started=$SECONDS
+  run_in campus-mcp serve --no-migrate --workers 2 >"$WORK/serve.log" 2>&1 &
+  SERVER_PID=$!
+  if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$port/readyz" 300 --pid "$SERVER_PID"; then
+    echo "image: /readyz did not answer 200; the server's log:" >&2
+    tail -n 40 "$WORK/serve.log" >&2
+    return 1
+  fi
+  say "/readyz answered after $((SECONDS - started)) s"
+
+  say "sign in as imagetester (the real login and consent pages) and call tools over MCP"
+  IMAGE_TEST_PASSWORD=$password "$PYTHON" scripts/image_client.py "http://127.0.0.1:$port" imagetester \
+    || { tail -n 40 "$WORK/serve.log" >&2; return 1; }
+
+  say "memory of the image's processes (RSS, after the calls):"
+  local pid
+  for pid in $(pids_of_image); do
+    printf 'image:   %6d MB  %s\n' "$(($(awk '/^VmRSS/ {print $2}' "/proc/$pid/status") / 1024))" \
+      "$(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-90)"
+  done
+
+  kill -TERM "$SERVER_PID"
+  wait "$SERVER_PID" || true
+  SERVER_PID=""
+  # Every line the server wrote is JSON (the image's CAMPUS_MCP_LOG_FORMAT=json).
+  "$PYTHON" - "$WORK/serve.log" <<'PY'
+import json
+import sys
+
+lines = [line for line in open(sys.argv[1], encoding="utf-8") if line.strip()]
+bad = [line for line in lines if not line.lstrip().startswith("{") or not json.loads(line)]
+assert lines, "the server wrote no log"
+assert not bad, f"{len(bad)} of {len(lines)} log lines are not JSON, e.g. {bad[0][:200]!r}"
+assert not any("Traceback" in line for line in lines), "the server's log has a traceback"
+print(f"image: the server's {len(lines)} log lines are JSON, no traceback")
+PY
+  # A read-only root file system: nothing but the volume (and /tmp) was written in the container.
+  local written
+  written=$(cd "$MOUNTED/../diff" && find . -mindepth 1 \( -path ./var/lib/campus-mcp -o -path ./tmp -o -path ./run \
+    -o -path ./etc/hosts -o -path ./etc/resolv.conf -o -path ./etc/hostname -o -path ./dev -o -path ./proc -o -path ./sys \) \
+    -prune -o -type f -print | head -n 20)
+  if [[ -n $written ]]; then
+    echo "image: the container wrote outside its volume (a read-only root would refuse):" >&2
+    echo "$written" >&2
+    return 1
+  fi
+  say "nothing was written outside /var/lib/campus-mcp and /tmp (it can run with a read-only root)"
+  say "size: $(buildah images --format '{{.Size}}' "$IMAGE")"
+}
+
+case "${1:-}" in
+  build) build ;;
+  test) test_image "${2:-}" ;;
+  all)
+    build
+    test_image "${2:-}"
+    ;;
+  *)
+    echo "usage: scripts/image.sh build | test PG_URL | all PG_URL" >&2
+    exit 2
+    ;;
+esac
