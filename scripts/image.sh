@@ -112,7 +112,7 @@ pids_of_image() {
   local pid=${1:-$SERVER_PID} child
   [[ -n $pid ]] || return 0
   for child in $(pgrep -P "$pid" || true); do
-    if tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null | grep -q 'campus-mcp\|multiprocessing'; then echo "$child"; fi
+    if tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null | grep -q '^/opt/campus-mcp/bin/python'; then echo "$child"; fi
     pids_of_image "$child"
   done
 }
@@ -141,19 +141,25 @@ test_image() {
 
   CONTAINER=$(buildah from "$IMAGE")
   MOUNTED=$(buildah mount "$CONTAINER")
-  local key
-  key=$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')
+  # The key in a file that only the image's user reads, mounted as compose mounts its secret and
+  # read into the environment by the command (as deploy/compose.yaml does): never on a command line.
+  mkdir -m 0755 "$WORK/secrets"
+  (umask 077 && python3 -c 'import secrets; print(secrets.token_urlsafe(48))' >"$WORK/secrets/secret_key")
+  chown 10001 "$WORK/secrets/secret_key"
   # The settings a campus gives the image: everything else is the image's own (demo off, JSON logs).
-  # The key goes in a file only root reads, passed with --env from it: never on a printed line.
   local -a settings=(
     --env "CAMPUS_MCP_DATABASE_URL=postgresql+asyncpg://$server/$DB_NAME"
     --env "CAMPUS_MCP_REDIS_URL=redis://127.0.0.1:$redis_port/0"
     --env "CAMPUS_MCP_PUBLIC_URL=http://127.0.0.1:$port"
     --env "CAMPUS_MCP_HOST=127.0.0.1"
     --env "CAMPUS_MCP_PORT=$port"
-    --env "CAMPUS_MCP_SECRET_KEY=$key"
+    --volume "$WORK/secrets:/run/secrets:ro"
   )
-  run_in() { buildah run --isolation chroot "${settings[@]}" "$CONTAINER" -- "$@"; }
+  # shellcheck disable=SC2016  # $(cat ...) is expanded in the container, by its shell
+  run_in() {
+    buildah run --isolation chroot "${settings[@]}" "$CONTAINER" -- \
+      sh -c 'CAMPUS_MCP_SECRET_KEY=$(cat /run/secrets/secret_key) exec "$@"' sh "$@"
+  }
 
   say "the catalog's C engine is in the image and loads (its OpenMP runtime with it)"
   run_in python3 -c 'import ctypes, campus_catalog.engine as e
@@ -162,7 +168,7 @@ assert lib is not None, "the catalog engine was not built into the image"
 ctypes.CDLL(str(lib))
 print("image: loaded", lib.name)'
   say "no compiler in the final stage"
-  if run_in sh -c 'command -v gcc || command -v cc'; then echo "image: a compiler is in the image" >&2; return 1; fi
+  if run_in sh -c 'command -v gcc || command -v cc' 2>/dev/null; then echo "image: a compiler is in the image" >&2; return 1; fi
   say "runs as $(run_in id -un) (uid $(run_in id -u))"
 
   say "campus-mcp db upgrade (the migration job's command)"
