@@ -45,8 +45,11 @@ async def main(base: str, username: str, password: str) -> int:
         if "dining_hours" in tools or any(name.startswith("dining") for name in tools):
             print("image: the example dining plugin is served outside demo mode", file=sys.stderr)
             return 1
-        print(f"image: signed in as {username} (consent offered {sorted(student.last_consent.boxes)})"
-              if student.last_consent else f"image: signed in as {username}")
+        print(
+            f"image: signed in as {username} (consent offered {sorted(student.last_consent.boxes)})"
+            if student.last_consent
+            else f"image: signed in as {username}"
+        )
         print(f"image: {len(tools)} tools listed")
         failed = 0
         # A public read, a search (the question embedded by the catalog's engine), the student's own.
