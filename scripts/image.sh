@@ -146,6 +146,12 @@ test_image() {
   mkdir -m 0755 "$WORK/secrets"
   (umask 077 && python3 -c 'import secrets; print(secrets.token_urlsafe(48))' >"$WORK/secrets/secret_key")
   chown 10001 "$WORK/secrets/secret_key"
+  # A catalog source, as a campus configures one: outside demo mode the catalog offers its tools
+  # only with a source or data (an academic calendar file here, with no event: the tools answer).
+  mkdir -m 0755 "$WORK/files"
+  printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//campus-mcp//image test//EN\r\nEND:VCALENDAR\r\n' \
+    >"$WORK/files/calendar.ics"
+  chmod 0644 "$WORK/files/calendar.ics"
   # The settings a campus gives the image: everything else is the image's own (demo off, JSON logs).
   local -a settings=(
     --env "CAMPUS_MCP_DATABASE_URL=postgresql+asyncpg://$server/$DB_NAME"
@@ -153,7 +159,9 @@ test_image() {
     --env "CAMPUS_MCP_PUBLIC_URL=http://127.0.0.1:$port"
     --env "CAMPUS_MCP_HOST=127.0.0.1"
     --env "CAMPUS_MCP_PORT=$port"
+    --env "CAMPUS_MCP_CATALOG_CALENDAR_FILE=/srv/campus/calendar.ics"
     --volume "$WORK/secrets:/run/secrets:ro"
+    --volume "$WORK/files:/srv/campus:ro"
   )
   # shellcheck disable=SC2016  # $(cat ...) is expanded in the container, by its shell
   run_in() {

@@ -40,7 +40,7 @@ async def main(base: str, username: str, password: str) -> int:
         wanted = {"list_terms", "search_courses", "my_calendar_settings", "my_courses"}
         missing = wanted - tools
         if missing:
-            print(f"image: missing tools {sorted(missing)} among {len(tools)}", file=sys.stderr)
+            print(f"image: missing tools {sorted(missing)} among {sorted(tools)}", file=sys.stderr)
             return 1
         if "dining_hours" in tools or any(name.startswith("dining") for name in tools):
             print("image: the example dining plugin is served outside demo mode", file=sys.stderr)
