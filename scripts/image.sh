@@ -80,6 +80,15 @@ build() {
     -f Containerfile -t "$IMAGE" . >/dev/null
   say "built $IMAGE: image build $((SECONDS - build_begin)) s, with the base $((SECONDS - begin)) s"
   say "size: $(buildah images --format '{{.Size}}' "$IMAGE") ($(buildah images --format '{{.Size}}' "$BASE") of it the base)"
+  # What the image promises in its configuration (a HEALTHCHECK needs the docker format).
+  local config
+  config=$(buildah inspect --type image --format \
+    '{{.Docker.Config.User}} {{.Docker.Config.Volumes}} {{.Docker.Config.Cmd}} {{.Docker.Config.Healthcheck.Test}}' "$IMAGE")
+  say "config: $config"
+  if [[ $config != "campus map[/var/lib/campus-mcp:{}] [campus-mcp serve] [CMD "*/healthz* ]]; then
+    echo "image: expected user campus, the volume /var/lib/campus-mcp, campus-mcp serve, a HEALTHCHECK on /healthz" >&2
+    return 1
+  fi
 }
 
 # --- test -------------------------------------------------------------------------------------
