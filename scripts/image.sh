@@ -99,14 +99,32 @@ WORK=""
 DB_ADMIN=""
 DB_NAME=""
 
+# Stop the server as a container runtime would: TERM to the image's main process (uvicorn's
+# supervisor stops its workers, in-flight requests finish), then KILL whatever is left after 40 s.
+# buildah run passes no signal on: a TERM to it alone leaves the server running (seen here).
+stop_server() {
+  [[ -n $SERVER_PID ]] || return 0
+  local -a pids
+  read -r -a pids <<<"$(pids_of_image | tr '\n' ' ')"
+  if ((${#pids[@]} > 0)); then kill -TERM "${pids[0]}" 2>/dev/null || true; fi
+  local stopped=1
+  for _ in $(seq 200); do
+    if ! running "$SERVER_PID"; then stopped=0 && break; fi
+    sleep 0.2
+  done
+  read -r -a pids <<<"$(pids_of_image | tr '\n' ' ')"
+  for pid in "${pids[@]}" "$SERVER_PID"; do kill -KILL "$pid" 2>/dev/null || true; done
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+  return "$stopped"
+}
+
+running() {  # PID: alive and not a zombie (an exited child not yet waited for)
+  [[ -r /proc/$1/stat ]] && [[ $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) != Z ]]
+}
+
 cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    # The server's own processes first (buildah passes a TERM on, but not a KILL).
-    for pid in $(pids_of_image); do kill -TERM "$pid" 2>/dev/null || true; done
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
+  stop_server || true
   if [[ -n $CONTAINER ]]; then buildah rm "$CONTAINER" >/dev/null 2>&1 || true; fi
   if [[ -n $REDIS_PID ]]; then kill "$REDIS_PID" 2>/dev/null || true; fi
   if [[ -n $DB_NAME ]]; then psql_admin -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null 2>&1 || true; fi
@@ -202,7 +220,11 @@ print("image: loaded", lib.name)'
 
   say "campus-mcp serve --no-migrate --workers 2 on 127.0.0.1:$port"
   local started=$SECONDS
-  run_in campus-mcp serve --no-migrate --workers 2 >"$WORK/serve.log" 2>&1 &
+  # Not through run_in in the background: $! must be buildah's own pid, not a subshell's.
+  # shellcheck disable=SC2016
+  buildah run --isolation chroot "${settings[@]}" "$CONTAINER" -- \
+    sh -c 'CAMPUS_MCP_SECRET_KEY=$(cat /run/secrets/secret_key) exec "$@"' sh \
+    campus-mcp serve --no-migrate --workers 2 >"$WORK/serve.log" 2>&1 &
   SERVER_PID=$!
   if ! "$PYTHON" scripts/wait-for.py "http://127.0.0.1:$port/readyz" 300 --pid "$SERVER_PID"; then
     echo "image: /readyz did not answer 200; the server's log:" >&2
@@ -222,9 +244,11 @@ print("image: loaded", lib.name)'
       "$(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-90)"
   done
 
-  kill -TERM "$SERVER_PID"
-  wait "$SERVER_PID" || true
-  SERVER_PID=""
+  if ! stop_server; then
+    echo "image: the server did not stop within 40 s of a TERM (killed)" >&2
+    return 1
+  fi
+  say "the server stopped on TERM"
   # Every line the server wrote is JSON (the image's CAMPUS_MCP_LOG_FORMAT=json).
   "$PYTHON" - "$WORK/serve.log" <<'PY'
 import json
