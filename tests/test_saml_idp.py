@@ -13,6 +13,7 @@ attribute mapping of the docs' Shibboleth recipe, and metadata fetched from a UR
 
 from __future__ import annotations
 
+import base64
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,11 +23,14 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 from campus_mcp.accounts import Student
+from campus_mcp.oauth import saml
 from campus_mcp.oauth.testkit import (
     free_port,
+    self_signed_certificate,
     serve_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
+from litestar import Litestar, get
 from sqlalchemy import select
 
 from tests.support.chromium import require_chromium
@@ -36,6 +40,8 @@ from tests.support.saml_idp import (
     EPPN,
     STUDENT_ID,
     SamlIdp,
+    audience,
+    clock_behind,
     form_value,
     running_saml_idp,
 )
@@ -156,3 +162,215 @@ async def test_a_student_signs_in_and_is_linked_by_the_student_id_attribute(
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper"
     assert grace.oidc_issuer == idp.entity_id and grace.oidc_subject == "student-id:s1002"
+
+
+async def test_the_same_student_signs_in_again_as_the_same_record(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    # The IdP sends a transient NameID (new at each sign-in): the student id attribute keeps them one.
+    async with saml_campus(campus_factory, idp) as (campus, base):
+        for _ in range(2):
+            async with httpx.AsyncClient(timeout=30) as browser:
+                landed = await idp_sign_in(browser, base, "grace")
+                assert landed.url.path == "/dashboard", landed.text
+    async with campus.sessions() as session:
+        graces = (await session.execute(select(Student).where(Student.display_name == "Grace Hopper"))).scalars()
+        assert len(list(graces)) == 1
+
+
+async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with saml_campus(campus_factory, idp) as (campus, base), httpx.AsyncClient(timeout=30) as browser:
+        refused = await idp_sign_in(browser, base, "alan")
+        assert refused.status_code == 403
+        assert "You cannot sign in to this service" in refused.text
+        assert "this service is for students" in refused.text
+        assert "eduPersonAffiliation does not include student" in refused.text
+        assert "the Registrar&#x27;s help desk (help@campus.example)" in refused.text
+        assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
+    async with campus.sessions() as session:
+        assert (await session.execute(select(Student).where(Student.display_name == "Alan Turing"))).first() is None
+
+
+async def test_the_shibboleth_recipes_mapping_signs_in_by_eppn_and_scoped_affiliation(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # docs/sign-in.md's Shibboleth/InCommon recipe: eduPersonPrincipalName is the campus id, the
+    # affiliation admits (also scoped: student@campus.example), all by the attributes' OID names.
+    recipe = {
+        "saml_student_id_attribute": "urn:oid:1.3.6.1.4.1.5923.1.1.1.6",
+        "saml_display_name_attribute": "displayName",
+        "saml_admit_attribute": "urn:oid:1.3.6.1.4.1.5923.1.1.1.1",
+        "saml_admit_values": ["student"],
+    }
+    async with saml_campus(campus_factory, idp, **recipe) as (campus, base):
+        async with httpx.AsyncClient(timeout=30) as browser:
+            assert (await idp_sign_in(browser, base, "ada")).url.path == "/dashboard"
+        async with httpx.AsyncClient(timeout=30) as browser:
+            assert (await idp_sign_in(browser, base, "alan")).status_code == 403
+    ada = await student_named(campus, "ada@campus.example")
+    assert ada is not None and ada.display_name == "Ada Lovelace"
+
+
+# --- hostile answers: each refused, with what to do ---------------------------------------------
+
+START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
+
+
+async def refused_answer(
+    campus_factory: CampusFactory, idp: SamlIdp, make: Any, **settings: Any
+) -> tuple[httpx.Response, CampusHarness]:
+    """Start a sign-in, post the answer ``make(saml_request)`` returns; the page the student sees."""
+    async with (
+        saml_campus(campus_factory, idp, **settings) as (campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        request = await start_sign_in(browser, base)
+        answer = await post_answer(browser, base, make(request))
+        assert (await browser.get(f"{base}/dashboard", follow_redirects=False)).status_code == 303  # not signed in
+    return answer, campus
+
+
+async def test_a_forged_assertion_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    # Signed, but by a key the IdP's metadata does not hold (an attacker's, under the IdP's name).
+    page, campus = await refused_answer(campus_factory, idp, lambda r: idp.response(r, "ada", forged=True)[1])
+    assert page.status_code == 400
+    assert "The sign-in answer is not signed by the campus sign-in service" in page.text and START_AGAIN in page.text
+    assert await student_named(campus, "s1001") is None
+
+
+async def test_an_unsigned_assertion_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    page, campus = await refused_answer(campus_factory, idp, lambda r: idp.response(r, "ada", sign=False)[1])
+    assert page.status_code == 400
+    assert "The sign-in answer is not signed by the campus sign-in service" in page.text and START_AGAIN in page.text
+    assert await student_named(campus, "s1001") is None
+
+
+def altered(saml_response: str) -> str:
+    """The IdP's signed answer with the student id changed afterwards (S1001 becomes S1002)."""
+    xml = base64.b64decode(saml_response).decode()
+    assert "S1001" in xml
+    return base64.b64encode(xml.replace("S1001", "S1002").encode()).decode()
+
+
+async def test_an_assertion_altered_after_signing_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    page, campus = await refused_answer(campus_factory, idp, lambda r: altered(idp.response(r, "ada")[1]))
+    assert page.status_code == 400
+    assert "or was changed after it was signed" in page.text and START_AGAIN in page.text
+    assert await student_named(campus, "s1002") is None and await student_named(campus, "s1001") is None
+
+
+async def test_an_expired_assertion_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    page, _campus = await refused_answer(
+        campus_factory, idp, lambda r: idp.response(r, "ada", edit=clock_behind(10))[1]
+    )
+    assert page.status_code == 400
+    assert "The sign-in answer has expired" in page.text and START_AGAIN in page.text
+
+
+async def test_an_assertion_for_another_service_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    other = "https://other-service.campus.example/shibboleth"
+    page, _campus = await refused_answer(campus_factory, idp, lambda r: idp.response(r, "ada", edit=audience(other))[1])
+    assert page.status_code == 400
+    assert "The sign-in answer was made for another application" in page.text and START_AGAIN in page.text
+
+
+@pytest.mark.parametrize(("skew", "admitted"), [(0, False), (120, True)])
+async def test_the_clock_skew_setting_bounds_how_late_an_answer_may_be(
+    campus_factory: CampusFactory, idp: SamlIdp, skew: int, admitted: bool
+) -> None:
+    # Made with a clock six minutes behind: its five minutes ran out a minute ago. Within two
+    # minutes of skew it is taken, with none it is not.
+    async with (
+        saml_campus(campus_factory, idp, saml_clock_skew_seconds=skew) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        request = await start_sign_in(browser, base)
+        answer = await post_answer(browser, base, idp.response(request, "ada", edit=clock_behind(6))[1])
+    assert (answer.url.path == "/dashboard") is admitted, answer.text
+    if not admitted:
+        assert "The sign-in answer has expired" in answer.text
+
+
+async def test_a_replayed_assertion_is_refused_also_with_a_copy_of_the_session(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with (
+        saml_campus(campus_factory, idp) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        request = await start_sign_in(browser, base)
+        cookies = dict(browser.cookies)  # the session as it was when the answer was awaited
+        answer = idp.response(request, "ada")[1]
+        assert (await post_answer(browser, base, answer)).url.path == "/dashboard"
+        # The same post again in the same browser (through the one-click page, as no request is
+        # pending): the request it answers was answered.
+        again = await browser.post(
+            f"{base}/login/saml/acs", data={"SAMLResponse": answer, "posted_again": "1"}, follow_redirects=True
+        )
+        assert again.status_code == 400
+        assert "does not match a sign-in started here, or it was used already" in again.text
+        # An attacker who copied the session cookie from before and the posted answer: the
+        # assertion's ID is written down, so the copy does not sign anyone in either.
+        async with httpx.AsyncClient(timeout=30, cookies=cookies) as thief:
+            stolen = await post_answer(thief, base, answer)
+            assert stolen.status_code == 400
+            assert "This sign-in answer was used already, so it was refused" in stolen.text
+            assert (await thief.get(f"{base}/dashboard", follow_redirects=False)).status_code == 303
+
+
+async def test_an_answer_posted_from_another_site_without_the_cookie_continues_with_one_click(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with (
+        saml_campus(campus_factory, idp) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        request = await start_sign_in(browser, base)
+        answer = idp.response(request, "ada")[1]
+        # The browser leaves the SameSite=Lax cookie out of another site's post.
+        async with httpx.AsyncClient(timeout=30) as cookieless:
+            first = await post_answer(cookieless, base, answer)
+        assert first.status_code == 200 and "Finish signing in" in first.text
+        assert form_value(first.text, "SAMLResponse") == answer
+        landed = await browser.post(
+            f"{base}/login/saml/acs",
+            data={"SAMLResponse": form_value(first.text, "SAMLResponse"), "posted_again": "1"},
+            follow_redirects=True,
+        )
+        assert landed.url.path == "/dashboard", landed.text
+
+
+# --- the IdP's metadata from a URL ---------------------------------------------------------------
+
+
+async def test_idp_metadata_from_an_https_url_is_fetched_through_the_guard_and_kept(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
+) -> None:
+    cert, key = self_signed_certificate(tmp_path)
+    served: list[int] = []
+
+    @get("/idp.xml", media_type="application/samlmetadata+xml")
+    async def metadata() -> str:
+        served.append(1)
+        return idp.metadata_file.read_text()
+
+    port = free_port()
+    async with serve_on_loopback(
+        Litestar([metadata]), port, ssl_certfile=str(cert), ssl_keyfile=str(key)
+    ) as metadata_base:
+        url = f"{metadata_base}/idp.xml"
+        guard = {"oauth_metadata_loopback_for_tests": True, "oauth_metadata_ca_file": str(cert)}
+        async with saml_campus(campus_factory, idp, saml_idp_metadata=url, **guard) as (_campus, base):
+            for _ in range(2):
+                async with httpx.AsyncClient(timeout=30) as browser:
+                    assert (await idp_sign_in(browser, base, "grace")).url.path == "/dashboard"
+        assert len(served) == 1  # kept for saml_metadata_refresh_hours, not fetched per sign-in
+        # Without the test setting the guard refuses loopback: the student is told in words.
+        saml._metadata.clear()
+        async with (
+            saml_campus(campus_factory, idp, saml_idp_metadata=url) as (_campus, base),
+            httpx.AsyncClient(timeout=30) as browser,
+        ):
+            page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        assert page.status_code == 502
+        assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text

@@ -15,7 +15,7 @@ import base64
 import contextlib
 import datetime
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -28,10 +28,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from litestar import Litestar, MediaType, Request, Response, get, post
-from saml2 import BINDING_HTTP_REDIRECT
+from saml2 import BINDING_HTTP_REDIRECT, class_name
 from saml2.config import IdPConfig
 from saml2.metadata import create_metadata_string
-from saml2.saml import NAME_FORMAT_URI, NAMEID_FORMAT_PERSISTENT
+from saml2.saml import NAME_FORMAT_URI, NAMEID_FORMAT_PERSISTENT, Assertion
 from saml2.server import Server
 from saml2.sigver import get_xmlsec_binary
 
@@ -68,7 +68,7 @@ def key_and_certificate(folder: Path, name: str) -> tuple[Path, Path]:
     return key_path, cert_path
 
 
-def _server(base: str, key: Path, cert: Path, sp_metadata: list[str], lifetime_minutes: int) -> Server:
+def _server(base: str, key: Path, cert: Path, sp_metadata: list[str]) -> Server:
     config = IdPConfig()
     config.load(
         {
@@ -79,7 +79,7 @@ def _server(base: str, key: Path, cert: Path, sp_metadata: list[str], lifetime_m
                     "name_id_format": [NAMEID_FORMAT_PERSISTENT],
                     "policy": {
                         "default": {
-                            "lifetime": {"minutes": lifetime_minutes},
+                            "lifetime": {"minutes": 5},
                             "attribute_restrictions": None,
                             "name_form": NAME_FORMAT_URI,
                         }
@@ -112,9 +112,9 @@ class SamlIdp:
     def entity_id(self) -> str:
         return self.base + "/idp/metadata"
 
-    def server(self, *, forged: bool = False, lifetime_minutes: int = 5) -> Server:
+    def server(self, *, forged: bool = False) -> Server:
         key, cert = self.forger_key if forged else self.key
-        return _server(self.base, key, cert, self.sp_metadata, lifetime_minutes)
+        return _server(self.base, key, cert, self.sp_metadata)
 
     def metadata(self) -> str:
         return create_metadata_string(None, config=self.server().config, valid=None).decode()
@@ -130,11 +130,12 @@ class SamlIdp:
         *,
         sign: bool = True,
         forged: bool = False,
-        lifetime_minutes: int = 5,
-        audience: str | None = None,
+        edit: Callable[[str], str] | None = None,
     ) -> tuple[str, str]:
-        """(ACS URL, base64 SAMLResponse) answering the SP's AuthnRequest (Redirect binding) for ``login``."""
-        server = self.server(forged=forged, lifetime_minutes=lifetime_minutes)
+        """(ACS URL, base64 SAMLResponse) answering the SP's AuthnRequest (Redirect binding) for
+        ``login``. ``edit`` changes the assertion's XML before it is signed (a late clock, another
+        audience): the IdP's own key signs what the hostile tests send."""
+        server = self.server(forged=forged)
         request = server.parse_authn_request(saml_request, BINDING_HTTP_REDIRECT).message
         sp_entity_id = request.issuer.text
         destination = request.assertion_consumer_service_url
@@ -143,14 +144,21 @@ class SamlIdp:
             identity,
             in_response_to=request.id,
             destination=destination,
-            sp_entity_id=audience or sp_entity_id,
+            sp_entity_id=sp_entity_id,
             userid=f"{login}-persistent",
             name_id_policy=request.name_id_policy,
             sign_assertion=sign,
             sign_response=False,
             authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport"},
         )
-        return destination, base64.b64encode(str(response).encode()).decode()
+        xml = str(response)
+        if edit is not None:
+            xml = edit(xml)
+            if sign:  # signed again over the edited assertion (xmlsec1 fills the signature anew)
+                assertion_id = re.search(r'<[\w:]*Assertion [^>]*ID="([^"]+)"', xml)
+                assert assertion_id is not None
+                xml = server.sec.sign_statement(xml, class_name(Assertion()), node_id=assertion_id.group(1))
+        return destination, base64.b64encode(xml.encode()).decode()
 
 
 def auto_post_page(destination: str, saml_response: str, relay_state: str) -> str:
@@ -217,3 +225,26 @@ def form_value(html: str, name: str) -> str:
     """A hidden field's value in a page (the SAMLResponse of the auto-post page)."""
     found = re.search(rf'name="{name}" value="([^"]*)"', html)
     return found.group(1) if found else ""
+
+
+def clock_behind(minutes: int) -> Callable[[str], str]:
+    """An edit: every time in the assertion ``minutes`` earlier (an IdP whose clock is behind, or
+    an answer that arrives that late)."""
+
+    def shift(xml: str) -> str:
+        def earlier(found: re.Match[str]) -> str:
+            moment = datetime.datetime.strptime(found.group(1), "%Y-%m-%dT%H:%M:%SZ")
+            return f'"{(moment - datetime.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")}"'
+
+        return re.sub(r'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"', earlier, xml)
+
+    return shift
+
+
+def audience(entity_id: str) -> Callable[[str], str]:
+    """An edit: the assertion made for another service provider."""
+
+    def change(xml: str) -> str:
+        return re.sub(r"(<[\w:]*Audience>)[^<]*(</)", rf"\g<1>{escape(entity_id)}\g<2>", xml)
+
+    return change
