@@ -21,19 +21,29 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import httpx2
 import pytest
 from campus_mcp.accounts import Student
 from campus_mcp.oauth import saml
 from campus_mcp.oauth.testkit import (
+    TEST_REDIRECT_URI,
+    MemoryStorage,
+    callback_params,
     free_port,
     self_signed_certificate,
     serve_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_schedule.feed import import_enrollments
+from campus_schedule.models import Enrollment
 from litestar import Litestar, get
+from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 from sqlalchemy import select
 
-from tests.support.chromium import require_chromium
+from tests.support.chromium import chromium, require_chromium
 from tests.support.saml_idp import (
     AFFILIATION,
     DISPLAY_NAME,
@@ -142,6 +152,73 @@ async def post_answer(browser: httpx.AsyncClient, base: str, saml_response: str)
 async def student_named(campus: CampusHarness, campus_id: str) -> Student | None:
     async with campus.sessions() as session:
         return (await session.execute(select(Student).where(Student.campus_id == campus_id))).scalar_one_or_none()
+
+
+# --- end to end: an MCP client, Chromium, the IdP, my_courses ------------------------------------
+
+
+async def test_mcp_client_signs_in_through_the_saml_idp_and_sees_the_feeds_courses(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with saml_campus(campus_factory, idp, plugins=["catalog", "schedule"], demo=True, anonymous_access=False) as (
+        campus,
+        base,
+    ):
+        # The nightly feed names Ada by her campus id before she ever signed in: the rows are kept.
+        async with campus.sessions() as session:
+            term_uid, crn = (
+                await session.execute(
+                    select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 1).limit(1)
+                )
+            ).one()
+            fed = await import_enrollments(session, f"student,term,crn\nS1001,{term_uid},{crn}\n", create_students=True)
+        assert fed.added == 1 and not fed.refused and fed.students_created == 1
+        before = await student_named(campus, "s1001")
+        assert before is not None and before.oidc_subject is None
+
+        async with chromium() as browser:
+            page = await browser.new_page()
+            await page.route(
+                "**/*", lambda route: route.abort() if "127.0.0.1" not in route.request.url else route.continue_()
+            )
+            landed: dict[str, str] = {}
+
+            async def redirect_handler(url: str) -> None:
+                await page.goto(url)  # our login page
+                await page.get_by_role("link", name="Sign in with your campus account (SAML)").click()
+                await page.get_by_label("Username").fill("ada")
+                await page.get_by_label("Password").fill("any password")
+                await page.get_by_role("button", name="Login").click()  # the IdP posts its answer to our ACS
+                async with page.expect_request(lambda request: request.url.startswith(TEST_REDIRECT_URI)) as sent:
+                    await page.get_by_role("button", name="Allow").click()  # our consent page
+                landed.update(callback_params((await sent.value).url))
+
+            async def callback_handler() -> AuthorizationCodeResult:
+                return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
+
+            provider = OAuthClientProvider(
+                server_url=f"{base}/api/mcp",
+                client_metadata=OAuthClientMetadata(
+                    client_name="Campus Assistant",
+                    redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+                    grant_types=["authorization_code", "refresh_token"],
+                    response_types=["code"],
+                    token_endpoint_auth_method="none",
+                ),
+                storage=MemoryStorage(),
+                redirect_handler=redirect_handler,
+                callback_handler=callback_handler,
+            )
+            async with (
+                httpx2.AsyncClient(auth=provider, timeout=60) as http,
+                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
+            ):
+                answer = await client.call_tool("my_courses", {"term": term_uid})
+    assert not answer.is_error, answer.content
+    assert [course["crn"] for course in answer.structured_content["courses"]] == [crn]
+    after = await student_named(campus, "s1001")
+    assert after is not None and after.id == before.id and after.oidc_issuer == idp.entity_id
+    assert after.display_name == "Ada Lovelace"
 
 
 # --- a student signs in; the mapping; a person not admitted ---------------------------------------
