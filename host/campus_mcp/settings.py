@@ -288,6 +288,24 @@ class Settings(BaseSettings):
     saml_metadata_refresh_hours: int = Field(
         default=12, ge=1, description="How long IdP metadata fetched from a URL is kept before it is fetched again."
     )
+    cas_server_url: str = Field(
+        default="",
+        description="The campus CAS server (CAS 3.0), e.g. https://cas.campus.edu/cas; unset: no CAS button.",
+    )
+    cas_button_label: str = "Sign in with your campus account (CAS)"
+    cas_student_id_attribute: str = Field(
+        default="", description="The CAS attribute that is the campus student id; unset: the CAS user name."
+    )
+    cas_display_name_attribute: str = Field(
+        default="displayName", description="The CAS attribute that names the student."
+    )
+    cas_admit_attribute: str = Field(
+        default="", description="The CAS attribute that admits a student (eduPersonAffiliation); unset: everyone."
+    )
+    cas_admit_values: list[str] = Field(
+        default_factory=lambda: ["student"],
+        description="Values of cas_admit_attribute that admit a student (any one; comma-separated).",
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
@@ -317,6 +335,7 @@ class Settings(BaseSettings):
         "trusted_proxies",
         "oidc_admit_values",
         "saml_admit_values",
+        "cas_admit_values",
         mode="before",
     )
     @classmethod

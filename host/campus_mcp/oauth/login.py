@@ -25,6 +25,7 @@ from litestar.response import Redirect
 from campus_mcp.accounts import authenticate
 from campus_mcp.limits.policy import client_address, trusted_proxies
 from campus_mcp.oauth.asking_app import asking_for
+from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
 from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
@@ -52,8 +53,8 @@ def oidc_configured(settings: Settings) -> bool:
 
 
 def idp_configured(settings: Settings) -> bool:
-    """A campus sign-in (OpenID Connect or SAML) is set up."""
-    return oidc_configured(settings) or saml_configured(settings)
+    """A campus sign-in (OpenID Connect, SAML or CAS) is set up."""
+    return oidc_configured(settings) or saml_configured(settings) or cas_configured(settings)
 
 
 def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
@@ -96,6 +97,7 @@ def login_page(
         username=username,
         oidc_label=settings.oidc_button_label if oidc_configured(settings) else "",
         saml_label=settings.saml_button_label if saml_configured(settings) else "",
+        cas_label=settings.cas_button_label if cas_configured(settings) else "",
         demo=settings.demo,
         app=asking_for(request, next_url),
         local_accounts=settings.local_accounts,
@@ -112,7 +114,7 @@ LOCAL_ACCOUNTS_OFF = (
 )
 LOCAL_ACCOUNTS_OFF_NO_IDP = (
     "Sign-in with a username and password is switched off on this campus, and no campus sign-in is "
-    "set up. Ask your campus IT to set up CAMPUS_MCP_OIDC_ISSUER (or CAMPUS_MCP_SAML_IDP_METADATA) or to switch local accounts back on."
+    "set up. Ask your campus IT to set up CAMPUS_MCP_OIDC_ISSUER (or CAMPUS_MCP_SAML_IDP_METADATA, CAMPUS_MCP_CAS_SERVER_URL) or to switch local accounts back on."
 )
 
 
@@ -274,12 +276,15 @@ class OidcLoginController(Controller):
 
 
 def login_controllers(settings: Settings) -> list[type[Controller]]:
-    """The sign-in controllers: the local form always, OpenID Connect and SAML when configured."""
-    from campus_mcp.oauth.saml_login import SamlLoginController  # it builds on this module
+    """The sign-in controllers: the local form always, OpenID Connect, SAML and CAS when configured."""
+    from campus_mcp.oauth.cas_login import CasLoginController  # these build on this module
+    from campus_mcp.oauth.saml_login import SamlLoginController
 
     controllers: list[type[Controller]] = [LoginController]
     if oidc_configured(settings):
         controllers.append(OidcLoginController)
     if saml_configured(settings):
         controllers.append(SamlLoginController)
+    if cas_configured(settings):
+        controllers.append(CasLoginController)
     return controllers

@@ -251,6 +251,7 @@ def login_body(
     username: str = "",
     oidc_label: str = "",
     saml_label: str = "",
+    cas_label: str = "",
     demo: bool,
     app: AskingApp | None = None,
     local_accounts: bool = True,
@@ -259,8 +260,9 @@ def login_body(
     oidc = ""
     if oidc_label:
         oidc = f'<p><a href="{escape(with_next("/login/oidc", next_url), quote=True)}">{escape(oidc_label)}</a></p>'
-    if saml_label:
-        oidc += f'<p><a href="{escape(with_next("/login/saml", next_url), quote=True)}">{escape(saml_label)}</a></p>'
+    for path, label in (("/login/saml", saml_label), ("/login/cas", cas_label)):
+        if label:
+            oidc += f'<p><a href="{escape(with_next(path, next_url), quote=True)}">{escape(label)}</a></p>'
     if oidc and local_accounts:
         oidc += "<p class=muted>Or sign in with a local account:</p>"
     demo_note = (
