@@ -53,6 +53,7 @@ from tests.support.saml_idp import (
     audience,
     clock_behind,
     form_value,
+    key_and_certificate,
     running_saml_idp,
 )
 
@@ -286,6 +287,27 @@ async def test_the_shibboleth_recipes_mapping_signs_in_by_eppn_and_scoped_affili
             assert (await idp_sign_in(browser, base, "alan")).status_code == 403
     ada = await student_named(campus, "ada@campus.example")
     assert ada is not None and ada.display_name == "Ada Lovelace"
+
+
+async def test_an_encrypted_assertion_is_accepted_with_the_sps_key(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
+) -> None:
+    key, cert = key_and_certificate(tmp_path, "sp")
+    sp_keys = {"saml_sp_key_file": str(key), "saml_sp_cert_file": str(cert)}
+    async with (
+        saml_campus(campus_factory, idp, **sp_keys) as (campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        # The SP metadata publishes the certificate the IdP encrypts for.
+        published = (await browser.get(f"{base}/saml/metadata")).text
+        assert "".join(cert.read_text().splitlines()[1:-1]) in published
+        request = await start_sign_in(browser, base)
+        answer = idp.response(request, "grace", encrypt=True)[1]
+        xml = base64.b64decode(answer).decode()
+        assert "EncryptedAssertion" in xml and "S1002" not in xml  # nothing readable on the way
+        landed = await post_answer(browser, base, answer)
+        assert landed.url.path == "/dashboard", landed.text
+    assert await student_named(campus, "s1002") is not None
 
 
 # --- hostile answers: each refused, with what to do ---------------------------------------------

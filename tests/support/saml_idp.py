@@ -131,6 +131,7 @@ class SamlIdp:
         sign: bool = True,
         forged: bool = False,
         edit: Callable[[str], str] | None = None,
+        encrypt: bool = False,
     ) -> tuple[str, str]:
         """(ACS URL, base64 SAMLResponse) answering the SP's AuthnRequest (Redirect binding) for
         ``login``. ``edit`` changes the assertion's XML before it is signed (a late clock, another
@@ -149,6 +150,8 @@ class SamlIdp:
             name_id_policy=request.name_id_policy,
             sign_assertion=sign,
             sign_response=False,
+            # Encrypted for the SP with the certificate its metadata publishes.
+            encrypt_assertion=encrypt,
             authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport"},
         )
         xml = str(response)
