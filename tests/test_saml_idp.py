@@ -473,3 +473,32 @@ async def test_idp_metadata_from_an_https_url_is_fetched_through_the_guard_and_k
             page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
         assert page.status_code == 502
         assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text
+
+
+async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
+) -> None:
+    signed = idp.metadata(signed=True)
+    assert "Signature" in signed
+    documents = {
+        "signed": signed,
+        # A changed copy: the sign-in service's address moved to another host after signing.
+        "altered": signed.replace(f"{idp.base}/idp/sso", "http://127.0.0.1:9/idp/sso"),
+        "unsigned": idp.metadata(),
+    }
+    check = {"saml_idp_metadata_cert": str(idp.key[1])}
+    for name, xml in documents.items():
+        (tmp_path / f"{name}.xml").write_text(xml)
+    async with (
+        saml_campus(campus_factory, idp, saml_idp_metadata=str(tmp_path / "signed.xml"), **check) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        assert (await idp_sign_in(browser, base, "grace")).url.path == "/dashboard"
+    for name in ("altered", "unsigned"):
+        async with (
+            saml_campus(campus_factory, idp, saml_idp_metadata=str(tmp_path / f"{name}.xml"), **check) as (_c, base),
+            httpx.AsyncClient(timeout=30) as browser,
+        ):
+            page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        assert page.status_code == 502, name
+        assert "its metadata is not signed by the expected certificate" in page.text, name

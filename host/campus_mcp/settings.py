@@ -255,6 +255,10 @@ class Settings(BaseSettings):
         default="",
         description="The campus SAML IdP's metadata: a file, or an https URL (the IdP's own or a federation's per-entity URL).",
     )
+    saml_idp_metadata_cert: str = Field(
+        default="",
+        description="A certificate (PEM) the IdP's metadata must be signed with (a federation's); unset: not checked.",
+    )
     saml_idp_entity_id: str = Field(
         default="", description="The IdP's entityID, when the metadata names more than one."
     )

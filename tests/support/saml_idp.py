@@ -116,8 +116,10 @@ class SamlIdp:
         key, cert = self.forger_key if forged else self.key
         return _server(self.base, key, cert, self.sp_metadata)
 
-    def metadata(self) -> str:
-        return create_metadata_string(None, config=self.server().config, valid=None).decode()
+    def metadata(self, *, signed: bool = False) -> str:
+        """The IdP's metadata; ``signed``: signed with the IdP's key (as a federation signs its own)."""
+        xml: bytes | str = create_metadata_string(None, config=self.server().config, valid=None, sign=signed)
+        return xml.decode() if isinstance(xml, bytes) else xml  # pysaml2 returns str once signed
 
     def trust(self, sp_metadata: str) -> None:
         """Register an SP (its metadata XML, as fetched from its metadata URL)."""

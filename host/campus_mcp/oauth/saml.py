@@ -12,7 +12,8 @@ assertion posted again is refused on any worker, also with a copy of the session
 
 The IdP's metadata comes from a file or an https URL; a URL is fetched through the same SSRF guard
 as client metadata documents (``cimd._download``), kept for ``saml_metadata_refresh_hours`` and then
-fetched again at the next sign-in. The attributes are matched by their name (an OID such as
+fetched again at the next sign-in. With ``saml_idp_metadata_cert`` set, metadata must carry a
+signature that checks with that certificate (a federation signs its metadata). The attributes are matched by their name (an OID such as
 ``urn:oid:1.3.6.1.4.1.5923.1.1.1.6``) or their friendly name (``eduPersonPrincipalName``), case
 aside. Admission and the student record work as for OpenID Connect (``oidc``): the IdP's entity id
 and the NameID stand for the issuer and subject.
@@ -21,6 +22,7 @@ and the NameID stand for the issuer and subject.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,10 +34,11 @@ import httpx
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
+from saml2.md import NAMESPACE as MD_NAMESPACE
 from saml2.metadata import create_metadata_string
 from saml2.response import AuthnResponse, StatusError, UnsolicitedResponse
 from saml2.saml import NAMEID_FORMAT_PERSISTENT
-from saml2.sigver import SigverError, get_xmlsec_binary
+from saml2.sigver import SigverError, get_xmlsec_binary, security_context
 from saml2.validate import ResponseLifetimeExceed, ToEarly
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -77,16 +80,44 @@ def sp_entity_id(settings: Settings) -> str:
     return settings.base_url + METADATA_PATH
 
 
+def _metadata_signed_by(xml: str, settings: Settings) -> bool:
+    """True when the metadata carries a signature that checks with ``saml_idp_metadata_cert``
+    (the federation's or the IdP's metadata signing certificate)."""
+    security = security_context(sp_config(settings, None))
+    root = re.search(r"<(?:[\w.-]+:)?(EntitiesDescriptor|EntityDescriptor)[\s>]", xml)
+    if root is None:
+        return False
+    try:
+        return bool(
+            security.verify_signature(
+                xml, cert_file=settings.saml_idp_metadata_cert, node_name=f"{MD_NAMESPACE}:{root.group(1)}"
+            )
+        )
+    except Exception:  # xmlsec1 fails in its own ways on unsigned or altered documents: all are "no"
+        return False
+
+
+async def _checked(xml: str, settings: Settings) -> str:
+    if settings.saml_idp_metadata_cert and not await anyio.to_thread.run_sync(_metadata_signed_by, xml, settings):
+        raise SamlError(
+            "The campus sign-in is not set up correctly (its metadata is not signed by the expected "
+            "certificate); tell your campus IT."
+        )
+    return xml
+
+
 async def idp_metadata(settings: Settings) -> str:
-    """The IdP's metadata XML: read from the file, or fetched (guarded) and kept for a while."""
+    """The IdP's metadata XML: read from the file, or fetched (guarded) and kept for a while; its
+    signature checked when ``saml_idp_metadata_cert`` is set."""
     source = settings.saml_idp_metadata
     if not source.startswith(("https://", "http://")):
         try:
-            return await anyio.Path(source).read_text()
+            text = await anyio.Path(source).read_text()
         except OSError as exc:
             raise SamlError(
                 "The campus sign-in is not set up correctly (its metadata file cannot be read); tell your campus IT."
             ) from exc
+        return await _checked(text, settings)
     kept = _metadata.get(source)
     if kept is not None and time.monotonic() - kept[0] < settings.saml_metadata_refresh_hours * 3600:
         return kept[1]
@@ -97,7 +128,12 @@ async def idp_metadata(settings: Settings) -> str:
         if kept is not None:
             return kept[1]  # the IdP's keys rarely change: the last good copy beats no sign-in at all
         raise SamlError(UNREACHABLE) from exc
-    xml = raw.decode("utf-8", errors="replace")
+    try:
+        xml = await _checked(raw.decode("utf-8", errors="replace"), settings)
+    except SamlError:
+        if kept is not None:
+            return kept[1]  # a bad copy on the server does not replace the good one kept
+        raise
     _metadata[source] = (time.monotonic(), xml)
     return xml
 
