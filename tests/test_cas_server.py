@@ -5,7 +5,8 @@ A student presses the CAS button, signs in on the CAS server's own login page an
 a service ticket that the campus validates at the server's ``/p3/serviceValidate``; the released
 attributes name the campus id and admit students, and the student is the one the enrollment feed
 created before their first sign-in. Also: a person not admitted, a replayed callback, a ticket
-made for another sign-in, and the server down, each refused in words.
+made for another sign-in, and the server down, each refused in words. End to end, the MCP SDK's
+client signs in through the CAS server in Chromium and calls ``my_courses``.
 """
 
 from __future__ import annotations
@@ -17,15 +18,30 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import httpx2
 import pytest
 from campus_mcp.accounts import Student
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
+from campus_mcp.oauth.testkit import (
+    TEST_REDIRECT_URI,
+    MemoryStorage,
+    callback_params,
+    free_port,
+    parse_forms,
+    serve_on_loopback,
+)
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
+from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 from sqlalchemy import select
 
 from tests.support.cas_idp import running_cas_server
+from tests.support.chromium import chromium, require_chromium
+
+require_chromium("the CAS sign-in from an MCP client")
 
 ACCOUNTS: dict[str, dict[str, Any]] = {
     "ada": {"uin": "S1001", "displayName": "Ada Lovelace", "eduPersonAffiliation": ["student", "member"]},
@@ -115,6 +131,66 @@ async def test_a_student_signs_in_at_the_cas_server_as_the_feeds_student(
     async with campus.sessions() as session:
         rows = (await session.execute(select(Enrollment.crn).where(Enrollment.student_id == after.id))).scalars()
         assert list(rows) == [crn]
+
+
+async def test_mcp_client_signs_in_through_the_cas_server_and_sees_the_feeds_courses(
+    campus_factory: CampusFactory, cas_server: str
+) -> None:
+    # The MCP SDK's OAuthClientProvider registers; Chromium takes our login page's CAS button through
+    # the CAS server's login page and back to our consent page; my_courses answers for S1002.
+    async with cas_campus(
+        campus_factory, cas_server, plugins=["catalog", "schedule"], demo=True, anonymous_access=False
+    ) as (campus, base):
+        async with campus.sessions() as session:
+            term_uid, crn = (
+                await session.execute(
+                    select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 2).limit(1)
+                )
+            ).one()
+            await import_enrollments(session, f"student,term,crn\nS1002,{term_uid},{crn}\n", create_students=True)
+        async with chromium() as browser:
+            page = await browser.new_page()
+            # Tests reach loopback only; the CAS server's pages ask for styles from a CDN.
+            await page.route(
+                "**/*", lambda route: route.abort() if "127.0.0.1" not in route.request.url else route.continue_()
+            )
+            landed: dict[str, str] = {}
+
+            async def redirect_handler(url: str) -> None:
+                await page.goto(url)  # our login page
+                await page.get_by_role("link", name="Sign in with your campus account (CAS)").click()
+                await page.get_by_label("Username").fill("grace")
+                await page.get_by_label("Password").fill("any password")
+                await page.get_by_role("button", name="Login").click()  # back to us with a ticket
+                async with page.expect_request(lambda request: request.url.startswith(TEST_REDIRECT_URI)) as sent:
+                    await page.get_by_role("button", name="Allow").click()  # our consent page
+                landed.update(callback_params((await sent.value).url))
+
+            async def callback_handler() -> AuthorizationCodeResult:
+                return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
+
+            provider = OAuthClientProvider(
+                server_url=f"{base}/api/mcp",
+                client_metadata=OAuthClientMetadata(
+                    client_name="Campus Assistant",
+                    redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+                    grant_types=["authorization_code", "refresh_token"],
+                    response_types=["code"],
+                    token_endpoint_auth_method="none",
+                ),
+                storage=MemoryStorage(),
+                redirect_handler=redirect_handler,
+                callback_handler=callback_handler,
+            )
+            async with (
+                httpx2.AsyncClient(auth=provider, timeout=60) as http,
+                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
+            ):
+                answer = await client.call_tool("my_courses", {"term": term_uid})
+    assert not answer.is_error, answer.content
+    assert [course["crn"] for course in answer.structured_content["courses"]] == [crn]
+    grace = await student_named(campus, "s1002")
+    assert grace is not None and grace.oidc_subject == "grace"
 
 
 async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record(
