@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -240,6 +241,23 @@ async def test_a_student_signs_in_and_is_linked_by_the_student_id_attribute(
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper"
     assert grace.oidc_issuer == idp.entity_id and grace.oidc_subject == "student-id:s1002"
+
+
+async def test_a_sign_in_logs_neither_the_assertion_nor_the_students_attributes(
+    campus_factory: CampusFactory, idp: SamlIdp, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A deployment logging at DEBUG: pysaml2 would log the NameID and the whole signed assertion
+    # (a bearer credential until it expires) and the attributes; they stay out of the logs.
+    caplog.set_level(logging.DEBUG)
+    async with saml_campus(campus_factory, idp) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+        assert (await idp_sign_in(browser, base, "grace")).url.path == "/dashboard"
+    # The SAML library's and the server's own lines (a database driver's DEBUG lines carry every
+    # query's values, whatever signs in: that is its own level to keep off).
+    ours = [r for r in caplog.records if r.name.split(".")[0] in ("saml2", "campus_mcp", "uvicorn", "litestar")]
+    logged = "\n".join(record.getMessage() for record in ours)
+    assert "/login/saml/acs" in caplog.text  # the requests are logged
+    for secret in ("SignatureValue", "Assertion", "NameID", "Grace Hopper", "S1002"):
+        assert secret not in logged, secret
 
 
 async def test_the_same_student_signs_in_again_as_the_same_record(campus_factory: CampusFactory, idp: SamlIdp) -> None:

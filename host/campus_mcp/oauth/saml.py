@@ -22,6 +22,7 @@ and the NameID stand for the issuer and subject.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from saml2.response import AuthnResponse, StatusError, UnsolicitedResponse
 from saml2.saml import NAMEID_FORMAT_PERSISTENT
 from saml2.sigver import SigverError, get_xmlsec_binary, security_context
 from saml2.validate import ResponseLifetimeExceed, ToEarly
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -59,6 +61,12 @@ METADATA_MAX_BYTES = 1024 * 1024
 METADATA_FETCH_SECONDS = 10.0
 START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
 UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
+
+# The rows of assertions used (in the one-time values' table) begin with this.
+SEEN_PREFIX = "saml:"
+# pysaml2's INFO and DEBUG lines carry the NameID and whole assertions (a bearer credential, and
+# the student's attributes): only its warnings and errors reach the logs.
+logging.getLogger("saml2").setLevel(logging.WARNING)
 
 # The IdP's metadata by source, for this process: (fetched at, XML).
 _metadata: dict[str, tuple[float, str]] = {}
@@ -370,8 +378,15 @@ async def _first_use(sessions: async_sessionmaker[AsyncSession], identity: SamlI
     dated at the assertion's expiry, so it is kept while the assertion could still be accepted
     (that table's clean-up drops rows some minutes past their date)."""
     digest = hashlib.sha256(f"{identity.issuer}\0{identity.assertion_id}".encode()).hexdigest()
-    nonce = "saml:" + digest[:59]
+    nonce = SEEN_PREFIX + digest[:59]
     async with sessions() as session:
+        # Assertions expired an hour ago are refused by their times already: their rows can go.
+        await session.execute(
+            delete(AnsweredRequestState).where(
+                AnsweredRequestState.nonce.startswith(SEEN_PREFIX),
+                AnsweredRequestState.answered_at < utcnow() - timedelta(hours=1),
+            )
+        )
         session.add(AnsweredRequestState(nonce=nonce, answered_at=max(identity.expires, utcnow())))
         try:
             await session.commit()
