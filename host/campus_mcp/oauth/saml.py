@@ -190,6 +190,20 @@ def sp_metadata(settings: Settings) -> str:
     return xml.decode()
 
 
+async def setup_problem(settings: Settings) -> str | None:
+    """What stops a SAML sign-in here, for ``campus-mcp check`` (None: nothing found)."""
+    try:
+        get_xmlsec_binary()
+    except SigverError:
+        return "xmlsec1 is not installed (SAML signatures are checked with it). Install it: apt-get install xmlsec1."
+    try:
+        client = await SamlClient(settings)._client()
+        SamlClient(settings)._idp_entity_id(client)
+    except SamlError as exc:
+        return f"{exc} Check CAMPUS_MCP_SAML_IDP_METADATA ({settings.saml_idp_metadata})."
+    return None
+
+
 @dataclass(frozen=True)
 class SamlIdentity:
     """What a checked assertion says: who issued it, about whom, the attributes, its ID and expiry."""
