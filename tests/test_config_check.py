@@ -83,3 +83,25 @@ def test_serve_outside_demo_mode_refuses_to_start_on_an_error(
     assert answer.returncode == 2 and complaint in answer.stderr, answer.stderr
     assert "Traceback" not in answer.stderr
     assert not (tmp_path / "campus.db").exists()  # refused before anything was written
+
+
+async def test_a_saml_setup_that_cannot_sign_anyone_in_is_one_line_with_its_fix(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = base_env(database_url, tmp_path)
+    assert (await asyncio.to_thread(run_command, "db", "upgrade", env=env)).returncode == 0
+    cases = {
+        "a metadata file that is not there": (
+            {"CAMPUS_MCP_SAML_IDP_METADATA": str(tmp_path / "absent-idp.xml")},
+            "its metadata file cannot be read",
+        ),
+        "half a key pair": (
+            {"CAMPUS_MCP_SAML_IDP_METADATA": str(tmp_path / "idp.xml"), "CAMPUS_MCP_SAML_SP_KEY_FILE": "sp.key"},
+            "set both (a key and its certificate) or neither",
+        ),
+    }
+    for name, (settings, complaint) in cases.items():
+        answer = await asyncio.to_thread(run_command, "check", env={**env, **settings})
+        assert answer.returncode == 1, (name, answer.stdout)
+        lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
+        assert len(lines) == 1 and complaint in lines[0], (name, answer.stdout)

@@ -194,11 +194,31 @@ def identity_provider_problems(settings: Settings) -> list[Problem]:
     return []
 
 
+def saml_problems(settings: Settings) -> list[Problem]:
+    """The SAML IdP's metadata reads, names one IdP and passes its signature check; xmlsec1 is
+    installed; the SP's key pair is whole. When SAML is configured."""
+    if not settings.saml_idp_metadata:
+        return []
+    from campus_mcp.oauth.saml import setup_problem
+
+    if bool(settings.saml_sp_key_file) != bool(settings.saml_sp_cert_file):
+        return [
+            Problem(
+                "error",
+                "only one of CAMPUS_MCP_SAML_SP_KEY_FILE and CAMPUS_MCP_SAML_SP_CERT_FILE is set: set both "
+                "(a key and its certificate) or neither.",
+            )
+        ]
+    problem = asyncio.run(setup_problem(settings))
+    return [Problem("error", problem)] if problem else []
+
+
 def all_problems(registry: Registry, *, workers: int = 1, database: bool = True) -> list[Problem]:
     """Every check: ``campus-mcp check``'s, and ``serve``'s (without the database when it migrates)."""
     found = settings_problems(registry.settings, workers=workers)
     found += unknown_variables(registry)
     found += identity_provider_problems(registry.settings)
+    found += saml_problems(registry.settings)
     if database:
         found += asyncio.run(database_problems(registry))
     return found

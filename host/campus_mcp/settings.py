@@ -251,6 +251,65 @@ class Settings(BaseSettings):
     oidc_help_contact: str = Field(
         default="your campus IT service desk", description="Whom a person the sign-in refuses is told to ask."
     )
+    saml_idp_metadata: str = Field(
+        default="",
+        description="The campus SAML IdP's metadata: a file, or an https URL (the IdP's own or a federation's per-entity URL).",
+    )
+    saml_idp_metadata_cert: str = Field(
+        default="",
+        description="A certificate (PEM) the IdP's metadata must be signed with (a federation's); unset: not checked.",
+    )
+    saml_idp_entity_id: str = Field(
+        default="", description="The IdP's entityID, when the metadata names more than one."
+    )
+    saml_sp_key_file: str = Field(
+        default="", description="This SAML SP's private key (PEM): signs AuthnRequests, decrypts encrypted assertions."
+    )
+    saml_sp_cert_file: str = Field(
+        default="", description="The certificate of saml_sp_key_file (PEM), published in the SP metadata."
+    )
+    saml_button_label: str = "Sign in with your campus account (SAML)"
+    saml_student_id_attribute: str = Field(
+        default="eduPersonPrincipalName",
+        description="The SAML attribute that is the campus student id (friendly name or urn:oid: name).",
+    )
+    saml_display_name_attribute: str = Field(
+        default="displayName", description="The SAML attribute that names the student."
+    )
+    saml_admit_attribute: str = Field(
+        default="", description="The SAML attribute that admits a student (eduPersonAffiliation); unset: everyone."
+    )
+    saml_admit_values: list[str] = Field(
+        default_factory=lambda: ["student"],
+        description="Values of saml_admit_attribute that admit a student (any one; comma-separated; scoped values match too).",
+    )
+    saml_clock_skew_seconds: int = Field(
+        default=60,
+        ge=0,
+        le=300,
+        description="Seconds of clock difference a SAML assertion's times may show (at most 300).",
+    )
+    saml_metadata_refresh_hours: int = Field(
+        default=12, ge=1, description="How long IdP metadata fetched from a URL is kept before it is fetched again."
+    )
+    cas_server_url: str = Field(
+        default="",
+        description="The campus CAS server (CAS 3.0), e.g. https://cas.campus.edu/cas; unset: no CAS button.",
+    )
+    cas_button_label: str = "Sign in with your campus account (CAS)"
+    cas_student_id_attribute: str = Field(
+        default="", description="The CAS attribute that is the campus student id; unset: the CAS user name."
+    )
+    cas_display_name_attribute: str = Field(
+        default="displayName", description="The CAS attribute that names the student."
+    )
+    cas_admit_attribute: str = Field(
+        default="", description="The CAS attribute that admits a student (eduPersonAffiliation); unset: everyone."
+    )
+    cas_admit_values: list[str] = Field(
+        default_factory=lambda: ["student"],
+        description="Values of cas_admit_attribute that admit a student (any one; comma-separated).",
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
@@ -279,6 +338,8 @@ class Settings(BaseSettings):
         "platform_ranges",
         "trusted_proxies",
         "oidc_admit_values",
+        "saml_admit_values",
+        "cas_admit_values",
         mode="before",
     )
     @classmethod

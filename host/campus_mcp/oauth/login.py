@@ -25,10 +25,12 @@ from litestar.response import Redirect
 from campus_mcp.accounts import authenticate
 from campus_mcp.limits.policy import client_address, trusted_proxies
 from campus_mcp.oauth.asking_app import asking_for
+from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
 from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
 from campus_mcp.oauth.pages import error_body, html_response, login_body, page
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
+from campus_mcp.oauth.saml import saml_configured
 from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import (
     CSRF_FIELD,
@@ -48,6 +50,11 @@ NO_PARITY = {"exclude_from_parity": True}
 
 def oidc_configured(settings: Settings) -> bool:
     return bool(settings.oidc_issuer and settings.oidc_client_id)
+
+
+def idp_configured(settings: Settings) -> bool:
+    """A campus sign-in (OpenID Connect, SAML or CAS) is set up."""
+    return oidc_configured(settings) or saml_configured(settings) or cas_configured(settings)
 
 
 def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
@@ -80,7 +87,7 @@ def login_page(
     username: str = "",
     status: int = 200,
 ) -> Response[str]:
-    if not settings.local_accounts and not oidc_configured(settings) and not error:
+    if not settings.local_accounts and not idp_configured(settings) and not error:
         error = LOCAL_ACCOUNTS_OFF_NO_IDP  # no way in on this page: say so, and whom to ask
     body = login_body(
         campus=settings.campus_name,
@@ -89,6 +96,8 @@ def login_page(
         error=error,
         username=username,
         oidc_label=settings.oidc_button_label if oidc_configured(settings) else "",
+        saml_label=settings.saml_button_label if saml_configured(settings) else "",
+        cas_label=settings.cas_button_label if cas_configured(settings) else "",
         demo=settings.demo,
         app=asking_for(request, next_url),
         local_accounts=settings.local_accounts,
@@ -105,7 +114,7 @@ LOCAL_ACCOUNTS_OFF = (
 )
 LOCAL_ACCOUNTS_OFF_NO_IDP = (
     "Sign-in with a username and password is switched off on this campus, and no campus sign-in is "
-    "set up. Ask your campus IT to set up CAMPUS_MCP_OIDC_ISSUER or to switch local accounts back on."
+    "set up. Ask your campus IT to set up CAMPUS_MCP_OIDC_ISSUER (or CAMPUS_MCP_SAML_IDP_METADATA, CAMPUS_MCP_CAS_SERVER_URL) or to switch local accounts back on."
 )
 
 
@@ -144,7 +153,7 @@ class LoginController(Controller):
         username = str(form.get("username") or "")[:150]
         if not settings.local_accounts:
             # The form is not shown; a post is someone's old page or a script. Nothing is checked.
-            words = LOCAL_ACCOUNTS_OFF if oidc_configured(settings) else LOCAL_ACCOUNTS_OFF_NO_IDP
+            words = LOCAL_ACCOUNTS_OFF if idp_configured(settings) else LOCAL_ACCOUNTS_OFF_NO_IDP
             return login_page(request, settings, next_url, error=words, status=403)
         if not csrf_ok(request, form.get(CSRF_FIELD)):
             return login_page(
@@ -267,5 +276,15 @@ class OidcLoginController(Controller):
 
 
 def login_controllers(settings: Settings) -> list[type[Controller]]:
-    """The sign-in controllers: the local form always, OpenID Connect when it is configured."""
-    return [LoginController, OidcLoginController] if oidc_configured(settings) else [LoginController]
+    """The sign-in controllers: the local form always, OpenID Connect, SAML and CAS when configured."""
+    from campus_mcp.oauth.cas_login import CasLoginController  # these build on this module
+    from campus_mcp.oauth.saml_login import SamlLoginController
+
+    controllers: list[type[Controller]] = [LoginController]
+    if oidc_configured(settings):
+        controllers.append(OidcLoginController)
+    if saml_configured(settings):
+        controllers.append(SamlLoginController)
+    if cas_configured(settings):
+        controllers.append(CasLoginController)
+    return controllers

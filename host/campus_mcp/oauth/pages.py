@@ -250,6 +250,8 @@ def login_body(
     error: str = "",
     username: str = "",
     oidc_label: str = "",
+    saml_label: str = "",
+    cas_label: str = "",
     demo: bool,
     app: AskingApp | None = None,
     local_accounts: bool = True,
@@ -258,8 +260,11 @@ def login_body(
     oidc = ""
     if oidc_label:
         oidc = f'<p><a href="{escape(with_next("/login/oidc", next_url), quote=True)}">{escape(oidc_label)}</a></p>'
-        if local_accounts:
-            oidc += "<p class=muted>Or sign in with a local account:</p>"
+    for path, label in (("/login/saml", saml_label), ("/login/cas", cas_label)):
+        if label:
+            oidc += f'<p><a href="{escape(with_next(path, next_url), quote=True)}">{escape(label)}</a></p>'
+    if oidc and local_accounts:
+        oidc += "<p class=muted>Or sign in with a local account:</p>"
     demo_note = (
         '<p class="muted">Demo campus: sign in as <code>student1</code>, <code>student2</code>, … '
         "with the demo password.</p>"
