@@ -72,6 +72,13 @@ if TYPE_CHECKING:
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
     from campus_mcp.tool_context import ToolContext
+    from campus_mcp.untrusted import (
+        STUDENT_NAME_LENGTH,
+        UNTRUSTED_RULE,
+        StudentText,
+        clean_student_text,
+        student_text,
+    )
     from campus_mcp.version import __version__
     from campus_mcp.web import dashboard_page
 
@@ -132,6 +139,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
+    "campus_mcp.untrusted": (
+        "STUDENT_NAME_LENGTH",
+        "UNTRUSTED_RULE",
+        "StudentText",
+        "clean_student_text",
+        "student_text",
+    ),
     "campus_mcp.tool_context": ("ToolContext",),
     "campus_mcp.version": ("__version__",),
     "campus_mcp.web": ("dashboard_page",),
@@ -158,6 +172,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "CSRF_FIELD",
     "MAX_ROW_ID",
+    "STUDENT_NAME_LENGTH",
+    "UNTRUSTED_RULE",
     "AnswerStore",
     "AppResource",
     "Base",
@@ -198,6 +214,7 @@ __all__ = [
     "RowId",
     "Scope",
     "Settings",
+    "StudentText",
     "Tool",
     "ToolContext",
     "ToolExample",
@@ -207,6 +224,7 @@ __all__ = [
     "answer_key",
     "cached_answer",
     "check_rate_limit",
+    "clean_student_text",
     "confirmation_template",
     "copy_box",
     "count_import_failures",
@@ -232,6 +250,7 @@ __all__ = [
     "session_user",
     "streaming_read",
     "student_for_feed",
+    "student_text",
     "take_for_display",
     "to_login",
     "utcnow",

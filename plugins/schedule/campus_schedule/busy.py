@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.enrollment import enrolled_sections
-from campus_schedule.events import events_between
+from campus_schedule.events import events_between, meeting_title
 from campus_schedule.models import Enrollment
 
 MAX_DAYS = 120
@@ -192,7 +192,7 @@ async def busy_blocks(
                 start=event.starts_at.astimezone(zone),
                 end=event.ends_at.astimezone(zone),
                 kind="meeting",
-                detail={"title": event.title, "event_id": event.id, "owner": event.owner_id == student_id},
+                detail={"title": meeting_title(event), "event_id": event.id, "owner": event.owner_id == student_id},
             )
         )
     return sorted(blocks, key=lambda b: (b.start, b.end, b.kind))
