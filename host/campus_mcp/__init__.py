@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from campus_mcp.db import Base, UTCDateTime, utcnow
     from campus_mcp.demo import CampusState
     from campus_mcp.deployment import Deployment, open_deployment
-    from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
+    from campus_mcp.errors import CampusError, ChangedMeanwhile, InvalidInput, NotFound, PermissionMissing
     from campus_mcp.fields import MAX_ROW_ID, RowId
     from campus_mcp.hookspecs import hookimpl
     from campus_mcp.job_context import JobContext
@@ -121,7 +121,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
     "campus_mcp.demo": ("CampusState",),
     "campus_mcp.deployment": ("Deployment", "open_deployment"),
-    "campus_mcp.errors": ("CampusError", "InvalidInput", "NotFound", "PermissionMissing"),
+    "campus_mcp.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
     "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
     "campus_mcp.hookspecs": ("hookimpl",),
     "campus_mcp.job_context": ("JobContext",),
@@ -178,6 +178,7 @@ __all__ = [
     "AppResource",
     "Base",
     "CampusError",
+    "ChangedMeanwhile",
     "CampusState",
     "Completion",
     "Connection",
