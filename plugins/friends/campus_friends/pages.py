@@ -30,6 +30,7 @@ from campus_mcp import (
     session_user,
     to_login,
 )
+from campus_schedule.busy import within_calendar
 from campus_schedule.events import create_event, delete_event, events_between, meeting_title
 from litestar import MediaType, Request, Response, get, post
 from litestar.params import FromPath
@@ -335,8 +336,13 @@ async def delete_meeting(request: Request[Any, Any, Any], event_id: FromPath[int
 
 
 def _week_of(raw: str | None, today: date) -> date:
+    """The Monday of ``week_start``'s week. Raises ValueError (with the words to show when it is
+    a CampusError) for a day that is not one, or outside the calendar's range."""
     day = date.fromisoformat(raw) if raw else today
-    return day - timedelta(days=day.weekday())
+    within_calendar(day, "week_start")
+    monday = day - timedelta(days=day.weekday())
+    within_calendar(monday + timedelta(days=6), "week_start's Sunday")
+    return monday
 
 
 @get(f"{FRIENDS_PAGE}/{{friend_id:int}}", opt=PAGE, media_type=MediaType.HTML, include_in_schema=False)
@@ -349,13 +355,13 @@ async def friend_week(request: Request[Any, Any, Any], friend_id: FromPath[int])
     zone = ZoneInfo(deployment.settings.timezone)
     try:
         monday = _week_of(request.query_params.get("week_start"), datetime.now(zone).date())
-    except ValueError:
-        response = dashboard_page(
-            deployment,
-            request,
-            "Friend",
-            '<p class="error" role="alert">week_start must be a day as YYYY-MM-DD, for example 2026-12-07.</p>',
+    except (ValueError, InvalidInput) as exc:
+        words = (
+            exc.message
+            if isinstance(exc, InvalidInput)
+            else "week_start must be a day as YYYY-MM-DD, for example 2026-12-07."
         )
+        response = dashboard_page(deployment, request, "Friend", f'<p class="error" role="alert">{escape(words)}</p>')
         response.status_code = 400
         return response
     query = FriendBusyQuery(friend_id=friend_id, start_date=monday, end_date=monday + timedelta(days=6))

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from campus_catalog.models import Section, Term, UniversityEvent
 from campus_catalog.queries.sections import final_exam
+from campus_catalog.schemas import FIRST_CALENDAR_DAY, LAST_CALENDAR_DAY
 from campus_mcp import InvalidInput, Settings
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -43,7 +44,20 @@ class BusyBlock:
     detail: Mapping[str, Any]
 
 
+def within_calendar(day: date, field: str) -> None:
+    """Refuse a day outside the campus calendar's range: a week or a day after 9999-12-31 cannot be
+    computed at all (issue 30 found four server errors there)."""
+    if not FIRST_CALENDAR_DAY <= day <= LAST_CALENDAR_DAY:
+        raise InvalidInput(
+            f"{field} {day.isoformat()} is outside the dates this service answers for, "
+            f"{FIRST_CALENDAR_DAY.isoformat()} to {LAST_CALENDAR_DAY.isoformat()}: give a day in that range.",
+            field=field,
+        )
+
+
 def check_range(start_date: date, end_date: date) -> None:
+    within_calendar(start_date, "start_date")
+    within_calendar(end_date, "end_date")
     if end_date < start_date:
         raise InvalidInput(
             f"end_date {end_date.isoformat()} is before start_date {start_date.isoformat()}. "
