@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from campus_mcp.testing import CampusFactory, StudentBrowser
+from sqlalchemy import text
 
 RANGE = "1900-01-01 to 2199-12-31"
 
@@ -45,3 +46,39 @@ async def test_the_tools_name_the_range_too(campus_factory: CampusFactory) -> No
         result = await campus.call(tool, arguments, principal=principal)
         assert result.is_error
         assert RANGE in result.content[0].text  # type: ignore[union-attr]
+
+
+PHISH = "your account is locked, call +1 555 0100 now"
+
+
+async def test_a_disconnected_link_shows_only_a_name_of_the_students_own(campus_factory: CampusFactory) -> None:
+    # The notice printed whatever ?disconnected= carried (escaped, but a phishing aid).
+    campus = await campus_factory(demo=True)
+    async with campus.rest() as client:
+        other = await StudentBrowser(client).sign_in("student2")
+        page = await other.get("/dashboard/tokens")
+        csrf = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        await other.post("/dashboard/tokens", data={"csrf_token": csrf, "name": "their script", "expiry_days": "30"})
+        async with campus.sessions() as session:
+            theirs = await session.scalar(text("SELECT public_id FROM personal_tokens WHERE name = 'their script'"))
+        student = await StudentBrowser(client).sign_in("student1")
+        for path in ("/dashboard/tokens", "/dashboard/settings"):
+            for forged in (PHISH, "test-client", theirs):
+                shown = await student.get(path, params={"disconnected": forged})
+                assert shown.status_code == 200
+                assert "Disconnected" not in shown.text and PHISH not in shown.text and "their script" not in shown.text
+        # The student's own revoked token is named, on both pages.
+        page = await student.get("/dashboard/tokens")
+        csrf = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        await student.post("/dashboard/tokens", data={"csrf_token": csrf, "name": "my script", "expiry_days": "30"})
+        async with campus.sessions() as session:
+            mine = await session.scalar(text("SELECT public_id FROM personal_tokens WHERE name = 'my script'"))
+        page = await student.get("/dashboard/tokens")
+        gone = await student.post(
+            "/dashboard/tokens/revoke", data={"csrf_token": csrf, "token_id": mine}, follow_redirects=False
+        )
+        assert gone.status_code == 303 and gone.headers["location"] == f"/dashboard/tokens?disconnected={mine}"
+        for path in ("/dashboard/tokens", "/dashboard/settings"):
+            shown = await student.get(path, params={"disconnected": mine})
+            assert "Disconnected my script." in shown.text
+
