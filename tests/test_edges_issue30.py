@@ -82,3 +82,22 @@ async def test_a_disconnected_link_shows_only_a_name_of_the_students_own(campus_
             shown = await student.get(path, params={"disconnected": mine})
             assert "Disconnected my script." in shown.text
 
+
+async def test_a_friend_request_answers_the_same_whether_the_username_exists(campus_factory: CampusFactory) -> None:
+    # The form said "There is no student with the username ..." and so listed who studies here.
+    campus = await campus_factory(demo=True)
+    async with campus.rest() as client:
+        five = await StudentBrowser(client).sign_in("student5")
+
+        async def ask(username: str) -> tuple[int, str]:
+            page = await five.get("/dashboard/friends")
+            csrf = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+            answer = await five.post("/dashboard/friends/requests", data={"csrf_token": csrf, "username": username})
+            notice = (
+                answer.text.split('role="status">', 1)[1].split("<", 1)[0] if 'role="status">' in answer.text else ""
+            )
+            return answer.status_code, notice
+
+        real, unknown = await ask("student4"), await ask("nobody-here")
+        again = await ask("student4")  # a second try answered "you already asked" for a real name only
+    assert real == unknown == again == (200, "Request sent if that student exists: they see it on their Friends page.")

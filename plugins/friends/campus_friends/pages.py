@@ -50,7 +50,7 @@ NOT_A_FRIEND = (
 MEETINGS_AHEAD = timedelta(days=60)
 
 NOTICES = {
-    "sent": "Request sent. Your friend sees it on their Friends page.",
+    "sent": "Request sent if that student exists: they see it on their Friends page.",
     "accepted-back": "They had already asked you: you are now friends.",
     "accepted": "Request accepted: you are now friends.",
     "declined": "Request declined.",
