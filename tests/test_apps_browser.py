@@ -14,12 +14,13 @@ import json
 import os
 import shutil
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from campus_mcp.testing import CampusHarness
+from campus_mcp.testing import CampusHarness, campus_today
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent
@@ -424,3 +425,16 @@ async def test_the_week_grid_and_busy_strip_read_at_phone_width(demo_campus: Cam
     assert any(
         source["key"] == "university_calendar" for source in mine["structuredContent"]["advisory"]["data_sources"]
     )
+
+
+async def test_a_meeting_shows_its_own_title_from_its_fenced_field(demo_campus: CampusHarness, browser: Any) -> None:
+    # Issue 30: a meeting's title comes as meeting_title.untrusted_text (title says "Meeting");
+    # the busy strip shows the student's title as text.
+    monday = campus_today() - timedelta(days=campus_today().weekday())
+    week = {"start_date": monday.isoformat(), "end_date": (monday + timedelta(days=6)).isoformat()}
+    mine = await _result(demo_campus, "student1", "my_busy_times", week)
+    meetings = [b for b in mine["structuredContent"]["busy"] if b["kind"] == "meeting"]
+    assert [b["meeting_title"] for b in meetings] == [{"untrusted_text": "Study group"}]
+    strip = await show(browser, await _view(demo_campus, "ui://campus-mcp/busy-times"), mine)
+    assert "Study group" in await strip.text()
+    await strip.page.close()

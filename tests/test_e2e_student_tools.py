@@ -96,7 +96,7 @@ def assert_student1_data(answers: dict[str, Any], facts: dict[str, Any]) -> None
     busy = answers["my_busy_times"]["busy"]
     assert busy, "student1 has classes and a study meeting this week and next"
     assert {b["crn"] for b in busy if b["kind"] in ("class", "final")} <= facts["crns"]
-    assert {b["title"] for b in busy if b["kind"] == "meeting"} & facts["events"]
+    assert {b["meeting_title"]["untrusted_text"] for b in busy if b["kind"] == "meeting"} & facts["events"]
 
     friends = answers["list_friends"]
     assert sorted(f["username"] for f in friends["friends"]) == ["student2", "student3"]

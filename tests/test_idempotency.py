@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from campus_mcp import utcnow
-from campus_mcp.idempotency import IdempotencyKey
+from campus_mcp.idempotency import KEYS_PER_OWNER, IdempotencyKey
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import update
 
@@ -129,3 +129,30 @@ async def test_a_key_is_forgotten_after_a_day(notes: CampusHarness) -> None:
         again = await client.call_tool(TOOL, arguments)
     assert again.structured_content["version"] == 3
     assert await notes_plugin._stored(notes) == ("Yesterday", 3)
+
+
+async def test_one_student_holds_at_most_the_key_limit_and_is_told_so(notes: CampusHarness) -> None:
+    # Issue 30: one student could keep about 144,000 key rows a day. Fill student1's keys to one
+    # short of the limit (rows as earlier calls left them), then call past it.
+    async with notes.sessions() as session:
+        session.add_all(
+            IdempotencyKey(
+                owner="student:1", tool=TOOL, key=f"old-{n}", arguments_digest="0" * 64, result={}, created_at=utcnow()
+            )
+            for n in range(KEYS_PER_OWNER - 1)
+        )
+        await session.commit()
+    async with notes.mcp(principal=student(notes)) as client:
+        last = await client.call_tool(TOOL, {"text": "The last one", "idempotency_key": "k-last"})
+        refused = await client.call_tool(TOOL, {"text": "One more", "idempotency_key": "k-more"})
+        repeat = await client.call_tool(TOOL, {"text": "The last one", "idempotency_key": "k-last"})
+        without = await client.call_tool(TOOL, {"text": "No key"})
+    async with notes.mcp(principal=student(notes, 2)) as other:
+        theirs = await other.call_tool(TOOL, {"text": "Theirs", "idempotency_key": "k-more"})
+    assert not last.is_error and refused.is_error
+    message = refused.content[0].text  # type: ignore[union-attr]
+    assert f"{KEYS_PER_OWNER:,} idempotency_keys" in message and "without idempotency_key" in message
+    # The kept key still answers, a call without a key still changes, another student is not held.
+    assert repeat.structured_content == last.structured_content
+    assert not without.is_error and not theirs.is_error
+    assert notes_plugin.saves == ["The last one", "No key", "Theirs"]

@@ -152,7 +152,9 @@ async def test_a_token_acts_with_exactly_its_scopes_until_disconnected(
             fields = {field.name: field.value for field in form.fields if field.kind == "hidden"}
             gone = await browser.post("/dashboard/tokens/revoke", data=fields)
             assert gone.status_code == 303
-            assert gone.headers["location"].startswith("/dashboard/settings?disconnected=http+script")
+            # The link carries the token's id, not its name (issue 30: a link's own words never show).
+            assert gone.headers["location"] == f"/dashboard/settings?disconnected={fields['token_id']}#connected-apps"
+            assert "Disconnected http script." in (await browser.get(gone.headers["location"])).text
             assert "http script" not in (await browser.get("/dashboard/tokens")).text.split("Your tokens")[1]
 
             rest = await script.get("/api/v1/me/courses")

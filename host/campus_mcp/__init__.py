@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from campus_mcp.db import Base, UTCDateTime, utcnow
     from campus_mcp.demo import CampusState
     from campus_mcp.deployment import Deployment, open_deployment
-    from campus_mcp.errors import CampusError, InvalidInput, NotFound, PermissionMissing
+    from campus_mcp.errors import CampusError, ChangedMeanwhile, InvalidInput, NotFound, PermissionMissing
     from campus_mcp.fields import MAX_ROW_ID, RowId
     from campus_mcp.hookspecs import hookimpl
     from campus_mcp.job_context import JobContext
@@ -72,6 +72,13 @@ if TYPE_CHECKING:
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
     from campus_mcp.tool_context import ToolContext
+    from campus_mcp.untrusted import (
+        STUDENT_NAME_LENGTH,
+        UNTRUSTED_RULE,
+        StudentText,
+        clean_student_text,
+        student_text,
+    )
     from campus_mcp.version import __version__
     from campus_mcp.web import dashboard_page
 
@@ -114,7 +121,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
     "campus_mcp.demo": ("CampusState",),
     "campus_mcp.deployment": ("Deployment", "open_deployment"),
-    "campus_mcp.errors": ("CampusError", "InvalidInput", "NotFound", "PermissionMissing"),
+    "campus_mcp.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
     "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
     "campus_mcp.hookspecs": ("hookimpl",),
     "campus_mcp.job_context": ("JobContext",),
@@ -132,6 +139,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
+    "campus_mcp.untrusted": (
+        "STUDENT_NAME_LENGTH",
+        "UNTRUSTED_RULE",
+        "StudentText",
+        "clean_student_text",
+        "student_text",
+    ),
     "campus_mcp.tool_context": ("ToolContext",),
     "campus_mcp.version": ("__version__",),
     "campus_mcp.web": ("dashboard_page",),
@@ -158,11 +172,14 @@ def __dir__() -> list[str]:
 __all__ = [
     "CSRF_FIELD",
     "MAX_ROW_ID",
+    "STUDENT_NAME_LENGTH",
+    "UNTRUSTED_RULE",
     "AnswerStore",
     "AppResource",
     "Base",
     "CampusError",
     "CampusState",
+    "ChangedMeanwhile",
     "Completion",
     "Connection",
     "ConnectionState",
@@ -198,6 +215,7 @@ __all__ = [
     "RowId",
     "Scope",
     "Settings",
+    "StudentText",
     "Tool",
     "ToolContext",
     "ToolExample",
@@ -207,6 +225,7 @@ __all__ = [
     "answer_key",
     "cached_answer",
     "check_rate_limit",
+    "clean_student_text",
     "confirmation_template",
     "copy_box",
     "count_import_failures",
@@ -232,6 +251,7 @@ __all__ = [
     "session_user",
     "streaming_read",
     "student_for_feed",
+    "student_text",
     "take_for_display",
     "to_login",
     "utcnow",

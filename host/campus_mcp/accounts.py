@@ -42,6 +42,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from campus_mcp.contributions import DemoData
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.settings import Settings
+from campus_mcp.untrusted import STUDENT_NAME_LENGTH, clean_student_text
 
 # Module-level so that a test can count the verifications (the step a timing attack would see).
 password_hasher = PasswordHasher()
@@ -134,12 +135,20 @@ async def session_generation(session: AsyncSession, student_id: int) -> int | No
     return found.scalar_one_or_none()
 
 
+def student_name(given: str | None, fallback: str) -> str:
+    """The display name to keep: ``given`` cleaned to one short line (other students' assistants
+    read it: campus_mcp.untrusted), else ``fallback`` cleaned the same way. Local, OIDC and
+    (later) SAML accounts all take their name through here."""
+    cleaned = clean_student_text(given or "", limit=STUDENT_NAME_LENGTH)
+    return cleaned or clean_student_text(fallback, limit=STUDENT_NAME_LENGTH)
+
+
 async def create_local_student(
     session: AsyncSession, username: str, password: str, *, display_name: str | None = None, email: str | None = None
 ) -> Student:
     student = Student(
         username=username.strip().lower(),
-        display_name=display_name or username,
+        display_name=student_name(display_name, username),
         email=email,
         password_hash=await hash_password(password),
     )
@@ -181,7 +190,8 @@ async def oidc_student(
         student.oidc_issuer, student.oidc_subject, student.campus_id = issuer, subject, campus_id
     if student.disabled:
         raise IdentityRefused("Your account on this service is disabled.")
-    student.display_name = display_name or student.display_name or campus_id
+    # The IdP's name is rewritten at each sign-in, so it is cleaned at each one.
+    student.display_name = student_name(display_name, student.display_name or campus_id)
     student.email = email or student.email
     await session.flush()
     return student

@@ -32,6 +32,12 @@ class NotFound(CampusError):
     status = 404
 
 
+class ChangedMeanwhile(CampusError):
+    """Another request changed the same data at the same moment; nothing was written. Say what to do."""
+
+    status = 409
+
+
 class PermissionMissing(CampusError):
     """The token lacks the scope a tool needs. Carries the link to the connected-apps card."""
 

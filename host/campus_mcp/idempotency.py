@@ -9,6 +9,10 @@ cancelled, an error) keeps nothing, so the key can be used again for the real ch
 
 The key is reserved (a row with no answer yet) before the change runs, so two calls racing with
 one key cannot both make the change: the second is told to wait for the first.
+
+One owner holds at most ``KEYS_PER_OWNER`` keys at a time (issue 30: one student could keep
+about 144,000 rows a day); past that a new key is refused in words naming the limit, while a call
+without a key, and the repeat of a kept key, still work.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, Integer, String, UniqueConstraint, delete, select
+from sqlalchemy import JSON, Integer, String, UniqueConstraint, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
@@ -31,6 +35,8 @@ from campus_mcp.principal import Principal
 FIELD = "idempotency_key"
 KEY_LIMIT = 200
 KEY_LIFETIME = timedelta(hours=24)
+# Far more changes than a student makes in a day (each key is one change), far fewer rows than abuse.
+KEYS_PER_OWNER = 1000
 
 SCHEMA: dict[str, Any] = {
     "type": "string",
@@ -89,6 +95,10 @@ class KeyInUse(InvalidInput):
     """The key was used with other arguments, or its first call is still running."""
 
 
+class TooManyKeys(InvalidInput):
+    """The owner holds KEYS_PER_OWNER keys already; a new one is refused."""
+
+
 def _other_arguments(tool: str) -> KeyInUse:
     return KeyInUse(
         f"This {FIELD} was already used for a different call of {tool} (other arguments), so nothing was "
@@ -115,6 +125,23 @@ async def _find(session: AsyncSession, owner: str, tool: str, key: str) -> Idemp
     return found
 
 
+async def _keys_held(session: AsyncSession, owner: str) -> int:
+    held = await session.scalar(
+        select(func.count())
+        .select_from(IdempotencyKey)
+        .where(IdempotencyKey.owner == owner, IdempotencyKey.created_at > utcnow() - KEY_LIFETIME)
+    )
+    return int(held or 0)
+
+
+def _too_many_keys() -> TooManyKeys:
+    return TooManyKeys(
+        f"You hold {KEYS_PER_OWNER:,} {FIELD}s from the last 24 hours, the most one student may hold, so "
+        f"nothing was changed. Call again without {FIELD} (the change is then made once per call), or wait "
+        "until older keys are forgotten (24 hours after each was used)."
+    )
+
+
 def _answer_of(row: IdempotencyKey, tool: str, digest: str) -> dict[str, Any]:
     if row.arguments_digest != digest:
         raise _other_arguments(tool)
@@ -129,6 +156,9 @@ async def kept_answer(
     """The answer kept for this key, None for a new key; KeyInUse for other arguments."""
     async with sessions() as session:
         row = await _find(session, owner, tool, key)
+        # A new key past the limit is refused before the student is asked anything.
+        if row is None and await _keys_held(session, owner) >= KEYS_PER_OWNER:
+            raise _too_many_keys()
     return None if row is None else _answer_of(row, tool, digest)
 
 
@@ -139,6 +169,9 @@ async def reserve(
     async with sessions() as session:
         # Keys older than a day are forgotten; the cleanup rides on the writes.
         await session.execute(delete(IdempotencyKey).where(IdempotencyKey.created_at <= utcnow() - KEY_LIFETIME))
+        if await _keys_held(session, owner) >= KEYS_PER_OWNER:
+            await session.commit()  # the cleanup above stays done
+            raise _too_many_keys()
         session.add(
             IdempotencyKey(owner=owner, tool=tool, key=key, arguments_digest=digest, result=None, created_at=utcnow())
         )

@@ -178,10 +178,15 @@ class DashboardController(Controller):
         store: NamedDependency[OAuthStore],
         personal_tokens: NamedDependency[PersonalTokens],
     ) -> Response[Any]:
-        disconnected = request.query_params.get("disconnected")
         user = session_user(request)
         if user is None:
             return to_login("/dashboard/settings")
+        # The link carries an app's or a token's id; the notice names it only when it is one this
+        # student disconnected, so a link cannot put words of its own on the page (issue 30).
+        gone = request.query_params.get("disconnected") or ""
+        disconnected = gone and (
+            await store.disconnected_name(user[0], gone) or await personal_tokens.revoked_name(user[0], gone)
+        )
         apps = await store.connected_apps(user[0])
         csrf = csrf_token(request)
         notice = (
@@ -231,10 +236,10 @@ class DashboardController(Controller):
                 deployment, request, "Settings", '<p role="alert">The form expired. Reload Settings and try again.</p>'
             )
         client_id = str(form.get("client_id") or "")
-        names = {app.client_id: app.client_name for app in await store.connected_apps(user[0])}
         await store.disconnect(user[0], client_id)
-        name = names.get(client_id, "the app")
-        return Redirect("/dashboard/settings?" + urlencode({"disconnected": name}) + "#connected-apps", status_code=303)
+        return Redirect(
+            "/dashboard/settings?" + urlencode({"disconnected": client_id}) + "#connected-apps", status_code=303
+        )
 
 
 HOST_CONTROLLERS: tuple[type[Controller], ...] = (HomeController, DashboardController, AccessTokensController)

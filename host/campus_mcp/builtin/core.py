@@ -9,6 +9,7 @@ from campus_mcp.accounts import demo_students_loader
 from campus_mcp.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
 from campus_mcp.hookspecs import hookimpl
 from campus_mcp.settings import Settings
+from campus_mcp.untrusted import UNTRUSTED_RULE
 from campus_mcp.version import __version__
 
 
@@ -58,7 +59,7 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
             priority=15,
             text=(
                 "Times are in the {timezone} time zone. Never change a student's data without "
-                "the student's say-so: write tools ask the student to confirm."
+                "the student's say-so: write tools ask the student to confirm. " + UNTRUSTED_RULE
             ),
         )
     ]

@@ -219,6 +219,18 @@ class PersonalTokens:
                 for row in rows
             ]
 
+    async def revoked_name(self, user_id: int, public_id: str) -> str | None:
+        """The name of the student's own token ``public_id`` once revoked, or None: what a
+        "Disconnected ..." notice may name (never the text of its link)."""
+        async with self.sessions() as session:
+            return await session.scalar(
+                select(PersonalToken.name).where(
+                    PersonalToken.user_id == user_id,
+                    PersonalToken.public_id == public_id,
+                    PersonalToken.revoked_at.is_not(None),
+                )
+            )
+
     async def revoke(self, user_id: int, public_id: str) -> str | None:
         """Revoke one of the student's own tokens; its name, or None when there was no such live token."""
         async with self.sessions() as session, session.begin():

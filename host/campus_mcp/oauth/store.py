@@ -537,6 +537,22 @@ class OAuthStore:
             )
         return sorted(apps.values(), key=lambda app: app.client_name.lower())
 
+    async def disconnected_name(self, user_id: int, client_id: str) -> str | None:
+        """The name of an app this student gave a token that is now revoked, or None: what the
+        Settings page's "Disconnected ..." notice may name (never the text of its link)."""
+        async with self.sessions() as session:
+            found = await session.scalar(
+                select(OAuthClient.client_name)
+                .join(OAuthToken, OAuthToken.client_id == OAuthClient.client_id)
+                .where(
+                    OAuthToken.user_id == user_id,
+                    OAuthToken.client_id == client_id,
+                    OAuthToken.revoked_at.is_not(None),
+                )
+                .limit(1)
+            )
+            return None if found is None else str(found)
+
     async def disconnect(self, user_id: int, client_id: str) -> int:
         """Revoke every token this student gave this app. Returns how many were live."""
         async with self.sessions() as session, session.begin():

@@ -31,18 +31,22 @@ def students() -> None:
 def add(username: str, display_name: str | None, email: str | None, password: str) -> None:
     """Create a local account. Run `campus-mcp db upgrade` first."""
 
-    async def _add() -> None:
+    async def _add() -> str:
         engine = make_engine(Settings().database_url)
         try:
             async with make_sessions(engine)() as session, session.begin():
                 if await student_by_username(session, username.strip().lower()) is not None:
                     raise click.ClickException(f"a student named {username!r} exists already")
-                await create_local_student(session, username, password, display_name=display_name, email=email)
+                student = await create_local_student(
+                    session, username, password, display_name=display_name, email=email
+                )
+                return student.display_name
         finally:
             await engine.dispose()
 
-    asyncio.run(_add())
-    click.echo(f"Created the local account {username.strip().lower()!r}.")
+    # The name is kept cleaned (one line, no control characters, at most 100 characters): say which.
+    shown = asyncio.run(_add())
+    click.echo(f"Created the local account {username.strip().lower()!r}, shown to friends as {shown!r}.")
 
 
 def kind_of(student: Student) -> str:

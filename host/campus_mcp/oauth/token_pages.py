@@ -180,7 +180,9 @@ class AccessTokensController(Controller):
         user = session_user(request)
         if user is None:
             return to_login(TOKENS_PATH)
-        revoked = request.query_params.get("disconnected")
+        # The link names a token by its id; the notice names it only when it is this student's own
+        # revoked token, so a link cannot put words of its own on the page (issue 30).
+        revoked = await personal_tokens.revoked_name(user[0], request.query_params.get("disconnected") or "")
         notice = f'<p role="status">Disconnected {escape(revoked)}. It no longer works.</p>' if revoked else ""
         made = take_for_display(request, MADE) or ""
         return await self._page(request, deployment, personal_tokens, user[0], made=made, notice=notice)
@@ -242,7 +244,8 @@ class AccessTokensController(Controller):
             from campus_mcp.web import dashboard_page
 
             return dashboard_page(deployment, request, "Access tokens", f'<p role="alert">{EXPIRED_FORM}</p>')
-        name = await personal_tokens.revoke(user[0], str(form.get("token_id") or ""))
+        token_id = str(form.get("token_id") or "")
+        await personal_tokens.revoke(user[0], token_id)
         anchor = "#connected-apps" if back_to == "/dashboard/settings" else ""
-        query = urlencode({"disconnected": name or "the token"})
+        query = urlencode({"disconnected": token_id})
         return Redirect(f"{back_to}?{query}{anchor}", status_code=303)

@@ -63,9 +63,10 @@ async def friend_ids(session: AsyncSession, student_id: int) -> set[int]:
 
 @dataclass(frozen=True)
 class RequestOutcome:
-    """What sending a request did: ``accepted`` when the other student had already asked."""
+    """What sending a request did: ``accepted`` when the other student had already asked.
+    ``student`` is None when the answer must not tell whether the username exists."""
 
-    student: StudentName
+    student: StudentName | None
     accepted: bool
 
 
@@ -77,9 +78,9 @@ async def send_request(session: AsyncSession, student_id: int, username: str) ->
         raise InvalidInput(f"A username has at most {MAX_USERNAME} characters; check it.", field="username")
     other = await student_named(session, name)
     if other is None:
-        raise InvalidInput(
-            f"There is no student with the username {name!r}. Check the spelling with your friend.", field="username"
-        )
+        # The same answer as a request sent: a form that told which usernames exist would list the
+        # campus's students to anyone signed in (issue 30). Nothing is stored.
+        return RequestOutcome(student=None, accepted=False)
     if other.id == student_id:
         raise InvalidInput("That is your own username; type a friend's username.", field="username")
     existing = await _between(session, student_id, other.id)
@@ -106,9 +107,9 @@ async def _answer_existing(
     if existing.status == ACCEPTED:
         raise InvalidInput(f"{other.display_name} is already your friend.", field="username")
     if existing.requester_id == student_id:
-        raise InvalidInput(
-            f"You already asked {other.display_name}; the request waits for them to accept it.", field="username"
-        )
+        # Asking again answers as the first time did (and as an unknown username does), so a
+        # second try cannot tell a real username from a typo; the request still waits.
+        return RequestOutcome(student=None, accepted=False)
     # They had asked first: asking back is saying yes.
     existing.status = ACCEPTED
     existing.accepted_at = utcnow()

@@ -30,7 +30,8 @@ from campus_mcp import (
     session_user,
     to_login,
 )
-from campus_schedule.events import create_event, delete_event, events_between
+from campus_schedule.busy import within_calendar
+from campus_schedule.events import create_event, delete_event, events_between, meeting_title
 from litestar import MediaType, Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect
@@ -49,7 +50,7 @@ NOT_A_FRIEND = (
 MEETINGS_AHEAD = timedelta(days=60)
 
 NOTICES = {
-    "sent": "Request sent. Your friend sees it on their Friends page.",
+    "sent": "Request sent if that student exists: they see it on their Friends page.",
     "accepted-back": "They had already asked you: you are now friends.",
     "accepted": "Request accepted: you are now friends.",
     "declined": "Request declined.",
@@ -82,9 +83,9 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
         parts.append(f'<p class="error" role="alert">{escape(error)}</p>')
     rows = "".join(
         '<div class="app">'
-        f'<h3>{escape(f.display_name)} <span class="scope-code">{escape(f.username)}</span></h3>'
+        f'<h3>{escape(f.display_name.untrusted_text)} <span class="scope-code">{escape(f.username)}</span></h3>'
         f'<p><a href="{friend_page(f.friend_id)}">Busy times this week</a></p>'
-        + _form(f"{friend_page(f.friend_id)}/remove", csrf, "Remove", label=f"Remove {f.display_name}")
+        + _form(f"{friend_page(f.friend_id)}/remove", csrf, "Remove", label=f"Remove {f.display_name.untrusted_text}")
         + "</div>"
         for f in friends.friends
     )
@@ -95,16 +96,21 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
     )
     received = "".join(
         '<div class="app">'
-        f'<h3>{escape(r.display_name)} <span class="scope-code">{escape(r.username)}</span></h3>'
+        f'<h3>{escape(r.display_name.untrusted_text)} <span class="scope-code">{escape(r.username)}</span></h3>'
         '<div class="actions">'
         + _form(
             f"{FRIENDS_PAGE}/requests/{r.request_id}/accept",
             csrf,
             "Accept",
-            label=f"Accept {r.display_name}",
+            label=f"Accept {r.display_name.untrusted_text}",
             primary=True,
         )
-        + _form(f"{FRIENDS_PAGE}/requests/{r.request_id}/decline", csrf, "Decline", label=f"Decline {r.display_name}")
+        + _form(
+            f"{FRIENDS_PAGE}/requests/{r.request_id}/decline",
+            csrf,
+            "Decline",
+            label=f"Decline {r.display_name.untrusted_text}",
+        )
         + "</div></div>"
         for r in friends.requests_received
     )
@@ -115,13 +121,13 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
         )
     sent = "".join(
         '<div class="app">'
-        f'<h3>{escape(r.display_name)} <span class="scope-code">{escape(r.username)}</span></h3>'
+        f'<h3>{escape(r.display_name.untrusted_text)} <span class="scope-code">{escape(r.username)}</span></h3>'
         '<p class="muted">Waiting for their answer.</p>'
         + _form(
             f"{FRIENDS_PAGE}/requests/{r.request_id}/decline",
             csrf,
             "Withdraw",
-            label=f"Withdraw the request to {r.display_name}",
+            label=f"Withdraw the request to {r.display_name.untrusted_text}",
         )
         + "</div>"
         for r in friends.requests_sent
@@ -142,7 +148,7 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
     if friends.friends:
         boxes = "".join(
             f'<div class="scope"><input type="checkbox" id="invite-{f.friend_id}" name="invite" value="{f.friend_id}">'
-            f'<label for="invite-{f.friend_id}">{escape(f.display_name)}</label></div>'
+            f'<label for="invite-{f.friend_id}">{escape(f.display_name.untrusted_text)}</label></div>'
             for f in friends.friends
         )
         parts.append(
@@ -171,11 +177,11 @@ async def _meetings_card(deployment: Deployment, student_id: int, csrf: str) -> 
         start, end = event.starts_at.astimezone(zone), event.ends_at.astimezone(zone)
         when = f"{start:%a %b} {start.day}, {start:%H:%M}–{end:%H:%M}"
         action = (
-            _form(f"{FRIENDS_PAGE}/meetings/{event.id}/delete", csrf, "Delete", label=f"Delete {event.title}")
+            _form(f"{FRIENDS_PAGE}/meetings/{event.id}/delete", csrf, "Delete", label=f"Delete {meeting_title(event)}")
             if event.owner_id == student_id
             else '<p class="muted">A friend invited you.</p>'
         )
-        items.append(f'<div class="app"><h3>{escape(event.title)}</h3><p>{escape(when)}</p>{action}</div>')
+        items.append(f'<div class="app"><h3>{escape(meeting_title(event))}</h3><p>{escape(when)}</p>{action}</div>')
     return (
         '<section class="card" aria-labelledby="meetings-title"><h2 id="meetings-title">Your meetings</h2>'
         + "".join(items)
@@ -330,8 +336,13 @@ async def delete_meeting(request: Request[Any, Any, Any], event_id: FromPath[int
 
 
 def _week_of(raw: str | None, today: date) -> date:
+    """The Monday of ``week_start``'s week. Raises ValueError (with the words to show when it is
+    a CampusError) for a day that is not one, or outside the calendar's range."""
     day = date.fromisoformat(raw) if raw else today
-    return day - timedelta(days=day.weekday())
+    within_calendar(day, "week_start")
+    monday = day - timedelta(days=day.weekday())
+    within_calendar(monday + timedelta(days=6), "week_start's Sunday")
+    return monday
 
 
 @get(f"{FRIENDS_PAGE}/{{friend_id:int}}", opt=PAGE, media_type=MediaType.HTML, include_in_schema=False)
@@ -344,13 +355,13 @@ async def friend_week(request: Request[Any, Any, Any], friend_id: FromPath[int])
     zone = ZoneInfo(deployment.settings.timezone)
     try:
         monday = _week_of(request.query_params.get("week_start"), datetime.now(zone).date())
-    except ValueError:
-        response = dashboard_page(
-            deployment,
-            request,
-            "Friend",
-            '<p class="error" role="alert">week_start must be a day as YYYY-MM-DD, for example 2026-12-07.</p>',
+    except (ValueError, InvalidInput) as exc:
+        words = (
+            exc.message
+            if isinstance(exc, InvalidInput)
+            else "week_start must be a day as YYYY-MM-DD, for example 2026-12-07."
         )
+        response = dashboard_page(deployment, request, "Friend", f'<p class="error" role="alert">{escape(words)}</p>')
         response.status_code = 400
         return response
     query = FriendBusyQuery(friend_id=friend_id, start_date=monday, end_date=monday + timedelta(days=6))
@@ -371,7 +382,7 @@ async def friend_week(request: Request[Any, Any, Any], friend_id: FromPath[int])
         )
         response.status_code = 404
         return response
-    name = next((f.display_name for f in names.friends if f.friend_id == friend_id), "Friend")
+    name = next((f.display_name.untrusted_text for f in names.friends if f.friend_id == friend_id), "Friend")
     days = []
     for offset in range(7):
         day = monday + timedelta(days=offset)

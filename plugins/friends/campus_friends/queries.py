@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from campus_mcp import student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_friends.friendships import friendships_of
@@ -25,14 +26,17 @@ async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
                 Friend(
                     friend_id=other.id,
                     username=other.username,
-                    display_name=other.display_name,
+                    display_name=student_text(other.display_name),
                     friends_since=row.accepted_at,
                 )
             )
             continue
         request = FriendRequest(
-            request_id=row.id, username=other.username, display_name=other.display_name, sent_at=row.created_at
+            request_id=row.id,
+            username=other.username,
+            display_name=student_text(other.display_name),
+            sent_at=row.created_at,
         )
         (sent if row.requester_id == student_id else received).append(request)
-    friends.sort(key=lambda f: (f.display_name.lower(), f.friend_id))
+    friends.sort(key=lambda f: (f.display_name.untrusted_text.lower(), f.friend_id))
     return FriendList(friends=friends, requests_received=received, requests_sent=sent)

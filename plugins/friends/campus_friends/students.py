@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from campus_mcp import UTCDateTime, utcnow
+from campus_mcp import STUDENT_NAME_LENGTH, UTCDateTime, clean_student_text, utcnow
 from sqlalchemy import Boolean, column, func, insert, select, table
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -32,6 +33,15 @@ class StudentName:
     display_name: str
 
 
+def _name(row: Any) -> StudentName:
+    # Cleaned on read as well as at sign-in: a name saved before the rule (issue 30) must not
+    # reach another student as several lines either.
+    username = clean_student_text(row[1], limit=150)
+    return StudentName(
+        id=row[0], username=username, display_name=clean_student_text(row[2], limit=STUDENT_NAME_LENGTH) or username
+    )
+
+
 async def student_named(session: AsyncSession, username: str) -> StudentName | None:
     """The student with this username, compared without regard to case."""
     wanted = username.strip().lower()
@@ -42,7 +52,7 @@ async def student_named(session: AsyncSession, username: str) -> StudentName | N
             )
         )
     ).first()
-    return StudentName(id=row[0], username=row[1], display_name=row[2]) if row else None
+    return _name(row) if row else None
 
 
 async def student_names(session: AsyncSession, ids: Iterable[int]) -> dict[int, StudentName]:
@@ -52,7 +62,7 @@ async def student_names(session: AsyncSession, ids: Iterable[int]) -> dict[int, 
     rows = await session.execute(
         select(students.c.id, students.c.username, students.c.display_name).where(students.c.id.in_(wanted))
     )
-    return {row[0]: StudentName(id=row[0], username=row[1], display_name=row[2]) for row in rows}
+    return {row[0]: _name(row) for row in rows}
 
 
 async def add_student(session: AsyncSession, username: str, display_name: str) -> int:

@@ -16,12 +16,13 @@ from zoneinfo import ZoneInfo
 
 from campus_catalog.models import Section, Term, UniversityEvent
 from campus_catalog.queries.sections import final_exam
+from campus_catalog.schemas import FIRST_CALENDAR_DAY, LAST_CALENDAR_DAY
 from campus_mcp import InvalidInput, Settings
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.enrollment import enrolled_sections
-from campus_schedule.events import events_between
+from campus_schedule.events import events_between, meeting_title
 from campus_schedule.models import Enrollment
 
 MAX_DAYS = 120
@@ -43,7 +44,20 @@ class BusyBlock:
     detail: Mapping[str, Any]
 
 
+def within_calendar(day: date, field: str) -> None:
+    """Refuse a day outside the campus calendar's range: a week or a day after 9999-12-31 cannot be
+    computed at all (issue 30 found four server errors there)."""
+    if not FIRST_CALENDAR_DAY <= day <= LAST_CALENDAR_DAY:
+        raise InvalidInput(
+            f"{field} {day.isoformat()} is outside the dates this service answers for, "
+            f"{FIRST_CALENDAR_DAY.isoformat()} to {LAST_CALENDAR_DAY.isoformat()}: give a day in that range.",
+            field=field,
+        )
+
+
 def check_range(start_date: date, end_date: date) -> None:
+    within_calendar(start_date, "start_date")
+    within_calendar(end_date, "end_date")
     if end_date < start_date:
         raise InvalidInput(
             f"end_date {end_date.isoformat()} is before start_date {start_date.isoformat()}. "
@@ -192,7 +206,7 @@ async def busy_blocks(
                 start=event.starts_at.astimezone(zone),
                 end=event.ends_at.astimezone(zone),
                 kind="meeting",
-                detail={"title": event.title, "event_id": event.id, "owner": event.owner_id == student_id},
+                detail={"title": meeting_title(event), "event_id": event.id, "owner": event.owner_id == student_id},
             )
         )
     return sorted(blocks, key=lambda b: (b.start, b.end, b.kind))

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 from campus_catalog.models import Section, Term
 from campus_catalog.queries.serialize import load_sections
-from campus_mcp import InvalidInput
-from sqlalchemy import delete, select
+from campus_mcp import ChangedMeanwhile, InvalidInput
+from sqlalchemy import delete, select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import Enrollment
@@ -101,31 +102,56 @@ async def checked_sections(session: AsyncSession, term: Term, crns: Sequence[str
     return await load_sections(session, [s.id for s in sections])
 
 
+async def _hold_student(session: AsyncSession, student_id: int) -> None:
+    """Make this transaction the only one changing the student's schedule until it ends.
+
+    Two saves of one student at once (two tabs, an assistant retrying) each read the rows there
+    were and each added the missing ones: the second clashed on the one-row-per-section rule and
+    answered a server error (issue 30). PostgreSQL locks the student's row; SQLite lets one writer
+    in at a time, and the delete that follows is the write that takes its turn."""
+    if session.get_bind().dialect.name == "postgresql":
+        await session.execute(text("SELECT id FROM students WHERE id = :id FOR UPDATE"), {"id": student_id})
+
+
 async def set_term_sections(
     session: AsyncSession, student_id: int, term: Term, crns: Sequence[str], *, source: str = "student"
 ) -> None:
     """Make the student's schedule of ``term`` exactly ``crns``. All or nothing: a bad entry raises
-    :class:`InvalidInput` naming every bad CRN, and nothing is written. Commits."""
+    :class:`InvalidInput` naming every bad CRN, and nothing is written. Saves of one student take
+    turns; a clash with another writer (the enrollment feed) raises :class:`ChangedMeanwhile`
+    (409) in words, never a server error. Commits."""
     sections = await checked_sections(session, term, crns)
-    keep = {s.id for s in sections}
-    current = {
-        row.section_id: row
-        for row in (
-            await session.scalars(
-                select(Enrollment).where(Enrollment.student_id == student_id, Enrollment.term_uid == term.uid)
-            )
-        ).all()
-    }
-    gone = [section_id for section_id in current if section_id not in keep]
-    if gone:
+    keep = [s.id for s in sections]
+    term_uid = term.uid
+    try:
+        await _hold_student(session, student_id)
+        # First the write (it waits for any other save of this student), then the rows there are now.
         await session.execute(
-            delete(Enrollment).where(Enrollment.student_id == student_id, Enrollment.section_id.in_(gone))
-        )
-    for section in sections:
-        if section.id not in current:
-            session.add(
-                Enrollment(
-                    student_id=student_id, term_uid=term.uid, section_id=section.id, crn=section.crn, source=source
-                )
+            delete(Enrollment).where(
+                Enrollment.student_id == student_id, Enrollment.term_uid == term_uid, Enrollment.section_id.not_in(keep)
             )
-    await session.commit()
+        )
+        have = set(
+            (
+                await session.scalars(
+                    select(Enrollment.section_id).where(
+                        Enrollment.student_id == student_id, Enrollment.term_uid == term_uid
+                    )
+                )
+            ).all()
+        )
+        for section in sections:
+            if section.id not in have:
+                session.add(
+                    Enrollment(
+                        student_id=student_id, term_uid=term_uid, section_id=section.id, crn=section.crn, source=source
+                    )
+                )
+        await session.commit()
+    except IntegrityError as exc:
+        await session.rollback()
+        raise ChangedMeanwhile(
+            "Nothing was changed: your schedule was being changed somewhere else at the same moment. "
+            "Look at it again (my_courses) and send the list again if it is still needed.",
+            field="crns",
+        ) from exc

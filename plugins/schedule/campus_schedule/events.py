@@ -9,13 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from campus_mcp import InvalidInput
+from campus_mcp import InvalidInput, clean_student_text
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import StudentEvent, StudentEventAttendee
 
 MAX_TITLE = 200
+
+
+def meeting_title(event: StudentEvent) -> str:
+    """The title as every answer, page and feed shows it: one line, cleaned again on read, since a
+    title saved before issue 30 may hold line breaks or control characters (another student wrote
+    it, and the attendee's assistant reads it)."""
+    return clean_student_text(event.title, limit=MAX_TITLE) or "Meeting"
 
 
 async def create_event(
@@ -29,7 +36,9 @@ async def create_event(
 ) -> StudentEvent:
     """Add an event of ``owner_id`` with its attendees (the owner is not listed among them).
     Flushes, does not commit: the caller's transaction decides."""
-    words = " ".join(title.split())
+    # One line, no control, bidirectional or separator character (U+2028/U+2029 included): the
+    # title reaches every attendee's assistant (campus_mcp.untrusted).
+    words = clean_student_text(title, limit=MAX_TITLE + 1)
     if not words:
         raise InvalidInput("Give the meeting a title, for example 'Study group'.", field="title")
     if len(words) > MAX_TITLE:

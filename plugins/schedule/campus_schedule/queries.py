@@ -14,11 +14,12 @@ from campus_catalog.queries.schedule_check import find_conflicts
 from campus_catalog.queries.sections import final_exam
 from campus_catalog.queries.serialize import section_credits
 from campus_catalog.queries.terms import current_and_future, resolve_term, term_ref
-from campus_mcp import Settings
+from campus_mcp import Settings, student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule import busy
 from campus_schedule.enrollment import enrolled_sections, enrolled_terms
+from campus_schedule.events import MAX_TITLE
 from campus_schedule.schemas import (
     BusyTime,
     BusyTimesQuery,
@@ -176,6 +177,7 @@ async def my_busy_times(
     for block in blocks:
         start, end = block.start.strftime("%H:%M"), block.end.strftime("%H:%M")
         detail = block.detail
+        meeting = block.kind == "meeting"
         out.append(
             BusyTime(
                 kind=block.kind,
@@ -186,7 +188,9 @@ async def my_busy_times(
                 end_time=end,
                 start_12h=twelve_hour(start) or start,
                 end_12h=twelve_hour(end) or end,
-                title=str(detail.get("title") or ""),
+                # A meeting's title is another student's words: fenced, never free text (issue 30).
+                title="Meeting" if meeting else str(detail.get("title") or ""),
+                meeting_title=student_text(str(detail.get("title") or ""), limit=MAX_TITLE) if meeting else None,
                 course_code=detail.get("course_code"),
                 crn=detail.get("crn"),
                 room=detail.get("room"),

@@ -5,6 +5,7 @@ on Monday and Wednesday, 21004 cancelled; Spring 2027: 41001)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 import mcp_types as types
@@ -226,3 +227,21 @@ async def test_the_dashboard_forms_and_the_tool_set_the_same_list(
     callback = answering("accept")
     same = await _set(schedule_campus, "student1", {"term": FALL, "crns": ["21002", "21001"]}, callback)
     assert same.structured_content["result"] == "unchanged" and callback.asked == []
+
+
+async def test_saves_of_one_student_at_once_take_turns_and_never_answer_a_server_error(
+    schedule_campus: CampusHarness, ids: dict[str, int]
+) -> None:
+    # Issue 30: parallel set_my_sections calls of one student clashed on the one-row-per-section
+    # rule and answered "internal error". Now each save waits for the one before it.
+    lists = [["21001", "21002"], ["21003"], ["21001", "21003"], ["21002", "21003"]]
+    principal = await schedule_campus.student_principal("student1")
+    async with schedule_campus.mcp(principal=principal) as client:
+        for _ in range(3):
+            results = await asyncio.gather(
+                *(client.call_tool("set_my_sections", {"term": FALL, "crns": lists[i % 4]}) for i in range(16))
+            )
+            errors = [r.content[0].text for r in results if r.is_error]  # type: ignore[union-attr]
+            assert errors == []
+            # Whole lists only: the schedule is one the student asked for, never a mix of two.
+            assert sorted(await _crns(schedule_campus, ids["student1"])) in [sorted(crns) for crns in lists]

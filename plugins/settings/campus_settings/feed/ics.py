@@ -23,10 +23,10 @@ from zoneinfo import ZoneInfo
 
 from campus_catalog.models import FinalExam, MeetingTime, Section, Term, UniversityEvent
 from campus_catalog.queries.sections import final_exam
-from campus_mcp import Settings, utcnow
+from campus_mcp import Settings, clean_student_text, utcnow
 from campus_schedule.busy import no_class_days
 from campus_schedule.enrollment import enrolled_sections
-from campus_schedule.events import events_between
+from campus_schedule.events import events_between, meeting_title
 from campus_schedule.models import Enrollment, StudentEvent
 from icalendar import Alarm, Calendar, Event
 from sqlalchemy import func, select
@@ -60,14 +60,20 @@ def _at(day: date, minute: int, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, time(minute // 60, minute % 60), tzinfo=zone)
 
 
+def _line(text: str) -> str:
+    # A template saved before its separators were refused (issue 30) must not add a line here.
+    return clean_student_text(text, limit=len(text))
+
+
 def _describe(event: Event, uid: str, resolved: ResolvedSettings, paused: bool, stamp: datetime) -> None:
     event.add("uid", uid)
     event.add("dtstamp", stamp)
-    event.add("summary", resolved.title)
+    event.add("summary", _line(resolved.title))
     if resolved.description:
-        event.add("description", resolved.description)
+        # Newlines are the description's own; U+2028/U+2029 are not (templates.clean_text).
+        event.add("description", resolved.description.replace("\u2028", " ").replace("\u2029", " "))
     if resolved.location:
-        event.add("location", resolved.location)
+        event.add("location", _line(resolved.location))
     color = css3_name(resolved.color)
     if color:
         event.add("color", color)
@@ -79,7 +85,7 @@ def _describe(event: Event, uid: str, resolved: ResolvedSettings, paused: bool, 
         for minutes in sorted(set(resolved.reminders)):
             alarm = Alarm()
             alarm.add("action", "DISPLAY")
-            alarm.add("description", resolved.title)
+            alarm.add("description", _line(resolved.title))
             alarm.add("trigger", timedelta(minutes=-minutes))
             event.add_component(alarm)
 
@@ -168,7 +174,7 @@ def _meeting(row: StudentEvent, zone: ZoneInfo, domain: str, stamp: datetime) ->
     event = Event()
     event.add("uid", f"student-event-{row.id}@{domain}")
     event.add("dtstamp", stamp)
-    event.add("summary", row.title)
+    event.add("summary", meeting_title(row))
     event.add("dtstart", row.starts_at.astimezone(zone))
     event.add("dtend", row.ends_at.astimezone(zone))
     return event
