@@ -113,3 +113,18 @@ def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
 
     monkeypatch.setattr(aiosqlite.core, "_connection_worker_thread", lambda queue: worker(Counted(queue)))
     return ran
+
+
+@pytest.fixture(params=["on", "off"])
+def both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Runs a test with every speed-up on, then with every one off (``CAMPUS_MCP_SPEEDUPS``, read
+    by the settings of whatever the test builds after asking for this): each mechanism of
+    campus_mcp.speedups has its tests run both ways, the plain path being the reference. True: on."""
+    monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", request.param)
+    return bool(request.param == "on")
+
+
+@pytest.fixture
+def speedups_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every speed-up on, whatever the run's ``CAMPUS_MCP_SPEEDUPS``: for a test of one mechanism."""
+    monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", "on")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from campus_mcp import sqlite_driver
 from campus_mcp.db import make_engine
+from campus_mcp.speedups import sqlite_driver
 from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, exc, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -25,6 +25,13 @@ NOTES = Table(
 )
 # A read whose work grows with :n (counting to n), to run past a budget on purpose.
 COUNTING = "SELECT (WITH RECURSIVE counted(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM counted WHERE i < :n) SELECT count(*) FROM counted)"
+
+
+@pytest.fixture(autouse=True)
+def reads_in_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mechanism under test is opt-in (sqlite_reads_in_loop), and on whatever the run's switches."""
+    monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", "on")
+    monkeypatch.setenv("CAMPUS_MCP_SQLITE_READS_IN_LOOP", "true")
 
 
 @pytest.fixture(autouse=True)

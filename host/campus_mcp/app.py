@@ -39,6 +39,7 @@ from campus_mcp.registry import PluginError, Registry, load_registry
 from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
 from campus_mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.settings import Settings
+from campus_mcp.speedups import Switches
 from campus_mcp.warm_ups import warm_ups
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,7 @@ def create_app(
             registry.settings.database_url,
             timeout_seconds=registry.settings.database_timeout_seconds,
             pool=(registry.settings.database_pool_size, registry.settings.database_pool_overflow),
+            speedups=Switches.of(registry.settings),
         )
     )
     sessions = make_sessions(engine)

@@ -6,7 +6,6 @@ subclass :class:`Base`; their tables reach the database through their own Alembi
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase
+
+from campus_mcp.speedups import Switches
 
 # Stable constraint names, so Alembic migrations are the same on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
@@ -83,6 +84,7 @@ def make_engine(
     *,
     timeout_seconds: float | None = None,
     pool: tuple[int, int] = (POOL_SIZE, POOL_OVERFLOW),
+    speedups: Switches | None = None,
     **kwargs: Any,
 ) -> AsyncEngine:
     """An engine for ``url``. ``timeout_seconds`` (PostgreSQL): the longest wait for a new
@@ -90,7 +92,7 @@ def make_engine(
     an error in bounded time instead of a request that hangs (``database_timeout_seconds``).
     ``pool`` (PostgreSQL and a SQLite file): the connections kept, and those opened past them at a
     busy moment (``database_pool_size``, ``database_pool_overflow``), unless ``kwargs`` say
-    otherwise."""
+    otherwise. ``speedups``: which of campus_mcp.speedups to use (by default the settings')."""
     if url.startswith("sqlite"):
         path = sqlite_file(url)
         if path is not None:
@@ -98,11 +100,10 @@ def make_engine(
             # An in-memory database has a pool of its own kind (one connection), which takes no size.
             _sized_pool(kwargs, pool)
         if url.startswith("sqlite+aiosqlite") and "module" not in kwargs:
-            # One trip to aiosqlite's thread per statement instead of four (sqlite_driver; imported
-            # here so that a PostgreSQL deployment does not load the SQLite adapters).
-            from campus_mcp.sqlite_driver import one_trip_module
+            # Imported here so that a PostgreSQL deployment does not load the SQLite adapters.
+            from campus_mcp.speedups.sqlite_driver import sqlite_module
 
-            module = one_trip_module()
+            module = sqlite_module(speedups if speedups is not None else Switches.from_environment())
             if module is not None:
                 kwargs["module"] = module
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
@@ -116,7 +117,6 @@ def make_engine(
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
 
-        _skip_rollback_outside_transactions(engine)
         return engine
     _sized_pool(kwargs, pool)
     if timeout_seconds is not None and "poolclass" not in kwargs:
@@ -181,32 +181,6 @@ def _ping_when_idle(engine: AsyncEngine) -> None:
         except Exception as exc:
             # The pool drops this connection and opens another (or fails saying why).
             raise DisconnectionError(f"an idle pooled connection no longer answers: {type(exc).__name__}") from exc
-
-
-def _skip_rollback_outside_transactions(engine: AsyncEngine) -> None:
-    """Closing a session rolls its connection back; on SQLite a session that only read has no
-    transaction to roll back (Python's sqlite3 begins one before a write only), and its
-    ``rollback()`` then does nothing, but aiosqlite still sends it to the connection's thread and
-    waits for the answer: ~1 ms of every catalog call under load (issue 16). The rollback is
-    skipped only when SQLite itself says no transaction is open; any write, an explicit BEGIN or
-    a state we cannot read still rolls back."""
-    dialect = engine.sync_engine.dialect
-    rollback = dialect.do_rollback
-
-    def do_rollback(dbapi_connection: Any) -> None:
-        if _sqlite_in_transaction(dbapi_connection) is not False:
-            rollback(dbapi_connection)
-
-    dialect.do_rollback = do_rollback  # type: ignore[method-assign]
-
-
-def _sqlite_in_transaction(dbapi_connection: Any) -> bool | None:
-    """Whether SQLite has a transaction open on the connection (``sqlite3_get_autocommit``, read
-    without a trip to aiosqlite's thread); None when it cannot tell (a closed connection)."""
-    try:
-        return bool(dbapi_connection.driver_connection.in_transaction)
-    except (AttributeError, ValueError, sqlite3.Error):
-        return None
 
 
 def database_unreachable(exc: BaseException) -> bool:

@@ -21,6 +21,7 @@ from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.read_sessions import read_sessions
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
+from campus_mcp.speedups import Switches
 
 if TYPE_CHECKING:
     from campus_mcp.endpoint import McpEndpoint
@@ -90,7 +91,7 @@ async def open_deployment(settings: Settings | None = None, *, migrate: bool = T
 
         # Alembic runs its own event loop for the async engine, so not on this one.
         await asyncio.to_thread(upgrade, registry)
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, speedups=Switches.of(settings))
     try:
         yield Deployment(registry=registry, engine=engine, sessions=make_sessions(engine))
     finally:

@@ -46,13 +46,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp.access import step_up_scope
 from campus_mcp.contributions import Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
-from campus_mcp.fast_call import FastReads
 from campus_mcp.mcp_paths import MCP_PATH as MCP_PATH
 from campus_mcp.mcp_paths import PRM_PATH as PRM_PATH
 from campus_mcp.mcp_paths import TOOLBOXES_PATH as TOOLBOXES_PATH
 from campus_mcp.mcp_server import CampusServer
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import PluginError, Registry
+from campus_mcp.speedups import Switches
+from campus_mcp.speedups.fast_call import FastReads
 
 NO_PARITY = {"exclude_from_parity": True}
 
@@ -224,8 +225,8 @@ class McpEndpoint:
         self.servers = endpoint_servers(registry, sessions)
         self.security = security = transport_security(registry)
         self.managers = self._new_managers()
-        # The short way for one read-only tools/call (campus_mcp.fast_call); off: every request to the SDK.
-        self.fast_reads = registry.settings.fast_reads
+        # The short way for one read-only tools/call (campus_mcp.speedups.fast_call); off: every request to the SDK.
+        self.fast_reads = Switches.of(registry.settings).fast_reads
         self.fast = {path: FastReads(server, security) for path, server in self.servers.items()}
         self.resolve_token: TokenResolver = resolve_token or _no_tokens
         # For a refused token: the other MCP URL it was issued for, if that is why (set by create_app).

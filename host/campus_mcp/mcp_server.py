@@ -225,7 +225,7 @@ def written_json(value: Mapping[str, Any]) -> tuple[bytes, bool]:
     (what ``model_dump_json`` and the 2025-11-25 reply write for them), and whether those bytes
     are also what pydantic writes by default, which spells them ``Infinity`` and ``NaN``.
 
-    Written once per answer: the text content is this, and campus_mcp.fast_call puts the same
+    Written once per answer: the text content is this, and campus_mcp.speedups.fast_call puts the same
     bytes in the reply as ``structuredContent`` instead of writing the object again. When neither
     word is anywhere in the default output (the common case), both modes write the same bytes;
     else the object is written again with them as null, and the two compared (the words may be
@@ -380,7 +380,7 @@ class CampusServer:
 
     async def answer_call(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> ToolAnswer:
         """:meth:`call_tool`'s result, with its object's JSON when the reply may reuse it
-        (:class:`ToolAnswer`: campus_mcp.fast_call does)."""
+        (:class:`ToolAnswer`: campus_mcp.speedups.fast_call does)."""
         return await self.answer_request(params, _request_version(ctx), _request_meta(ctx))
 
     async def answer_request(
@@ -401,7 +401,7 @@ class CampusServer:
         self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
     ) -> ToolAnswer:
         """:meth:`answer_call` given what a call uses of its request context: the protocol version
-        and the ``_meta`` object. campus_mcp.fast_call answers a read with it, without building the
+        and the ``_meta`` object. campus_mcp.speedups.fast_call answers a read with it, without building the
         SDK's request context, session and connection, which a call never uses."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)

@@ -56,9 +56,9 @@ def read_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionma
     reads afresh. A read that needs one snapshot or a lock keeps an ordinary session.
 
     SQLite: the connection is left as it is. Python's sqlite3 begins a transaction before a write
-    only, and a session that only read closes without a rollback
-    (``db._skip_rollback_outside_transactions``); setting aiosqlite's isolation level would cost a
-    trip to its thread at checkout and another at checkin. Writes are refused all the same."""
+    only, and a session that only read closes without a rollback (``sqlite_skip_idle_rollback``,
+    campus_mcp.speedups.sqlite_driver); setting aiosqlite's isolation level would cost a trip to
+    its thread at checkout and another at checkin. Writes are refused all the same."""
     found = _MADE.get(sessions)
     if found is not None:
         return found

@@ -151,6 +151,32 @@ class Settings(BaseSettings):
             "A log config that sets the 'mcp' logger itself wins."
         ),
     )
+    # Speed-ups (campus_mcp.speedups, docs/performance.md): each off gives the same answers, slower.
+    speedups: bool = Field(
+        default=True,
+        description=(
+            "Whether any speed-up runs (campus_mcp.speedups): off (CAMPUS_MCP_SPEEDUPS=off) turns every "
+            "one below off at once, leaving the plain path that gives the same answers."
+        ),
+    )
+    sqlite_one_trip: bool = Field(
+        default=True,
+        description=(
+            "SQLite: whether each statement makes one trip to aiosqlite's thread instead of four. "
+            "Off also when the installed SQLAlchemy or aiosqlite is not one it was written for (logged)."
+        ),
+    )
+    sqlite_skip_idle_rollback: bool = Field(
+        default=True,
+        description="SQLite: whether closing a session that only read skips the rollback SQLite would ignore.",
+    )
+    sqlite_reads_in_loop: bool = Field(
+        default=False,
+        description=(
+            "SQLite, with sqlite_one_trip: whether a read seen to take under 2 ms runs on the event loop's "
+            "thread instead of aiosqlite's (stopped there past 2 ms). Opt-in: it helps only a loaded machine."
+        ),
+    )
     fast_reads: bool = Field(
         default=True,
         description=(

@@ -69,6 +69,7 @@ from campus_mcp.parity import ParityReport, check_parity
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
+from campus_mcp.speedups import Switches
 from campus_mcp.testing_browser import StudentBrowser
 from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
@@ -267,7 +268,7 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
     await asyncio.to_thread(upgrade, registry)
     if demo:
         # An engine is all the demo loader needs (as in `campus-mcp demo load`), not a whole app.
-        engine = make_engine(registry.settings.database_url)
+        engine = make_engine(registry.settings.database_url, speedups=Switches.of(registry.settings))
         try:
             await load_demo(registry, make_sessions(engine), scale=scale, reload=True)
         finally:

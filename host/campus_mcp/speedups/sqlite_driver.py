@@ -10,13 +10,19 @@ id, close) as ONE function in that thread, then answers SQLAlchemy from what it 
 It is SQLAlchemy's own aiosqlite adapter but for its cursor, passed to the stock dialect as its
 DBAPI module (``create_engine(module=...)``, a public parameter): the URL, the dialect, its
 errors and server-side cursors (``session.stream``) are unchanged. It leans on private parts of
-two libraries, pinned in constraints.txt (SQLAlchemy 2.1.9, aiosqlite 0.22.1):
-``aiosqlite.Connection._execute`` and ``._conn``, and the attributes and ``_execute_async`` hooks
-of ``AsyncAdapt_dbapi_cursor``. :func:`one_trip_supported` checks them; when an upgrade has moved
-them the engine falls back to the stock adapter (slower, still right) and
-``tests/test_sqlite_one_trip.py`` fails, naming what moved.
+two libraries (``aiosqlite.Connection._execute`` and ``._conn``, the attributes and
+``_execute_async`` hooks of ``AsyncAdapt_dbapi_cursor``), so it runs only on the versions it was
+written against (:data:`WRITTEN_FOR`) with those attributes present (:func:`one_trip_supported`);
+otherwise it logs one line and the stock adapter answers (slower, still right). Setting:
+``sqlite_one_trip``.
 
-A quick read makes no trip at all (:class:`ReadsHere`): a SELECT whose SQL ran in under
+The same adapter's connection sends no rollback for a connection with no transaction open
+(``sqlite_skip_idle_rollback``): a session that only read closes with a rollback that SQLite
+would ignore, but that aiosqlite still sends to its thread and waits for. SQLAlchemy has no event
+that can skip a rollback (its dialect events cover execution and connecting only), so the DBAPI
+connection's own ``rollback()`` (PEP 249) decides, reading ``in_transaction`` without a trip.
+
+Opt-in (``sqlite_reads_in_loop``, off by default): a quick read makes no trip at all (:class:`ReadsHere`): a SELECT whose SQL ran in under
 ``QUICK_READ_S`` in the thread runs in the event loop's thread from then on. Even one trip is
 two wake-ups (the thread's, then the loop's) and a hand-over of the GIL each way; on a loaded
 machine each waits for a core, and a demo-campus page spent ~5 of its ~7 ms p50 waiting there
@@ -35,6 +41,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from importlib.metadata import version
 from typing import Any, cast
 
 import aiosqlite
@@ -45,6 +52,8 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_dbapi,
 )
 from sqlalchemy.util import EMPTY_DICT
+
+from campus_mcp.speedups import Switches, turned_off
 
 # What a statement brings back from the thread: description, rows, rowcount, lastrowid.
 _Outcome = tuple[Any, list[Any], int, int | None]
@@ -217,12 +226,40 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         return self
 
 
-class OneTripConnection(AsyncAdapt_aiosqlite_connection):
+class SQLiteConnection(AsyncAdapt_aiosqlite_connection):
+    """SQLAlchemy's aiosqlite connection, that sends no rollback when SQLite has no transaction
+    open on it (with ``skip_idle_rollback``): any write, an explicit BEGIN or a state it cannot
+    read still rolls back."""
+
+    __slots__ = ("skip_idle_rollback",)
+
+    def __init__(self, dbapi: Any, connection: Any, skip_idle_rollback: bool = False) -> None:
+        super().__init__(dbapi, connection)
+        self.skip_idle_rollback = skip_idle_rollback
+
+    def rollback(self) -> None:
+        if self.skip_idle_rollback and _in_transaction(self._connection) is False:
+            return
+        super().rollback()
+
+
+def _in_transaction(connection: Any) -> bool | None:
+    """Whether SQLite has a transaction open on an aiosqlite connection (``sqlite3_get_autocommit``,
+    read without a trip to its thread); None when it cannot tell (a closed connection)."""
+    try:
+        return bool(connection.in_transaction)
+    except (AttributeError, ValueError, sqlite3.Error):
+        return None
+
+
+class OneTripConnection(SQLiteConnection):
     __slots__ = ("_budget", "_here", "_thread_busy", "reads")
     _cursor_cls = OneTripCursor
 
-    def __init__(self, dbapi: Any, connection: Any, reads: ReadsHere | None = None) -> None:
-        super().__init__(dbapi, connection)
+    def __init__(
+        self, dbapi: Any, connection: Any, reads: ReadsHere | None = None, skip_idle_rollback: bool = False
+    ) -> None:
+        super().__init__(dbapi, connection, skip_idle_rollback)
         self.reads = reads
         # Held while aiosqlite's thread runs anything of this connection (see _guard_thread):
         # a read runs here only when the thread is idle, never beside it.
@@ -289,21 +326,39 @@ def _guard_thread(connection: Any, busy: threading.Lock) -> None:
     connection._execute = guarded
 
 
-class OneTripDBAPI(AsyncAdapt_aiosqlite_dbapi):
-    """SQLAlchemy's aiosqlite DBAPI module, its connections with :class:`OneTripCursor`, and
-    quick reads run in the event loop's thread (:class:`ReadsHere`, one per engine)."""
+class SQLiteDBAPI(AsyncAdapt_aiosqlite_dbapi):
+    """SQLAlchemy's aiosqlite DBAPI module, its connections rolling back only a transaction
+    (``skip_idle_rollback``)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, skip_idle_rollback: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.reads = ReadsHere()
+        self.skip_idle_rollback = skip_idle_rollback
+
+    def connect(self, *arg: Any, **kw: Any) -> SQLiteConnection:
+        stock = super().connect(*arg, **kw)
+        return SQLiteConnection(self, stock._connection, self.skip_idle_rollback)
+
+
+class OneTripDBAPI(SQLiteDBAPI):
+    """:class:`SQLiteDBAPI` with :class:`OneTripCursor`, and with ``reads_in_loop`` quick reads
+    run in the event loop's thread (:class:`ReadsHere`, one per engine)."""
+
+    def __init__(self, *args: Any, reads_in_loop: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reads = ReadsHere() if reads_in_loop else None
 
     def connect(self, *arg: Any, **kw: Any) -> OneTripConnection:
         # Usable from the loop's thread too; statements never overlap (the thread is held, see
         # OneTripConnection._thread_busy), and SQLite's own serialized mode guards its calls.
         if "async_creator_fn" not in kw:
             kw.setdefault("check_same_thread", False)
-        stock = super().connect(*arg, **kw)
-        return OneTripConnection(self, stock._connection, self.reads)
+        stock = AsyncAdapt_aiosqlite_dbapi.connect(self, *arg, **kw)
+        return OneTripConnection(self, stock._connection, self.reads, self.skip_idle_rollback)
+
+
+# The releases the adapter was written and tested against; another one turns it off until its
+# private parts are checked again (then add it here).
+WRITTEN_FOR = {"sqlalchemy": ("2.1",), "aiosqlite": ("0.22",)}
 
 
 @functools.cache
@@ -311,6 +366,10 @@ def one_trip_supported() -> tuple[str, ...]:
     """What the one-trip adapter needs of aiosqlite and SQLAlchemy and is missing; empty when
     everything it uses is where it was written against (checked once per process)."""
     missing = []
+    for distribution, releases in WRITTEN_FOR.items():
+        installed = version(distribution)
+        if not installed.startswith(tuple(f"{release}." for release in releases)):
+            missing.append(f"{distribution} {installed} (written for {', '.join(releases)})")
     execute = getattr(aiosqlite.Connection, "_execute", None)
     if execute is None or list(inspect.signature(execute).parameters)[:2] != ["self", "fn"]:
         missing.append("aiosqlite.Connection._execute(fn, *args)")
@@ -323,28 +382,27 @@ def one_trip_supported() -> tuple[str, ...]:
     for hook in ("_execute_async", "_executemany_async", "_async_soft_close"):
         if not inspect.iscoroutinefunction(getattr(AsyncAdapt_dbapi_cursor, hook, None)):
             missing.append(f"AsyncAdapt_dbapi_cursor.{hook}")
-    # The stock execute and executemany must still hand the statement to those hooks, and the
-    # soft close still skip a cursor whose close is not awaited (read from their source).
-    uses = (
-        ("execute", "_execute_async"),
-        ("executemany", "_executemany_async"),
-        ("_async_soft_close", "_awaitable_cursor_close"),
-    )
-    for method, used in uses:
-        try:
-            source = inspect.getsource(getattr(AsyncAdapt_dbapi_cursor, method))
-        except (OSError, TypeError):
-            continue  # no source installed: the structural checks above stand alone
-        if used not in source:
-            missing.append(f"AsyncAdapt_dbapi_cursor.{method} using {used}")
+    if not hasattr(AsyncAdapt_dbapi_cursor, "_awaitable_cursor_close"):
+        missing.append("AsyncAdapt_dbapi_cursor._awaitable_cursor_close")
     if list(inspect.signature(AsyncAdapt_aiosqlite_connection).parameters) != ["dbapi", "connection"]:
         missing.append("AsyncAdapt_aiosqlite_connection(dbapi, connection)")
     return tuple(missing)
 
 
-def one_trip_module() -> OneTripDBAPI | None:
+def sqlite_module(switches: Switches) -> SQLiteDBAPI | None:
     """The DBAPI module to give ``create_engine(module=...)`` for ``sqlite+aiosqlite``, or None
-    when the libraries have moved what it relies on (the stock adapter is used then)."""
-    if one_trip_supported():
-        return None
-    return OneTripDBAPI(aiosqlite, sqlite3)
+    for SQLAlchemy's own (every SQLite speed-up off)."""
+    one_trip = switches.sqlite_one_trip
+    if one_trip and one_trip_supported():
+        turned_off("sqlite_one_trip", one_trip_supported())
+        one_trip = False
+    if one_trip:
+        return OneTripDBAPI(
+            aiosqlite,
+            sqlite3,
+            reads_in_loop=switches.sqlite_reads_in_loop,
+            skip_idle_rollback=switches.sqlite_skip_idle_rollback,
+        )
+    if switches.sqlite_skip_idle_rollback:
+        return SQLiteDBAPI(aiosqlite, sqlite3, skip_idle_rollback=True)
+    return None
