@@ -57,7 +57,6 @@ from campus_mcp.version import __version__
 
 OPENAPI_PATH = REST_API_PATH
 OPENAPI_JSON = f"{OPENAPI_PATH}/openapi.json"
-DOCS_PAGE = f"{OPENAPI_PATH}/docs"
 TOKEN_SCHEME = "personal_token"  # noqa: S105 - a security scheme's name
 SESSION_SCHEME = "dashboard_session"
 # An operation's route carries this opt (operations.operation_route): its name.

@@ -67,10 +67,6 @@ BAD_TOKEN = RateLimit(
 )
 HOST_LIMITS = (USER, ADDRESS, PLATFORM, REGISTER, TOKEN, REVOKE, BAD_TOKEN)
 
-# Anthropic's one published range (seed 000); OpenAI's changing list comes from
-# CAMPUS_MCP_PLATFORM_RANGES_SOURCE, refreshed by the job in campus_mcp.limits.platforms.
-ANTHROPIC_RANGE = "160.79.104.0/21"
-
 
 def parse_overrides(entries: Iterable[str]) -> dict[str, tuple[int, float | None]]:
     """``["api/user=200", "oauth/register=20/600"]`` -> ``{"api/user": (200, None), ...}``."""

@@ -245,11 +245,6 @@ def course_text(code: str, title: str, description: str | None) -> str:
     return f"{code} {title}. {description or ''}"
 
 
-def instructor_text(name: str, department: str | None, course_titles: Sequence[str]) -> str:
-    taught = "; ".join(dict.fromkeys(course_titles))
-    return f"{name}, {department or 'instructor'}. Teaches: {taught}."
-
-
 # ----------------------------------------------------------------------------- allowance
 
 

@@ -18,8 +18,6 @@ from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
 from campus_catalog.schemas import MAX_PAGE_SIZE
 
-MAX_DESCRIPTION_LENGTH = 2048
-
 WAITLIST_RULE = (
     "Waitlists: not every section has one. waitlist null means it has not been read yet, capacity 0 means "
     "no waitlist. For a full section with a waitlist, the student joins the waitlist before asking for a "

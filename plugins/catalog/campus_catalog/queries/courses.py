@@ -109,17 +109,6 @@ async def search_courses(
     return CoursePage(courses=[course_brief(courses[i]) for i in ids if i in courses], **page_fields(query, total))
 
 
-async def find_course(session: AsyncSession, code: str) -> Course:
-    subject, number = code.split(" ", 1)
-    course = await session.scalar(select(Course).where(Course.subject_code == subject, Course.course_number == number))
-    if course is None:
-        raise NotFound(
-            f"No course {code} is in the catalog. Check the code, or find it with search_courses by title words.",
-            field="code",
-        )
-    return course
-
-
 def _requirement(tree: dict[str, Any] | None, titles: dict[str, str]) -> Requirement | None:
     if not tree:
         return None

@@ -1,11 +1,11 @@
 """Sections by id as answers, read with Core selects of exactly the columns an answer shows.
 
-Loading ``Section`` objects with ``selectinload`` for each relationship cost 20-25 ms for a page
-of 25 sections on the demo campus (issue 16): seven queries, one ORM instance per row, identity
-map bookkeeping, and each section row carries a 1.5 KB vector nobody shows. Here a page is four
-narrow selects (the sections with their course, term, campus and part of term in one join; their
-meetings; their instructors; their attributes), each answered through an index on the section
-id, and the rows become answers directly.
+Loading ``Section`` objects with ``selectinload`` for each relationship made seven queries, one
+ORM instance per row and identity-map bookkeeping, and each section row carries a vector nobody
+shows. Here a page is one select (:func:`parts_select`): the sections with their course, term,
+campus and part of term in one join, and their meetings, instructors and attributes as JSON
+arrays from correlated subqueries on the section-id indexes. Its rows become answers directly,
+their columns read by name.
 
 The answer is the same as ``serialize.section_out`` of the loaded objects (the equality tests
 between REST, GraphQL and the tools hold): the meeting patterns are grouped by
@@ -152,14 +152,6 @@ def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
     return row.course_credits_min, row.course_credits_max
 
 
-async def section_rows(session: AsyncSession, ids: Sequence[int]) -> list[Row[*tuple[Any, ...]]]:
-    """The section rows (with course, term, campus and part of term) in the order of ``ids``."""
-    if not ids:
-        return []
-    by_id = {row.id: row for row in await session.execute(_SECTIONS_BY_ID, {"ids": list(ids)})}
-    return [by_id[i] for i in ids if i in by_id]
-
-
 # The statements of a section's answer, built once: the ids are an expanding parameter, so
 # building them and SQLAlchemy's cache key of them is not paid on every call (issue 16).
 _IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
@@ -170,7 +162,6 @@ _SECTIONS = (
     .outerjoin(Campus, Campus.id == Section.campus_id)
     .outerjoin(PartOfTerm, PartOfTerm.id == Section.part_of_term_id)
 )
-_SECTIONS_BY_ID = _SECTIONS.where(Section.id.in_(_IDS))
 
 
 def _parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
@@ -262,11 +253,6 @@ def parts_of(rows: Sequence[Row[*tuple[Any, ...]]]) -> list[SectionParts]:
             )
         )
     return parts
-
-
-async def section_answers(session: AsyncSession, ids: Sequence[int]) -> list[SectionOut]:
-    """Sections by id, as answers, in the order of ``ids``."""
-    return [answer_of(parts) for parts in await section_parts(session, ids)]
 
 
 def answer_of(parts: SectionParts) -> SectionOut:
@@ -425,11 +411,6 @@ def _primary_first(teacher: list[Any]) -> tuple[bool, str]:
     return (not teacher[0], teacher[1])
 
 
-def summary_of(row: Row[*tuple[Any, ...]]) -> SectionSummary:
-    """The summary of one row of :func:`summary_select` (a page: :func:`summaries_of`)."""
-    return summaries_of([row])[0]
-
-
 async def summaries_by_id(session: AsyncSession, ids: Sequence[int]) -> dict[int, SectionSummary]:
     """Sections by id as a search lists them, in one statement."""
     if not ids:
@@ -489,15 +470,3 @@ async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str
         )
         for row in rows
     ]
-
-
-def brief_of(answer: SectionOut) -> SectionBrief:
-    """The brief form of a section answer (``serialize.section_brief``'s fields)."""
-    return SectionBrief(
-        crn=answer.crn,
-        course_code=answer.course_code,
-        title=answer.title,
-        section_number=answer.section_number,
-        schedule_type=answer.schedule_type,
-        cancelled=answer.cancelled,
-    )

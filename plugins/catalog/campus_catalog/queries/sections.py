@@ -41,7 +41,7 @@ from campus_catalog.queries import (
 )
 from campus_catalog.queries.attributes import resolve_attribute
 from campus_catalog.queries.lookups import KnownTerm
-from campus_catalog.queries.serialize import load_sections, page_fields
+from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -377,12 +377,6 @@ async def section_key(session: AsyncSession, crn: str, term: str | None, setting
                 field="crn",
             )
     return section_id, term_id
-
-
-async def find_section(session: AsyncSession, crn: str, term: str | None, settings: Settings) -> Section:
-    """The section (loaded with what an answer shows) by CRN; without a term, the newest term that has it."""
-    section_id, _term_id = await section_key(session, crn, term, settings)
-    return (await load_sections(session, [section_id]))[0]
 
 
 async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any
@@ -371,12 +371,3 @@ def parse_search_results(page: Mapping[str, Any], *, source: str = "page") -> Pa
         else:
             parsed.sections.append(section)
     return parsed
-
-
-def cross_listed_groups(sections: Sequence[BannerSection]) -> dict[tuple[str, str], list[str]]:
-    """CRNs that share a cross-list code in one term: Banner's cross-listed sections."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for section in sections:
-        if section.cross_list:
-            groups.setdefault((section.term, section.cross_list), []).append(section.crn)
-    return groups
