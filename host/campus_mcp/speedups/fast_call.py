@@ -3,7 +3,7 @@
 A stateless JSON ``POST /api/mcp`` of one ``tools/call`` pays the SDK per request for machinery
 it does not use: on the 2025-11-25 wire new memory streams, a task group, a dispatcher and a
 runner; on both wires the request classified and validated twice and the answer validated and
-serialized again (issue 16: about 2 ms of CPU a call, most of the gap to REST). This module
+serialized again (most of the gap to REST; figures in docs/performance.md). This module
 answers exactly that request itself, and nothing else:
 
 - a POST of ONE JSON-RPC request object (``jsonrpc``, ``id``, ``method``, ``params`` and no other
@@ -96,9 +96,8 @@ def _json_content_type(headers: Mapping[str, str]) -> bool:
 # bytes. Pydantic's output shows each case: a byte past 0x7e, "0.0000", a digit then an "e" or
 # "E", "Infinity" or "NaN" (in a number, or harmlessly in a string: then json.dumps writes it).
 # Digits as 0, E as e and every other byte as x: one search for "0e" then finds a digit before
-# either exponent letter (two searches, for "0e" and "0E", were ~8 us each on a 25-section page),
-# and skips ahead over the x's, which neither letter of it is (7 us on that page, where a text of
-# digits as 0 and its letters as they are took 14).
+# either exponent letter in one search instead of two, and that search skips ahead over the x's,
+# which neither letter of it is.
 DIGITS_AS_ZERO = bytes(
     ord("0") if byte in b"0123456789" else ord("e") if byte in b"eE" else ord("x") for byte in range(256)
 )
@@ -212,7 +211,7 @@ class FastReads:
             return False
         # A read uses nothing of its request context but the version and the _meta (the SDK's
         # ServerRequestContext.meta, as a JSON object): no session, connection or dispatch context
-        # is made for a request that would never use them (~20 us a call).
+        # is made for a request that would never use them.
         reply: types.JSONRPCResponse | types.JSONRPCError
         try:
             answer = await server.answer_request(typed, version, meta_object(request_meta))
@@ -251,7 +250,7 @@ class FastReads:
         The reply to a read is the answer's object twice, as ``structuredContent`` and as the JSON
         text of the first content item: nearly all of its bytes. The SDK dumps that object to
         Python, validates and dumps it again as the surface, dumps the reply once more and
-        serializes it (on 2026-07-28 with ``json.dumps``: ~0.5 ms of a 25-section page). Those
+        serializes it (on 2026-07-28 with ``json.dumps``, the slowest of them). Those
         passes change nothing in a model's JSON-mode dump but infinity and NaN, which become null
         (:class:`ToolAnswer` has its JSON only when it has neither). So the reply is made the
         SDK's way with stand-ins for the object, the text and the id (:meth:`_frame`), and each
@@ -302,7 +301,7 @@ class FastReads:
 
         Kept per version and dump of ``standing_in`` (all the reply is made from but the id): a
         reply is made of those alone, so a kept frame is the bytes it would make again, and the
-        SDK's validation and serialization of the frame (~75 us a call on 2026-07-28) runs once
+        SDK's validation and serialization of the frame runs once
         per shape of answer instead of per call."""
         dumped = standing_in.model_dump(by_alias=True, mode="json", exclude_none=True)
         key = (version, modern, pydantic_core.to_json(dumped))  # the version decides the wire; said anyway

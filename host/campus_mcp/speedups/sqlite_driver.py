@@ -2,8 +2,8 @@
 
 aiosqlite runs each sqlite3 call in a thread of the connection, and SQLAlchemy's aiosqlite
 adapter awaits four of them for every SELECT: open a cursor, execute, fetch all rows, close the
-cursor. Each trip hands the GIL to that thread and back; under load one costs about a
-millisecond, most of what separated a demo-campus page in process from its SQL time (issue 16).
+cursor. Each trip hands the GIL to that thread and back, and under load waits for a core
+(figures: docs/performance.md).
 This adapter runs the whole statement (cursor, execute, description, rows, row count, last row
 id, close) as ONE function in that thread, then answers SQLAlchemy from what it brought back.
 
@@ -22,11 +22,10 @@ would ignore, but that aiosqlite still sends to its thread and waits for. SQLAlc
 that can skip a rollback (its dialect events cover execution and connecting only), so the DBAPI
 connection's own ``rollback()`` (PEP 249) decides, reading ``in_transaction`` without a trip.
 
-Opt-in (``sqlite_reads_in_loop``, off by default): a quick read makes no trip at all (:class:`ReadsHere`): a SELECT whose SQL ran in under
-``QUICK_READ_S`` in the thread runs in the event loop's thread from then on. Even one trip is
-two wake-ups (the thread's, then the loop's) and a hand-over of the GIL each way; on a loaded
-machine each waits for a core, and a demo-campus page spent ~5 of its ~7 ms p50 waiting there
-for ~1.8 ms of work (load ~6, issue 16). A read run here still has its budget: SQLite's progress
+Opt-in (``sqlite_reads_in_loop``, off by default), a quick read makes no trip at all
+(:class:`ReadsHere`): a SELECT whose SQL ran in under ``QUICK_READ_S`` in the thread runs in the
+event loop's thread from then on. Even one trip is two wake-ups (the thread's, then the loop's)
+and a hand-over of the GIL each way, each waiting for a core on a loaded machine. A read run here still has its budget: SQLite's progress
 handler stops it past ``QUICK_READ_S`` (nothing of a SELECT to undo), and it runs again in the
 thread, which its SQL is sent to from then on. So the loop is never held longer than that by a
 read, and a long one still leaves the loop free while SQLite works (the thread releases the GIL).
@@ -93,8 +92,8 @@ def _run_many(connection: sqlite3.Connection, operation: str, seq_of_parameters:
 
 
 # A read that took less than this in the thread runs in the loop's thread from then on, and is
-# stopped there (to run in the thread) if it takes longer: a demo-campus page's statement takes
-# 0.1-0.5 ms, one of the 100,000-section campus up to ~40 ms.
+# stopped there (to run in the thread) if it takes longer: above a demo-campus page's statements,
+# below a large campus's slow ones.
 QUICK_READ_S = 0.002
 # SQLite calls the budget's check every this many of its virtual machine instructions (tens of
 # microseconds of work each time).
