@@ -22,16 +22,6 @@ SEAM = ROOT / "host" / "campus_mcp" / "speedups"
 INSTANCE_PRIVATES = frozenset({"_for_update_arg", "_conn", "_execute"})
 # Underscored by design and documented as public (namedtuple's API, SQLAlchemy's Row).
 PUBLIC_UNDERSCORED = frozenset({"_mapping", "_asdict", "_fields", "_replace", "_make", "_t", "_tuple"})
-# Uses still outside the seam, to move (issue 25, point 2): each must still be there, so the list
-# only shrinks as they move.
-NOT_MOVED_YET = {
-    ("plugins/catalog/campus_catalog/queries/statements.py", "_generate_cache_key"),
-    ("plugins/catalog/campus_catalog/queries/sections.py", "_from_objects"),
-    ("host/campus_mcp/read_sessions.py", "_for_update_arg"),
-    ("plugins/catalog/campus_catalog/data_version.py", "_values"),
-}
-
-
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -110,14 +100,12 @@ def _private_uses() -> set[tuple[str, str]]:
 
 
 def test_private_names_of_the_dependencies_are_used_in_the_seam_only() -> None:
-    uses = _private_uses()
-    outside = sorted(uses - NOT_MOVED_YET)
+    outside = sorted(_private_uses())
     assert not outside, (
         f"private names of {', '.join(DEPENDENCIES)} used outside host/campus_mcp/speedups: {outside}. "
         "Use their public API, or move the mechanism into campus_mcp.speedups behind a switch with a "
         "start-up check."
     )
-    assert uses >= NOT_MOVED_YET, f"moved, so take them off NOT_MOVED_YET: {sorted(NOT_MOVED_YET - uses)}"
 
 
 def test_the_scan_finds_a_private_name(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from campus_mcp.jobs import last_success
     from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
     from campus_mcp.logsafe import escaped
+    from campus_mcp.lru import LRU
     from campus_mcp.metrics import count as count_metric
     from campus_mcp.metrics import count_import_failures
     from campus_mcp.oauth.pages import hidden
@@ -128,6 +129,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.jobs": ("last_success",),
     "campus_mcp.limits": ("RateLimit", "RateLimited", "check_rate_limit"),
     "campus_mcp.logsafe": ("escaped",),
+    "campus_mcp.lru": ("LRU",),
     "campus_mcp.metrics": ("count_metric", "count_import_failures"),
     "campus_mcp.oauth.pages": ("hidden",),
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
@@ -171,6 +173,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CSRF_FIELD",
+    "LRU",
     "MAX_ROW_ID",
     "STUDENT_NAME_LENGTH",
     "UNTRUSTED_RULE",

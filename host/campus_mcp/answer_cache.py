@@ -21,11 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from campus_mcp.lru import LRU
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class MemoryAnswers:
 
     def __init__(self, entries: int = DEFAULT_ENTRIES) -> None:
         self.entries = entries
-        self._answers: OrderedDict[str, BaseModel] = OrderedDict()
+        self._answers: LRU[str, BaseModel] = LRU(entries)
         self.hits = 0
         self.misses = 0
 
@@ -68,15 +69,11 @@ class MemoryAnswers:
         if answer is None or not isinstance(answer, model):
             self.misses += 1
             return None
-        self._answers.move_to_end(key)
         self.hits += 1
         return answer
 
     async def put(self, key: str, answer: BaseModel) -> None:
-        self._answers[key] = answer
-        self._answers.move_to_end(key)
-        while len(self._answers) > self.entries:
-            self._answers.popitem(last=False)
+        self._answers.put(key, answer)
 
     def clear(self) -> None:
         self._answers.clear()

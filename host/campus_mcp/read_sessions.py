@@ -35,6 +35,9 @@ READ_ONLY_OPTION = "campus_read_only"
 # it that writes or locks (a data-modifying WITH, SELECT ... INTO, FOR UPDATE/SHARE).
 _READ_STATEMENT = re.compile(r"\s*\(*\s*(SELECT|WITH|VALUES|EXPLAIN|SHOW)\b", re.IGNORECASE)
 _WRITE_WORD = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|INTO|TRUNCATE|SHARE)\b", re.IGNORECASE)
+# A compiled SELECT's row lock: its last clause, so only the statement's tail is searched.
+_LOCKING_TAIL = re.compile(r"\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b[^()]*$", re.IGNORECASE)
+LOCKING_TAIL_CHARS = 200
 
 # One read sessionmaker per sessionmaker, made on first use; gone with the sessionmaker.
 _MADE: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], async_sessionmaker[AsyncSession]] = (
@@ -91,7 +94,7 @@ def _refuse_write(
     if compiled is not None and not isinstance(compiled.statement, TextClause):
         # SQLAlchemy's own statement says what it is. Its words are not searched: for a catalog
         # page's 4 KB of SQL that search cost more than a millisecond on the loaded machine.
-        if not _compiled_write(context, compiled):
+        if not _compiled_write(context, compiled, statement):
             return
     elif _READ_STATEMENT.match(statement) and not _WRITE_WORD.search(statement):
         return
@@ -102,12 +105,13 @@ def _refuse_write(
     )
 
 
-def _compiled_write(context: Any, compiled: Any) -> bool:
+def _compiled_write(context: Any, compiled: Any, sql: str) -> bool:
     """Whether a statement SQLAlchemy compiled writes, defines or locks: an insert, update,
-    delete or DDL, a SELECT ... FOR UPDATE/SHARE, or a SELECT with a data-modifying WITH."""
+    delete or DDL, a SELECT ... FOR UPDATE/SHARE (the lock clause ends the SQL the dialect
+    wrote; SQLite's writes none), or a SELECT with a data-modifying WITH."""
     if context.isinsert or context.isupdate or context.isdelete or context.isddl:
         return True
-    if getattr(compiled.statement, "_for_update_arg", None) is not None:
+    if _LOCKING_TAIL.search(sql[-LOCKING_TAIL_CHARS:]):
         return True
     return any(isinstance(cte.element, UpdateBase) for cte in getattr(compiled, "ctes", None) or ())
 

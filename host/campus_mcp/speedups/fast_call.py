@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,6 +53,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from campus_mcp.lru import LRU
 from campus_mcp.mcp_server import CampusServer, ToolAnswer, meta_object
 from campus_mcp.principal import Principal
 
@@ -143,7 +143,7 @@ class FastReads:
     def __init__(self, server: CampusServer, security: TransportSecuritySettings) -> None:
         self.server = server
         self.security = TransportSecurityMiddleware(security)
-        self._frames: OrderedDict[tuple[str, bool, bytes], tuple[bytes, bytes, bytes, bytes]] = OrderedDict()
+        self._frames: LRU[tuple[str, bool, bytes], tuple[bytes, bytes, bytes, bytes]] = LRU(FRAMES_KEPT)
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, body: bytes, principal: Principal) -> bool:
         """Answer the request if it is the hot read; False (nothing sent) hands it to the SDK."""
@@ -307,7 +307,6 @@ class FastReads:
         key = (version, modern, pydantic_core.to_json(dumped))  # the version decides the wire; said anyway
         kept = self._frames.get(key)
         if kept is not None:
-            self._frames.move_to_end(key)
             return kept
         written = _reply_bytes(self._reply_of(dumped, version, STAND_IN_ID), modern)
         head, found_id, rest = written.partition(STAND_IN_ID_JSON)
@@ -317,10 +316,7 @@ class FastReads:
         token = STAND_IN_TOKEN.encode()
         if not (found_id and found_text and found_object) or any(token in piece for piece in frame):
             return None
-        self._frames[key] = frame
-        if len(self._frames) > FRAMES_KEPT:
-            self._frames.popitem(last=False)
-        return frame
+        return self._frames.put(key, frame)
 
     def _stamped(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
         # ServerRunner._serialize's last steps for a 2026-07-28 result: resultType, then serverInfo.

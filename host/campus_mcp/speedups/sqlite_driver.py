@@ -52,6 +52,7 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 )
 from sqlalchemy.util import EMPTY_DICT
 
+from campus_mcp.lru import LRU
 from campus_mcp.speedups import Switches, turned_off
 
 # What a statement brings back from the thread: description, rows, rowcount, lastrowid.
@@ -107,7 +108,7 @@ class ReadsHere:
     quick in aiosqlite's thread, and not since stopped for running past the budget."""
 
     def __init__(self) -> None:
-        self._quick: collections.OrderedDict[str, bool] = collections.OrderedDict()
+        self._quick: LRU[str, bool] = LRU(MAX_READS_KNOWN)
 
     def quick(self, operation: str) -> bool | None:
         """True to run here, False to send to the thread, None when not known yet."""
@@ -115,17 +116,11 @@ class ReadsHere:
 
     def timed(self, operation: str, seconds: float) -> None:
         """A read ran in the thread in ``seconds``: quick from now on, or not."""
-        self._remember(operation, seconds < QUICK_READ_S)
+        self._quick.put(operation, seconds < QUICK_READ_S)
 
     def stopped(self, operation: str) -> None:
         """A read ran past the budget here: it goes to the thread from now on."""
-        self._remember(operation, False)
-
-    def _remember(self, operation: str, quick: bool) -> None:
-        self._quick[operation] = quick
-        self._quick.move_to_end(operation)
-        if len(self._quick) > MAX_READS_KNOWN:
-            self._quick.popitem(last=False)
+        self._quick.put(operation, False)
 
 
 class _Budget:

@@ -32,12 +32,13 @@ of these kinds a commit moved, so this process forgets only what the commit can 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
 from campus_mcp import CampusState
-from sqlalchemy import Table, event, inspect, select
+from sqlalchemy import ClauseElement, Table, event, inspect, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -71,6 +72,10 @@ _READ = "catalog_data_version_read"
 _VECTORS_CHANGED = "catalog_vectors_changed"
 _VECTORS_READ = "catalog_vectors_version_read"
 _BUMPED = "catalog_data_bumped"
+# An UPDATE's SQL: where its SET clause ends, and each column it assigns (each assignment starts
+# the clause or follows a comma; a comma inside a value can only add a column, which bumps more).
+_SET_CLAUSE_END = re.compile(r"\s(?:WHERE|FROM|RETURNING)\s")
+_ASSIGNED = re.compile(r",\s*[`\"\[]?(\w+)[`\"\]]?\s*=")
 
 
 def version_key(kind: str) -> str:
@@ -192,20 +197,40 @@ def _kinds_of_statement(state: ORMExecuteState, table_name: str) -> frozenset[st
     every = frozenset(kind for kind, _read in held)
     if state.is_insert or not held:
         return every
-    # An UPDATE: the columns it sets are its ``values()`` and, run with parameter sets, their
-    # keys (an ORM bulk update by primary key names the key to find the row, not to set it).
+    # An UPDATE: an ORM bulk update by primary key (parameter sets, no WHERE) sets the columns
+    # its sets name but the key (which finds the row); any other sets the columns of its SQL's
+    # SET clause and, run with parameter sets, their keys.
     statement: Any = state.statement
-    values = getattr(statement, "_values", None)
     parameters = state.parameters
     sets = list(parameters) if isinstance(parameters, list) else [parameters] if parameters else []
-    if values is None and not sets:
-        return every  # what it sets cannot be told
-    columns = _column_names(values or ())
+    columns: set[str] = set()
     for one in sets:
         columns |= _column_names(one)
-    if getattr(statement, "whereclause", None) is None and sets:
+    if sets and getattr(statement, "whereclause", None) is None:
         columns -= {column.key for column in statement.table.primary_key}
+    else:
+        assigned = _assigned_columns(state)
+        if assigned is None:
+            return every  # what it sets cannot be told
+        columns |= assigned
     return frozenset(kind for kind, read in held if columns & read)
+
+
+def _assigned_columns(state: ORMExecuteState) -> set[str] | None:
+    """The columns an UPDATE's SET clause names, read from the SQL the session's dialect writes
+    for it (None when there is none to read). Paid by an UPDATE of a held table only."""
+    statement = state.statement
+    if not isinstance(statement, ClauseElement):
+        return None
+    try:
+        sql = str(statement.compile(dialect=state.session.get_bind().dialect))
+    except Exception:  # a statement that compiles only at execution: counted as setting everything
+        return None
+    _, found, rest = sql.partition(" SET ")
+    if not found:
+        return None
+    assignments = _SET_CLAUSE_END.split(rest, maxsplit=1)[0]
+    return set(_ASSIGNED.findall(f", {assignments}"))
 
 
 def _kinds_of_objects(session: Session) -> set[str]:

@@ -30,13 +30,12 @@ import dataclasses
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import InvalidInput, RateLimit, check_rate_limit, count_metric, streaming_read
+from campus_mcp import LRU, InvalidInput, RateLimit, check_rate_limit, count_metric, streaming_read
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, case, func, literal_column, select, union_all, update
 
@@ -165,7 +164,7 @@ def embed(texts: Sequence[str]) -> Vector:
     return _normalise(np.vstack([p.reshape(-1, DIMENSIONS) for p in parts]))
 
 
-_questions: OrderedDict[str, Vector] = OrderedDict()
+_questions: LRU[str, Vector] = LRU(QUESTIONS_KEPT)
 _questions_lock = threading.Lock()
 
 
@@ -178,9 +177,7 @@ def embed_query(text: str) -> Vector:
     vector = _embed_question(cleaned)
     vector.setflags(write=False)
     with _questions_lock:
-        _questions[cleaned] = vector
-        while len(_questions) > QUESTIONS_KEPT:
-            _questions.popitem(last=False)
+        _questions.put(cleaned, vector)
     return vector
 
 
@@ -188,10 +185,7 @@ def remembered_question(text: str) -> Vector | None:
     """The kept vector of a question asked lately, else ``None`` (no model call)."""
     cleaned = _clean(text)
     with _questions_lock:
-        vector = _questions.get(cleaned)
-        if vector is not None:
-            _questions.move_to_end(cleaned)
-    return vector
+        return _questions.get(cleaned)
 
 
 def _embed_question(cleaned: str) -> Vector:

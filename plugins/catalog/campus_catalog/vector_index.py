@@ -28,13 +28,12 @@ import array
 import asyncio
 import dataclasses
 import hashlib
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import streaming_read
+from campus_mcp import LRU, streaming_read
 from numpy.typing import NDArray
 from sqlalchemy import select
 
@@ -91,7 +90,7 @@ class CatalogVectors:
     titled_sections: VectorTable
 
 
-_snapshots: OrderedDict[str, CatalogVectors] = OrderedDict()
+_snapshots: LRU[str, CatalogVectors] = LRU(DATABASES_KEPT)
 
 
 async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVectors:
@@ -105,7 +104,6 @@ async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVect
     writing = data_version.writing(session)
     snapshot = _snapshots.get(key)
     if snapshot is not None and snapshot.version == version and not writing:
-        _snapshots.move_to_end(key)
         return snapshot
     if writing:
         return await _load_catalog(session, version, dimensions)
@@ -113,11 +111,7 @@ async def catalog_vectors(session: AsyncSession, dimensions: int) -> CatalogVect
     async def load_and_keep() -> CatalogVectors:
         loaded = await _load_catalog(session, version, dimensions)
         # Two loads of one version may still overlap (two event loops); either is right, the last stays.
-        _snapshots[key] = loaded
-        _snapshots.move_to_end(key)
-        while len(_snapshots) > DATABASES_KEPT:
-            _snapshots.popitem(last=False)
-        return loaded
+        return _snapshots.put(key, loaded)
 
     return await _once((key, "catalog", version), load_and_keep)
 
@@ -280,7 +274,7 @@ class _PeopleSnapshot:
     vectors: CompactVectors
 
 
-_people: OrderedDict[tuple[str, str], _PeopleSnapshot] = OrderedDict()
+_people: LRU[tuple[str, str], _PeopleSnapshot] = LRU(DATABASES_KEPT * 2)
 
 
 async def compact_vectors(session: AsyncSession, kind: str, dimensions: int) -> CompactVectors:
@@ -293,17 +287,13 @@ async def compact_vectors(session: AsyncSession, kind: str, dimensions: int) -> 
     writing = data_version.writing(session)
     snapshot = _people.get(key)
     if snapshot is not None and snapshot.version == version and not writing:
-        _people.move_to_end(key)
         return snapshot.vectors
     if writing:
         return await _load_compact(session, kind, dimensions)
 
     async def load_and_keep() -> CompactVectors:
         vectors = await _load_compact(session, kind, dimensions)
-        _people[key] = _PeopleSnapshot(version=version, vectors=vectors)
-        _people.move_to_end(key)
-        while len(_people) > DATABASES_KEPT * 2:
-            _people.popitem(last=False)
+        _people.put(key, _PeopleSnapshot(version=version, vectors=vectors))
         return vectors
 
     return await _once((key[0], kind, version), load_and_keep)

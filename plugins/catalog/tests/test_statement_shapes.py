@@ -1,6 +1,7 @@
-"""A search page's statement is kept per shape (``campus_catalog.queries.statements``) and run
-with each call's own values: a question answered after another of its shape gets the answer it
-gets alone, never the other's values (subject, days, times, offset, limit, words)."""
+"""Two questions of one shape (the same filters, other values) share SQLAlchemy's compiled
+statement and the kept conditions of neither (``campus_catalog.queries.statements``): a question
+answered after another of its shape gets the answer it gets alone, never the other's values
+(subject, days, times, offset, limit, words)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ SAME_SHAPE: list[tuple[dict[str, Any], dict[str, Any]]] = [
 
 def _forget_shapes() -> None:
     for kept in vars(sections).values():
-        if isinstance(kept, statements.Shaped):
-            kept._kept.clear()
+        if isinstance(kept, statements.KeptConditions):
+            kept.forget()
 
 
 async def _page(campus: CampusHarness, arguments: dict[str, Any]) -> SectionPage:
@@ -47,4 +48,3 @@ async def test_a_kept_statement_answers_with_the_calls_own_values(demo_campus: C
         after = await _page(demo_campus, second)
         assert after == alone, (first, second)
         assert after != await _page(demo_campus, first), "the pair's answers differ, so the test can see a mix-up"
-    assert len(sections._COURSE_SIZES._kept) == 1, "the last pair shared one statement"

@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, CompoundSelect, Select, func, select, unio
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.models import Course, Instructor, Section, SectionInstructor
-from campus_catalog.queries import instructor_names, section_rows, statements
+from campus_catalog.queries import instructor_names, section_rows
 from campus_catalog.schemas import SectionSearch
 
 # An instructor filter naming at most this many instructors reads their sections by their ids.
@@ -106,9 +106,6 @@ def _taught_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Selec
     )
 
 
-_TAUGHT_MATCHES = statements.Shaped(_taught_matches)
-
-
 async def taught_page(
     session: AsyncSession, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
 ) -> tuple[list[int], int]:
@@ -117,6 +114,5 @@ async def taught_page(
     A few instructors' sections (495 of the term for "garcia" at --scale 67) are found once, in the
     catalog order, then counted and paged here. The page statement found them twice, for its page
     and for its count (PostgreSQL hashes the term's 36,030 sections each time)."""
-    matching, params = _TAUGHT_MATCHES.statement(dialect, where)
-    taught = [row[0] for row in await session.execute(matching, params)]
+    taught = [row[0] for row in await session.execute(_taught_matches(dialect, where))]
     return taught[query.offset : query.offset + query.limit], len(taught)

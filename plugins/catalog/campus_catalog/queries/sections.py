@@ -119,8 +119,7 @@ def section_filters(
     return where
 
 
-# section_filters built once per distinct question (statements.KeptConditions): building them was
-# ~1 ms of a ~3.5 ms days-and-times page of the demo campus.
+# section_filters built once per distinct question (statements.KeptConditions).
 kept_filters = statements.KeptConditions(section_filters)
 
 
@@ -131,7 +130,7 @@ def _base(where: list[ColumnElement[bool]]) -> Select[Any]:
 def _count(where: Sequence[ColumnElement[bool]]) -> Select[Any]:
     """The count of a search. When no condition reads a course column (a subject is a list of
     course ids) it needs no join, so it is read from the term listing index alone."""
-    if any(Course.__table__ in condition._from_objects for condition in where):
+    if _reads_courses(where):
         return select(func.count()).select_from(_base(list(where)).subquery())
     return select(func.count()).select_from(Section).where(*where)
 
@@ -154,9 +153,6 @@ def _page_of_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     return section_rows.summary_select(dialect, total_of).where(Section.id.in_(page_ids)).order_by(*CATALOG_ORDER)
 
 
-_PAGES = statements.Shaped(_page_of_matches)
-
-
 def _word_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
     """The sections matching ``where`` (the filters and the words), in the catalog order, with it."""
     return (
@@ -168,7 +164,9 @@ def _word_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[
 
 
 def _reads_courses(where: Sequence[ColumnElement[bool]]) -> bool:
-    return any(Course.__table__ in condition._from_objects for condition in where)
+    """Whether a condition reads a course column itself (a subquery of courses, as the subject's
+    course ids, does not: it needs no join)."""
+    return Course.__table__ in select(Section.id).where(*where).get_final_froms()
 
 
 def _course_sizes(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
@@ -216,11 +214,6 @@ def _one_course_page(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     return section_rows.summary_select(dialect).where(Section.id.in_(page_ids)).order_by(*order)
 
 
-_TITLED_MATCHES = statements.Shaped(_word_matches)
-_COURSE_SIZES = statements.Shaped(_course_sizes)
-_COURSE_SECTIONS = statements.Shaped(_course_sections)
-_COURSE_SUMMARIES = statements.Shaped(_course_summaries)
-_ONE_COURSE_PAGE = statements.Shaped(_one_course_page)
 # The courses of a search by words, one expanding parameter: built once, not per call with its ids.
 _OF_COURSES = Section.course_id.in_(bindparam("course_ids", expanding=True))
 # A page's courses are read whole with their summaries when they have at most this many sections
@@ -251,11 +244,12 @@ async def _sections_by_words(
     statement (each statement is a call through SQLAlchemy, ~0.1-0.2 ms, and was a trip to
     SQLite's thread), unless they have many sections the page does not show."""
     course_ids = await fulltext.matching_ids(session, "courses", query.q or "")
-    sizes_of, params = _COURSE_SIZES.statement(dialect, [*where, _OF_COURSES], course_ids=course_ids)
-    sizes: dict[int, int] = {row[0]: row[1] for row in await statements.read_rows(session, sizes_of, params)}
+    sizes_of = _course_sizes(dialect, [*where, _OF_COURSES])
+    sizes_read = await statements.read_rows(session, sizes_of, {"course_ids": course_ids})
+    sizes: dict[int, int] = {row[0]: row[1] for row in sizes_read}
     # A titled section of a matching course is already one of its course's.
-    titled_of, params = _TITLED_MATCHES.statement(dialect, [*where, *kept_titled(query.q or "")])
-    others = [row[0] for row in await statements.read_rows(session, titled_of, params) if row[1] not in sizes]
+    titled_of = _word_matches(dialect, [*where, *kept_titled(query.q or "")])
+    others = [row[0] for row in await statements.read_rows(session, titled_of, {}) if row[1] not in sizes]
 
     start, end = query.offset, query.offset + query.limit
     spanned: list[tuple[int, int, int]] = []  # a course of the page: its sections [first, last)
@@ -270,9 +264,9 @@ async def _sections_by_words(
     page_courses = [course_id for course_id, _, _ in spanned]
     unshown = sum(sizes[course_id] - (last - first) for course_id, first, last in spanned)
     if spanned and not shown_others and unshown <= MAX_UNSHOWN:
-        found_of, params = _COURSE_SUMMARIES.statement(dialect, [*where, _OF_COURSES], course_ids=page_courses)
+        found_of = _course_summaries(dialect, [*where, _OF_COURSES])
         rows_of: dict[int, list[Row[Any]]] = {}
-        for row in await statements.read_rows(session, found_of, params):
+        for row in await statements.read_rows(session, found_of, {"course_ids": page_courses}):
             rows_of.setdefault(row[-1], []).append(row)
         page = [row for course_id, first, last in spanned for row in rows_of.get(course_id, [])[first:last]]
         return section_rows.summaries_of(page), total
@@ -280,15 +274,14 @@ async def _sections_by_words(
         # A page within one big course (805 sections of "introduction programming" at --scale
         # 67): its slice picked by the database, not all of the course's ids brought back.
         ((course_id, first, last),) = spanned
-        page_of, params = _ONE_COURSE_PAGE.statement(
-            dialect, [*where, _OF_COURSES], course_ids=[course_id], page_offset=first, page_limit=last - first
-        )
+        page_of = _one_course_page(dialect, [*where, _OF_COURSES])
+        params = {"course_ids": [course_id], "page_offset": first, "page_limit": last - first}
         return section_rows.summaries_of(await statements.read_rows(session, page_of, params)), total
     ids: list[int] = []
     if spanned:
-        found_of, params = _COURSE_SECTIONS.statement(dialect, [*where, _OF_COURSES], course_ids=page_courses)
+        found_of = _course_sections(dialect, [*where, _OF_COURSES])
         of_course: dict[int, list[int]] = {}
-        for section_id, course_id in await statements.read_rows(session, found_of, params):
+        for section_id, course_id in await statements.read_rows(session, found_of, {"course_ids": page_courses}):
             of_course.setdefault(course_id, []).append(section_id)
         for course_id, first, last in spanned:
             ids += of_course.get(course_id, [])[first:last]
@@ -333,8 +326,8 @@ async def search_sections(
         ids, total = await instructor_filter.taught_page(session, dialect, where, query)
     else:
         # The page and the count in one statement (see _page_of_matches), built once per shape.
-        statement, params = _PAGES.statement(dialect, where, page_offset=query.offset, page_limit=query.limit)
-        page = await statements.read_rows(session, statement, params)
+        statement = _page_of_matches(dialect, where)
+        page = await statements.read_rows(session, statement, {"page_offset": query.offset, "page_limit": query.limit})
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
             term=term_ref(term),
