@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from campus_mcp.accounts import student_for_feed
     from campus_mcp.advisory import forget_freshness
-    from campus_mcp.answer_cache import AnswerStore, MemoryAnswers, answer_key, redis_answers
-    from campus_mcp.answer_cache import cached as cached_answer
+    from campus_mcp.answer_cache import AnswerCache
     from campus_mcp.confirmation import (
         Decision,
         NotChanged,
@@ -68,7 +67,7 @@ if TYPE_CHECKING:
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
     from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.principal import Principal
-    from campus_mcp.read_sessions import WriteInReadSession, streaming_read
+    from campus_mcp.read_sessions import streaming_read
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
@@ -86,7 +85,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("student_for_feed",),
     "campus_mcp.advisory": ("forget_freshness",),
-    "campus_mcp.answer_cache": ("AnswerStore", "MemoryAnswers", "answer_key", "cached_answer", "redis_answers"),
+    "campus_mcp.answer_cache": ("AnswerCache",),
     "campus_mcp.confirmation": (
         "Decision",
         "NotChanged",
@@ -137,7 +136,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
     "campus_mcp.principal": ("Principal",),
-    "campus_mcp.read_sessions": ("WriteInReadSession", "streaming_read"),
+    "campus_mcp.read_sessions": ("streaming_read",),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
@@ -153,7 +152,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.web": ("dashboard_page",),
 }
 # A name that is not the attribute's own.
-_RENAMED: dict[str, str] = {"count_metric": "count", "cached_answer": "cached"}
+_RENAMED: dict[str, str] = {"count_metric": "count"}
 _WHERE: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
@@ -177,7 +176,7 @@ __all__ = [
     "MAX_ROW_ID",
     "STUDENT_NAME_LENGTH",
     "UNTRUSTED_RULE",
-    "AnswerStore",
+    "AnswerCache",
     "AppResource",
     "Base",
     "CampusError",
@@ -197,7 +196,6 @@ __all__ = [
     "Job",
     "JobContext",
     "JobOutcome",
-    "MemoryAnswers",
     "Migrations",
     "NotChanged",
     "NotFound",
@@ -223,10 +221,7 @@ __all__ = [
     "ToolContext",
     "ToolExample",
     "UTCDateTime",
-    "WriteInReadSession",
     "__version__",
-    "answer_key",
-    "cached_answer",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -250,7 +245,6 @@ __all__ = [
     "operation_tools",
     "plural",
     "record_run",
-    "redis_answers",
     "session_user",
     "streaming_read",
     "student_for_feed",

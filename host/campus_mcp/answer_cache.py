@@ -1,10 +1,11 @@
 """An optional cache of public answers: the same question on the same data gets the answer
 computed the first time, without asking the database again.
 
-Only for answers that are the same for every caller (the public catalog): never a student's own
-answer, which would then be one student's data served to another. The caller builds the key
-from the tool, its validated arguments and the version of the data the answer comes from
-(:func:`answer_key`); a new version makes every older answer unreachable, so nothing is ever
+A plugin asks for it with one line, ``Operation(cache=AnswerCache(depends_on=...))``, for answers
+that are the same for every caller (the public catalog): never a student's own answer, which
+would then be one student's data served to another. The key is the operation, its validated
+arguments, the database, and what ``depends_on`` reads (such as the version of the data the
+answer comes from); a new version makes every older answer unreachable, so nothing is ever
 invalidated by hand and a stale entry simply ages out.
 
 Two stores behind one interface:
@@ -18,15 +19,25 @@ Two stores behind one interface:
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypeVar
+import weakref
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from campus_mcp.lru import LRU
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from campus_mcp.operations import Operation
+    from campus_mcp.tool_context import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -126,3 +137,60 @@ async def cached(
     answer = await compute()
     await store.put(key, answer)
     return answer
+
+
+def _default_entries(_plugin_settings: Any) -> int:
+    return DEFAULT_ENTRIES
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AnswerCache:
+    """``Operation(cache=AnswerCache(...))``: the operation's answer is public and kept.
+
+    ``depends_on`` is ``async (context, session) -> parts``: everything besides the arguments the
+    answer depends on (the data's version, the campus date, the code's release), read in the
+    read-only session the operation's own reads then share (``context.session(read_only=True)``
+    hands it on). ``entries`` is ``(plugin settings) -> int``: how many answers a process keeps;
+    0 turns the cache off. With the host's ``redis_url`` set the answers are shared in Redis.
+    ``around`` is ``(args) -> async context manager``, entered around the lookup and the run: for
+    what a cached answer must pay too (a rate limit counted per question, not per computation).
+    """
+
+    depends_on: Callable[[ToolContext, AsyncSession], Awaitable[Sequence[object]]]
+    entries: Callable[[Any], int] = _default_entries
+    around: Callable[[Any], AbstractAsyncContextManager[None]] | None = None
+
+
+# One store per served app (per session factory) and size; gone with the app.
+_stores: weakref.WeakKeyDictionary[Any, dict[int, AnswerStore]] = weakref.WeakKeyDictionary()
+
+
+def _store_of(context: ToolContext, entries: int) -> AnswerStore | None:
+    if entries <= 0:
+        return None
+    kept = _stores.setdefault(context.sessions, {})
+    store = kept.get(entries)
+    if store is None:
+        redis_url = context.settings.redis_url.get_secret_value()
+        store = kept[entries] = redis_answers(redis_url) if redis_url else MemoryAnswers(entries)
+    return store
+
+
+def _database(context: ToolContext) -> str:
+    # Hashed: the URL may hold a password, and keys are visible to whoever reads the store.
+    return hashlib.sha256(context.settings.database_url.encode()).hexdigest()[:16]
+
+
+async def cached_call(operation: Operation, cache: AnswerCache, context: ToolContext, args: Any) -> BaseModel:
+    """``operation.run``'s answer, from the store when it has the answer of this key."""
+    store = _store_of(context, cache.entries(context.plugin_settings))
+    if store is None:
+        return await operation.run(context, args)
+    async with (
+        cache.around(args) if cache.around is not None else contextlib.nullcontext(),
+        context.session(read_only=True) as session,
+    ):
+        parts = await cache.depends_on(context, session)
+        key = answer_key(operation.name, args, _database(context), *parts)
+        sharing = dataclasses.replace(context, _reading=session)
+        return await cached(store, key, operation.output_model, lambda: operation.run(sharing, args))

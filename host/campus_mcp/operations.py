@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from campus_mcp import metrics
 from campus_mcp.access import check_call, may_call
+from campus_mcp.answer_cache import AnswerCache, cached_call
 from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
 from campus_mcp.errors import InvalidInput, PermissionMissing
@@ -80,9 +81,14 @@ class Operation:
     output_schema_override: Mapping[str, Any] | None = None
     # A write operation's plan (campus_mcp.confirmation): the MCP tool asks the student first.
     plan: Planner | None = None
+    # A public answer kept and handed out again while what it depends on is unchanged
+    # (campus_mcp.AnswerCache); never for a student's own answer.
+    cache: AnswerCache | None = None
 
     def __post_init__(self) -> None:
         # Checked when the plugin is imported, so a slip is a start-up error naming the operation.
+        if self.cache is not None and self.writes:
+            raise ValueError(f"operation {self.name!r} writes, so its answer cannot be cached: leave out cache=")
         if self.writes and self.plan is None:
             raise ValueError(
                 f"operation {self.name!r} writes, so it needs a plan: give plan=async (context, args) -> "
@@ -125,7 +131,10 @@ class Operation:
 
     async def call(self, context: ToolContext, args: Any) -> BaseModel:
         """What both doors run: ``run``, then ``after`` with the answer."""
-        answer = await self.run(context, args)
+        if self.cache is None:
+            answer = await self.run(context, args)
+        else:
+            answer = await cached_call(self, self.cache, context, args)
         if self.after is not None:
             await self.after(context, answer)
         return answer

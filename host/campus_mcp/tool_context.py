@@ -34,6 +34,9 @@ class ToolContext:
     # A write tool's run: what the student answered the host's question (campus_mcp.confirmation).
     # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
     confirmation: Decision = "not_asked"
+    # A read session already open for this call (an operation's answer cache read its key in it):
+    # ``session(read_only=True)`` hands it on, so the call's reads share it. Set by the host only.
+    _reading: AsyncSession | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @asynccontextmanager
     async def session(self, *, read_only: bool = False) -> AsyncIterator[AsyncSession]:
@@ -41,6 +44,9 @@ class ToolContext:
         (a lookup tool's query): no transaction, one round trip per statement on PostgreSQL,
         and a write in it fails (``campus_mcp.read_sessions``). Writes, and reads that must
         hold a lock or see one snapshot, keep the default: a transaction, committed by you."""
+        if read_only and self._reading is not None:
+            yield self._reading  # closed by whoever opened it
+            return
         sessions = read_sessions(self.sessions) if read_only else self.sessions
         async with sessions() as session:
             yield session

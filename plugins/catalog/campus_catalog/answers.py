@@ -8,38 +8,24 @@ and the database, so two campuses served by one process never see each other's a
 the code version (:func:`code_version`), so an answer a previous release stored in Redis is not
 handed out, in its old shape, by the next one.
 
-One store per served app (per session factory), in process unless the host has a shared store
-configured. ``CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES=0`` turns the cache off.
+Each catalog row declares it (``Operation(cache=cache_of(model))``); the host keeps one store per
+served app (per session factory), in process unless the host has a shared store configured.
+``CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES=0`` turns the cache off.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
 from importlib import metadata
-from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
+from typing import Any
 
-from campus_mcp import (
-    AnswerStore,
-    MemoryAnswers,
-    ToolContext,
-    __version__,
-    answer_key,
-    cached_answer,
-    forget_freshness,
-    redis_answers,
-)
+from campus_mcp import AnswerCache, ToolContext, __version__, forget_freshness
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import data_version, semantic
 from campus_catalog.queries.clock import campus_today
-
-Answer = TypeVar("Answer", bound=BaseModel)
-
-_stores: WeakKeyDictionary[Any, AnswerStore | None] = WeakKeyDictionary()
 
 
 def _forget_freshness(_moved: frozenset[str]) -> None:
@@ -71,43 +57,17 @@ def code_version(model: type[BaseModel]) -> str:
     return f"{RELEASE}, answer schema {schema}"
 
 
-def store_of(context: ToolContext) -> AnswerStore | None:
-    """The answer store of the app ``context`` belongs to; None when the cache is off."""
-    sessions = context.sessions
-    if sessions in _stores:
-        return _stores[sessions]
-    entries = int(getattr(context.plugin_settings, "answer_cache_entries", 0) or 0)
-    redis_url = context.settings.redis_url.get_secret_value()
-    store: AnswerStore | None
-    if entries <= 0:
-        store = None
-    elif redis_url:
-        store = redis_answers(redis_url)
-    else:
-        store = MemoryAnswers(entries)
-    _stores[sessions] = store
-    return store
+def _entries(catalog: Any) -> int:
+    return int(getattr(catalog, "answer_cache_entries", 0) or 0)
 
 
-def _database(context: ToolContext) -> str:
-    # Hashed: the URL may hold a password, and keys are visible to whoever reads the store.
-    return hashlib.sha256(context.settings.database_url.encode()).hexdigest()[:16]
+def cache_of(model: type[BaseModel]) -> AnswerCache:
+    """``Operation(cache=...)`` of a catalog answer of ``model``: kept while the data version, the
+    campus date and the code version stay as they are."""
 
+    async def depends_on(context: ToolContext, session: AsyncSession) -> tuple[object, ...]:
+        version = await data_version.current(session)
+        return (version, campus_today(context.settings.timezone), code_version(model))
 
-async def answer(
-    context: ToolContext,
-    session: AsyncSession,
-    name: str,
-    args: BaseModel,
-    model: type[Answer],
-    compute: Callable[[], Awaitable[Answer]],
-) -> Answer:
-    store = store_of(context)
-    if store is None:
-        return await compute()
-    version = await data_version.current(session)
-    key = answer_key(
-        name, args, version, campus_today(context.settings.timezone), _database(context), code_version(model)
-    )
-    async with semantic.counted_search(args):
-        return await cached_answer(store, key, model, compute)
+    # A search by meaning is counted against its rate limit before the cache is asked (issue 30).
+    return AnswerCache(depends_on=depends_on, entries=_entries, around=semantic.counted_search)

@@ -33,30 +33,19 @@ API = "/api/v1/catalog"
 QueryFunction = Callable[[AsyncSession, Any, Settings, CatalogSettings], Awaitable[BaseModel]]
 
 
-def one_call(
-    query: QueryFunction, name: str = "", output_model: type[BaseModel] = BaseModel
-) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
+def one_call(query: QueryFunction) -> Callable[[ToolContext, Any], Awaitable[BaseModel]]:
     """``Operation.run`` of a catalog row: exactly one call to ``query``, with the host's settings and
-    the catalog's (``context.plugin_settings``: a tool call and its REST twin get the same object).
-    With a ``name``, the answer goes through the answer cache (``campus_catalog.answers``)."""
+    the catalog's (``context.plugin_settings``: a tool call and its REST twin get the same object)."""
 
     async def run(context: ToolContext, args: Any) -> BaseModel:
         # A read-only session: the catalog's query functions only read (imports write, in jobs),
         # so on PostgreSQL each statement is one round trip, with no BEGIN and no ROLLBACK around
-        # it (3 trips -> 1 for a search_sections page). A multi-statement answer may then read
-        # across a refresh that lands between its statements: public catalog data refreshed
-        # section by section, where a seat count a moment newer is no harm.
+        # it. A multi-statement answer may then read across a refresh that lands between its
+        # statements: public catalog data refreshed section by section, where a seat count a
+        # moment newer is no harm. With the answer cache on, it is the session the cache read
+        # its key in.
         async with context.session(read_only=True) as session:
-            if not name:
-                return await query(session, args, context.settings, context.plugin_settings)
-            return await answers.answer(
-                context,
-                session,
-                name,
-                args,
-                output_model,
-                lambda: query(session, args, context.settings, context.plugin_settings),
-            )
+            return await query(session, args, context.settings, context.plugin_settings)
 
     run.__name__ = query.__name__
     return run
@@ -129,7 +118,9 @@ def _row(
         scope=SCOPE,
         input_model=input_model,
         output_model=output_model,
-        run=one_call(query, name if query is not run_graphql else "", output_model),
+        run=one_call(query),
+        # Every catalog answer is public; a GraphQL answer is keyed by its whole query, not kept.
+        cache=answers.cache_of(output_model) if query is not run_graphql else None,
         method=method,
         path=path,
         data_sources=data_sources,
