@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,8 +22,11 @@ CATALOG = Path(__file__).resolve().parent.parent
 def test_the_catalogs_wheel_builds_with_no_compiler_and_is_pure_python(tmp_path: Path) -> None:
     # No compiler reachable: any C build step of the catalog would fail (or be left out) here.
     env = {**os.environ, "CC": str(tmp_path / "no-cc"), "CXX": str(tmp_path / "no-cxx")}
+    # Built from a copy: setuptools writes build/ and *.egg-info beside the sources it builds.
+    source = tmp_path / "catalog"
+    shutil.copytree(CATALOG, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "tests", "__pycache__"))
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(CATALOG)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
         env=env,
         capture_output=True,
         text=True,
