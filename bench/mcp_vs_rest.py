@@ -14,7 +14,7 @@ bench/fastmcp-constraints.txt) under the work folder the first time, and starts 
 by side: ``campus-mcp serve`` with the answer cache off ("cold": every call runs the query) and on
 ("warm"), each one uvicorn worker, anonymous access, no scheduler, and the FastMCP twin (it has no
 answer cache). It loads them with N connections, each sending the next request when the last
-answer came back: with wrk, issue 16's load tool, when it is installed (``apt-get install wrk``;
+answer came back: with wrk when it is installed (``apt-get install wrk``;
 ``--load auto``, the default), else with httpx from this process (``--load httpx``). wrk is C and
 reads an answer's bytes without parsing them; httpx costs this process CPU per request and per byte
 received, on the cores the servers use, and an MCP answer is 17.2 KB (the answer twice, as
@@ -31,8 +31,7 @@ load, httpx checks every answer by its status and first bytes (a full check when
 same on each path; wrk counts every answer that is not a 2xx or 3xx, and a row with any is refused.
 
 Before the HTTP rows it times the query functions in this process (no HTTP, no MCP), the
-figures of issue 16's first goal. Not a test: the figures go into the README and
-docs/search-and-benchmarks.md. The load generator shares the 2 cores with the servers, so the
+in-process figures. Not a test: the figures go into the README and docs/performance.md. The load generator shares the 2 cores with the servers, so the
 requests/s are lower than a separate load machine would see.
 """
 

@@ -13,7 +13,7 @@ With ``--database-url`` (one scale) it serves that database instead, created and
 has no sections yet (``bench/mcp_vs_rest.py``'s ``build_target``). The answer cache is off: every
 call runs the query (the warm-up calls would otherwise leave only cached answers to measure).
 
-Not a test: speed is measured here and written into docs/search-and-benchmarks.md.
+Not a test: speed is measured here and written into docs/performance.md.
 """
 
 from __future__ import annotations

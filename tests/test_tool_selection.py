@@ -5,7 +5,7 @@ it searches, and the search matches the question's words against tool names and 
 This ranks every registered tool by BM25 over its name and description for each question in
 ``tool_selection_questions.tsv`` and holds top-1 and top-3 accuracy above a floor. Questions
 whose tool no installed plugin registers are left out (and counted), so the check grows as
-families land. The figures are printed (``pytest -s``) and quoted in docs/search-and-benchmarks.md.
+families land. The figures are printed (``pytest -s``) and quoted in docs/performance.md.
 
 Two question sets: ``tool_selection_questions.tsv``, which the "Use it for" sentences were written
 against (its floors are the goal of issue 24, point 6: 85 % and 98 %), and

@@ -70,8 +70,8 @@ class FreshnessCache:
 
     Keyed by the database as well as the source: one process may serve several campuses (the
     test suite does, and so may a command beside a server), and one campus's times must never
-    be told about another's. The advisory built from those times is kept too (it was a quarter of
-    a cached answer's time on /api/mcp, issue 16), until the oldest time it was built from expires.
+    be told about another's. The advisory built from those times is kept too (it was a large share
+    of a cached answer's time on /api/mcp), until the oldest time it was built from expires.
     """
 
     def __init__(self) -> None:

@@ -276,7 +276,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
         "port": settings.port,
         "log_level": "info",
         "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
-        "access_log": settings.access_log,  # issue 16: no log line per request unless asked for
+        "access_log": settings.access_log,  # no log line per request unless asked for
         "proxy_headers": False,
         "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
         # uvicorn's supervisor kills a worker process that does not answer its ping within this,

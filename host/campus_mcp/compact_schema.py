@@ -1,6 +1,5 @@
 """Tool schemas in fewer bytes and the same meaning: a client puts every tool's schemas into the
-model's context for every chat (issue 16: ``tools/list`` was 101 KB for 19 tools, mostly output
-schemas), so what pydantic writes for its own use is left out.
+model's context for every chat (``tools/list`` was mostly output schemas), so what pydantic writes for its own use is left out.
 
 - ``title`` keywords: pydantic makes them from the names ("Course Code" for ``course_code``);
   the name already says it.
@@ -22,8 +21,8 @@ wrote for the model stays; what goes is the structure the answer shows anyway: p
 types of self-explanatory fields, the models' docstrings (written for developers), and the
 ``required`` lists, which only repeated the property names (an answer model writes every field,
 null when empty; seed 000's rule that ``required`` names no key that can be missing still holds).
-With 31 tools this took ``tools/list`` from 115 KB to under 60 KB (issue 16); an answer that held
-to the full schema holds to this one.
+It roughly halves ``tools/list`` (docs/performance.md); an answer that held to the full schema
+holds to this one.
 """
 
 from __future__ import annotations

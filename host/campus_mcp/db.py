@@ -72,8 +72,8 @@ def sqlite_file(url: str) -> Path | None:
 # Connections kept per process, and opened past them at a busy moment (the settings
 # database_pool_size and database_pool_overflow; the same total as SQLAlchemy's 5 and 10). With 5
 # kept, 8 requests at once opened and closed 3 connections a round: on PostgreSQL each a TCP
-# connect, TLS negotiation, startup and the JSON codecs' setup (1.8% of a loaded server's time in
-# asyncpg's _create_ssl_connection alone, py-spy, issue 16); on SQLite each a file opened by a new
+# connect, TLS negotiation, startup and the JSON codecs' setup (seen in a profile of a loaded
+# server); on SQLite each a file opened by a new
 # aiosqlite thread, and its pragmas.
 POOL_SIZE = 10
 POOL_OVERFLOW = 5
@@ -129,9 +129,9 @@ def make_engine(
     if url.startswith("postgresql+asyncpg"):
         # Every statement planned for its values: after five runs of a prepared statement
         # PostgreSQL may keep a generic plan, blind to them (a days-and-times page of the
-        # --scale 67 campus went from 40 to 120 ms on the third call). Planning costs ~1 ms.
-        # No JIT: its compiling (~120 ms for an instructor search of --scale 67 that runs in
-        # ~40) is never won back by a catalog read, which touches at most a term's sections.
+        # --scale 67 campus took three times as long from the third call); planning is cheap.
+        # No JIT: its compiling (longer than the instructor search of --scale 67 it compiled)
+        # is never won back by a catalog read, which touches at most a term's sections.
         connect_args = dict(kwargs.get("connect_args", {}))
         connect_args["server_settings"] = {"plan_cache_mode": "force_custom_plan", "jit": "off"} | dict(
             connect_args.get("server_settings", {})

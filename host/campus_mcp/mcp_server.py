@@ -288,7 +288,7 @@ class CampusServer:
         if self.toolboxes is not None:
             return self.toolboxes.input_schema(name)
         # Asked on every 2026-07-28 tools/call (the Mcp-Param header check): made once per tool.
-        # Generating it per call was a third of the call's CPU (issue 16, bench/mcp_vs_rest.py).
+        # Generating it per call was a large share of the call's CPU (docs/performance.md).
         if name not in self._input_schemas and name in self.tools:
             self._input_schemas[name] = input_schema(self.tools[name])
         return self._input_schemas.get(name)
@@ -296,7 +296,7 @@ class CampusServer:
     def _header_schema_of(self, name: str) -> dict[str, Any] | None:
         """The schema the SDK checks a 2026-07-28 call's ``Mcp-Param-*`` headers against: the tool's
         input schema when it declares such a header (``x-mcp-header``), else None. A schema without
-        one makes the SDK check nothing, but only after walking it twice per call (issue 16)."""
+        one makes the SDK check nothing, but only after walking it twice per call."""
         if name in self._header_schemas:
             return self._header_schemas[name]
         schema = self._input_schema_of(name)
@@ -501,7 +501,7 @@ class CampusServer:
         page links, and the text's bytes when they may stand for the object in the reply
         (:class:`ToolAnswer`). A model's answer is written by pydantic's writer
         (:func:`written_json`), not ``json.dumps``, which was the largest cost of the MCP layer per
-        call (issue 16)."""
+        call."""
         model = isinstance(raw, BaseModel)
         result = raw.model_dump(mode="json") if model else dict(raw)
         if tool.data_sources:

@@ -109,7 +109,7 @@ def networks(entries: Iterable[str], setting: str) -> tuple[Network, ...]:
 
 
 # Every counted request reads its address (its platform range, then its per-address key): parsing
-# it is most of the limits' own cost (~4 us each time, issue 16). Both are pure functions of the
+# it is most of the limits' own cost. Both are pure functions of the
 # text, so a few recent addresses are kept; bounded, since X-Forwarded-For can hold any text.
 @functools.lru_cache(maxsize=1024)
 def parse_address(host: str) -> Address | None:

@@ -182,8 +182,8 @@ def browser_session_middleware(
     Both are skipped for an HTTP request to a path where ``cookieless_skip`` holds that sends no
     session cookie: there they would read no cookie, make an empty session, sign nobody in and set
     no cookie on the answer (Litestar clears only cookies the request sent), so skipping them
-    changes nothing a client sees and saves their work on each bearer-token or anonymous MCP call
-    (issue 16). A browser that sends the cookie there still gets both: its session's student is
+    changes nothing a client sees and saves their work on each bearer-token or anonymous MCP call.
+    A browser that sends the cookie there still gets both: its session's student is
     whom the rate limits count an MCP request without a token against (campus_mcp.limits).
     """
     session = session_config(registry.settings).middleware

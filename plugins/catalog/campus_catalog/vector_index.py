@@ -221,7 +221,7 @@ class CompactVectors:
     of the courses they teach; copied catalogs repeat reviews), so each distinct vector is kept
     once (24,580 reviews' and 1,545 instructors' there: 38 MB and 2.4 MB), as float32 up to
     ``HALF_FROM`` distinct vectors and as float16 past it (half the memory, but numpy converts
-    float16 at ~5x the cost of a float32 product: 47-75 ms against 10 for 24,580 rows). float16
+    float16 at several times the cost of a float32 product). float16
     scores are only near the stored ones: ``error`` bounds how near (the largest distance of a
     kept vector from its stored one, so by Cauchy-Schwarz the largest score difference for a
     normalised question), and ``semantic`` re-scores the best candidates from their stored
@@ -256,8 +256,7 @@ class CompactVectors:
         for start in range(0, len(self.distinct), SCORE_CHUNK):
             chunk = self.distinct[start : start + SCORE_CHUNK].astype(np.float32)
             # einsum, not ``chunk @ target32``: every row summed alike (as above), and no BLAS
-            # threads, which under load made this product 1.8x slower (98,304 review vectors:
-            # 1,060 against 595 ms p50 at load 9-12).
+            # threads, which under load made this product slower (docs/performance.md).
             of_distinct[start : start + len(chunk)] = np.einsum("ij,j->i", chunk, target32)
         scored: NDArray[np.float32] = of_distinct[used]
         return scored
@@ -312,7 +311,7 @@ async def _load_compact(session: AsyncSession, kind: str, dimensions: int) -> Co
     async with streaming_read(session):
         result = await session.stream(statement.execution_options(yield_per=LOAD_CHUNK))
         async for chunk in result.partitions(LOAD_CHUNK):
-            # In a worker thread: hashing 20,000 vectors would hold the event loop ~100 ms, and a
+            # In a worker thread: hashing 20,000 vectors would hold the event loop, and a
             # server's warm-up runs while it answers students.
             await anyio.to_thread.run_sync(building.take, chunk)
     return building.vectors()

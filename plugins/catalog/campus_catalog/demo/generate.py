@@ -14,7 +14,7 @@ Why it is built the way it is:
 - Rows go in with Core ``insert(table)`` executemany in chunks and explicit ids, so a scaled
   campus loads without the ORM's per-object cost and rows can point at each other without
   round trips. PostgreSQL's id sequences are moved past the explicit ids afterwards.
-- The model is the slow part of a load (about 90 ms of CPU for a course description), so the
+- The model is the slow part of a load (tens of milliseconds of CPU per course description), so the
   demo's texts come from ``vectors.npz`` (see ``vectors.py``), each course text is embedded once
   and its sections share the vector, an instructor's vector is the mean of the
   courses they teach, and a review's vector is the mean of the vectors of its sentences (reviews
@@ -340,10 +340,10 @@ _ANALYZED = (m.Section, m.Course, m.MeetingTime, m.SectionInstructor, m.Instruct
 async def _analyze(session: AsyncSession) -> None:
     """Give SQLite's planner the campus's statistics, which it never gathers by itself. Without
     them it guessed, and read all 36,030 sections of a --scale 67 term to sort them for a browse
-    page of 25 (9 ms of CPU) instead of walking courses in order through the indexes (0.1 ms).
-    Full ANALYZE of these tables: about 0.4 s at --scale 67. PostgreSQL's autovacuum analyzes a
+    page of 25 instead of walking courses in order through the indexes. A full ANALYZE of these
+    tables is quick, even at --scale 67. PostgreSQL's autovacuum analyzes a
     loaded table within a minute; until it has, estimates are off (a first browse at --scale 67
-    was costed high enough to be JIT-compiled: 177 ms of 397)."""
+    was costed high enough to be JIT-compiled, which cost more than it saved)."""
     if session.get_bind().dialect.name != "sqlite":
         return
     for model in _ANALYZED:

@@ -1,6 +1,6 @@
 """The model's vectors of the demo campus's texts, computed ahead and shipped beside this module.
 
-Why: the model needs about 90 ms of CPU for one course description on this kind of machine, so
+Why: the model needs tens of milliseconds of CPU for one course description on this kind of machine, so
 the 200-odd texts of the demo campus cost half a minute, while every test session and every
 ``campus-mcp demo`` needs them. They are a pure function of the text and the model, so they are
 computed once by ``python -m campus_catalog.demo.vectors`` and stored in ``vectors.npz``, keyed

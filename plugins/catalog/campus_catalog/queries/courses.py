@@ -254,7 +254,7 @@ def _unlocks(dialect: str) -> ColumnElement[Any]:
 
 # get_course's statement per dialect, built once: the course with its school, the terms it is
 # offered in and the courses it unlocks, in one row (three statements were as many hops to
-# SQLite's thread and passes through SQLAlchemy: most of get_course's time, issue 16).
+# SQLite's thread and passes through SQLAlchemy: most of get_course's time).
 _details: dict[str, Select[*tuple[Any, ...]]] = {}
 
 
@@ -279,7 +279,7 @@ def _json_value(value: Any) -> Any:
 async def get_course(
     session: AsyncSession, query: CourseLookup, settings: Settings, catalog: CatalogSettings
 ) -> CourseDetail:
-    # Narrow Core selects, no Course object (issue 16): the course with its school, the terms it
+    # Narrow Core selects, no Course object: the course with its school, the terms it
     # is offered in and the courses it unlocks in one row; its prerequisites' titles after it.
     subject, number = query.code.split(" ", 1)
     course = (

@@ -154,5 +154,5 @@ async def matching_ids(session: AsyncSession, kind: FullTextKind, words: str, *,
 
 
 # matching_ids' statements, one per engine and kind, made once (a text() and its cache key per
-# call were ~40 us of a search by words).
+# call were a visible part of a search by words).
 _limited: dict[str, TextClause] = {}

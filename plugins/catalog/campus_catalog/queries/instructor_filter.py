@@ -24,10 +24,10 @@ FEW_TEACHERS = 500
 def _teachers(instructor: str, dialect: str) -> CompoundSelect[Any]:
     """The instructors an ``instructor`` filter names: a part of the name, or the public id. Two
     selects, not an ``or``: the name test then reads the (name, id) index, not every instructor row
-    with its vector (at --scale 67, 20,100 rows: ~120 ms on SQLite under load, ~20 ms this way).
+    with its vector (at --scale 67, 20,100 rows).
 
     SQLite's ``LIKE`` already ignores case the way its ``lower()`` does (ASCII letters only), so
-    there the name is tested as it is: ``lower()`` of every name cost ~15 ms of ~20 at --scale 67.
+    there the name is tested as it is: ``lower()`` of every name was most of the test at --scale 67.
     PostgreSQL's ``LIKE`` is case-sensitive and its ``lower()`` folds every letter."""
     part = instructor.lower()
     named = Instructor.name if dialect == "sqlite" else func.lower(Instructor.name)
@@ -43,7 +43,7 @@ async def few_teachers(session: AsyncSession, instructor: str) -> list[int] | No
     name such as "a", which names nearly everyone and is best tested section by section).
 
     Found in the roster held in process (instructor_names): asking the database read every name
-    (``LIKE`` cannot seek) and counted the campus, ~15-30 ms of a search at --scale 67."""
+    (``LIKE`` cannot seek) and counted the campus, much of a search at --scale 67."""
     roster = await instructor_names.roster(session)
     if roster is None:  # uncommitted catalog writes: what this session sees, from the database
         return await _few_teachers_asked(session, instructor)
@@ -71,7 +71,7 @@ async def _few_teachers_asked(session: AsyncSession, instructor: str) -> list[in
         return None
     if ids:
         # Are there ten times as many instructors? Counted up to that, not all of them (a count of
-        # every instructor reads the whole table on PostgreSQL: ~25 ms at --scale 67).
+        # every instructor reads the whole table on PostgreSQL).
         enough = select(Instructor.id).limit(len(ids) * 10).subquery()
         if (await session.scalar(select(func.count()).select_from(enough)) or 0) < len(ids) * 10:
             return None

@@ -2,9 +2,9 @@
 instructors an ``instructor`` filter of a section search names.
 
 A part of a name cannot seek a b-tree (``LIKE '%garcia%'``), so asking the database read every
-name each search: at ``--scale 67`` (20,100 instructors) ~10-25 ms of a ~45 ms search, plus ~3 ms
-to count whether the campus has ten times as many instructors. Held here, the names are one
-folded text searched in one pass (~1 ms under load) and the count is their number.
+name each search: at ``--scale 67`` (20,100 instructors) a good part of the search, plus a count
+of whether the campus has ten times as many instructors. Held here, the names are one folded text
+searched in one pass and the count is their number.
 
 Each name is folded as the engine's own test folds it, so the same instructors are named:
 
@@ -17,7 +17,7 @@ Held by ``lookups.HeldTable``, as the terms are, but keyed by the roster's own v
 (``data_version.ROSTER``), which moves only with a write of an instructor's id, public id or name
 (an insert, a delete, a rename): a seat refresh, which moves the data version every 30 minutes of
 registration and at every section the refresh queue reads from Banner, read every name again
-(80-300 ms at ``--scale 67``). So: per database (the engine's URL), forgotten when this process
+(slow at ``--scale 67``). So: per database (the engine's URL), forgotten when this process
 commits a change to the roster, compared with the roster's version when the call read the
 versions (else trusted for ``lookups.MAX_AGE_S``), never kept from a read a commit overtook; and
 never used by a session with uncommitted catalog writes (the caller then asks the database, see
@@ -81,7 +81,7 @@ class Roster:
         if _END in part:
             return [i for i, name in enumerate(self.folded) if part in name][: None if most is None else most + 1]
         # One pass of the text (a str.find per match redid its setup each time: 290 finds for
-        # "garcia" took ~3 ms, this ~1); a name holding the part twice is found once.
+        # "garcia"); a name holding the part twice is found once.
         found: set[int] = set()
         for match in re.finditer(re.escape(part), self.text):
             found.add(bisect_right(self.starts, match.start()) - 1)

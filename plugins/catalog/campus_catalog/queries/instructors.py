@@ -117,7 +117,7 @@ NAMED_FROM_ROSTER = 1000
 async def _named_in_roster(session: AsyncSession, words: list[str]) -> list[int] | None:
     """The ids of the instructors whose name holds every word, from the roster held in process
     (instructor_names): at --scale 67 the database read and lowered all 20,100 names twice, for
-    the count and for the page (~45 ms under load). None when the roster is not to be used (a
+    the count and for the page. None when the roster is not to be used (a
     session with uncommitted writes) or the words name more than NAMED_FROM_ROSTER (a page of
     "a" from the (name, id) index stops after it; an id list of 19,000 would not)."""
     roster = await instructor_names.roster(session)
@@ -299,7 +299,7 @@ async def search_reviews(
         ids = ranked[query.offset : query.offset + query.limit]
     else:
         # The page and its count in one statement (each statement is hops to SQLite's thread),
-        # built once per shape of the filters (building it was a fifth of a call, issue 16).
+        # built once per shape of the filters (building it was a fifth of a call).
         shape = _review_page(instructor_id is not None, bool(query.course), query.sentiment)
         params = {
             "instructor_id": instructor_id,

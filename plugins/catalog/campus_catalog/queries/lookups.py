@@ -1,8 +1,8 @@
 """The catalog's small lookup tables (its terms, its subjects) held in process, per database.
 
 Nearly every catalog call resolves a ``term`` (and a search often a ``subject``) before its own
-query. Reading the six terms as ORM objects was a quarter of an in-process search_sections page
-(about 1 ms of 4.4 on the demo campus, issue 16), for a table that changes a few times a year.
+query. Reading the six terms as ORM objects was a quarter of an in-process search_sections page on
+the demo campus, for a table that changes a few times a year.
 
 Correct, not just fast:
 

@@ -4,7 +4,7 @@ A section row carries what its meetings say (migration catalog_0005, kept by tri
 ``meeting_days``, one bit ``1 << weekday`` per day it meets; ``first_start_minute``, its
 earliest start; ``last_end_minute``, its latest end. Each filter is then a test of three numbers
 in the term listing index instead of two probes of the meetings per section (a days-and-times
-page of the 36,030-section term of ``--scale 67``: 168 ms on SQLite before, see the migration).
+page of the 36,030-section term of ``--scale 67``, see the migration).
 
 The meaning is the one the meeting probes had (seed 000): ``days`` means meets on at least one of
 those days and on no other (a meeting with no day, online or TBA, counts for neither);

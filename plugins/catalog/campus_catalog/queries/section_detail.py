@@ -3,8 +3,8 @@
 The answer was five statements: the section's id by CRN, its row with its meetings, instructors
 and attributes, the briefs of its cross-listed and linked sections, the term's newest finals
 schedule, and the exams of that schedule. Each statement is several hops to SQLite's thread and
-a pass through SQLAlchemy's execution; under load those, not the reads (each well under 0.1 ms
-from its index), made get_section about 2x the cost of a page of search_sections (issue 16).
+a pass through SQLAlchemy's execution; under load those, not the reads (each quick from its
+index), made get_section cost about twice a page of search_sections.
 Here the section is picked by its CRN (and term) in the statement of its answer
 (``section_rows.parts_select``), and the briefs and the exam are two more correlated columns of
 the same row, each answered from an index: the (term, CRN) key of sections, and the (term, CRN)

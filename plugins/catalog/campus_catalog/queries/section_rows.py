@@ -153,7 +153,7 @@ def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
 
 
 # The statements of a section's answer, built once: the ids are an expanding parameter, so
-# building them and SQLAlchemy's cache key of them is not paid on every call (issue 16).
+# building them and SQLAlchemy's cache key of them is not paid on every call.
 _IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
 _SECTIONS = (
     select(*_SECTION_COLUMNS)
@@ -316,8 +316,8 @@ def json_list(dialect: str, *columns: Any) -> ColumnElement[Any]:
 def json_list_text(dialect: str, *columns: Any) -> ColumnElement[Any]:
     """:func:`json_list` as its text, ``[]`` for no rows, on both engines, for a page's aggregates
     that :func:`_decoded` reads at once. Read as json, PostgreSQL's were decoded one by one by the
-    driver's codec: 50 ``json.loads`` for a 25-section page (~5% of a loaded server's time, py-spy,
-    issue 16) where one for the page does. SQLite's are text already."""
+    driver's codec: 50 ``json.loads`` for a 25-section page (seen in a profile of a loaded server)
+    where one for the page does. SQLite's are text already."""
     if dialect == "postgresql":
         return func.coalesce(json_list(dialect, *columns).cast(Text), "[]")
     return json_list(dialect, *columns)
@@ -372,9 +372,8 @@ _SUMMARIES = TypeAdapter(list[SectionSummary])
 def summaries_of(rows: Sequence[Row[*tuple[Any, ...]]]) -> list[SectionSummary]:
     """The summaries of rows of :func:`summary_select`, in their order.
 
-    A page at once, because per row the fixed costs were most of the work (issue 16: ~80 us a
-    section under load, 2 ms a page): the aggregates of the whole page are decoded by one
-    ``json.loads``, each row is read as a tuple (a ``Row``'s attribute lookup costs ~2 us), and
+    A page at once, because per row the fixed costs were most of the work: the aggregates of the whole page are decoded by one
+    ``json.loads``, each row is read as a tuple (a ``Row``'s attribute lookup is slower), and
     the page is validated by one pydantic call instead of a model constructor per section and
     per meeting. Same fields, same validation, same JSON as constructing each ``SectionSummary``.
     """

@@ -141,8 +141,7 @@ def _page_of_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     ``page_limit``. The count and the page are two index reads: the page walks courses in the
     catalog order and stops after it (with SQLite's statistics, see demo.generate._analyze), no
     sort of every match. A materialized CTE of every match, read by both, made a browse of the
-    36,030-section term of --scale 67 read and sort all of them (SQLite ~160 ms, PostgreSQL
-    ~55 ms in process, under load) to show 25."""
+    36,030-section term of --scale 67 read and sort all of them to show 25."""
     page_ids = (
         _base(list(where))
         .order_by(*CATALOG_ORDER)
@@ -241,8 +240,8 @@ async def _sections_by_words(
     Counted per course, then only the page's courses read: reading every match in order (805
     rows for "introduction programming" at --scale 67) to keep 25 was most of the search, in
     the database and in Python. The page's courses are read with their summaries in one
-    statement (each statement is a call through SQLAlchemy, ~0.1-0.2 ms, and was a trip to
-    SQLite's thread), unless they have many sections the page does not show."""
+    statement (each statement is a call through SQLAlchemy, and was a trip to SQLite's
+    thread), unless they have many sections the page does not show."""
     course_ids = await fulltext.matching_ids(session, "courses", query.q or "")
     sizes_of = _course_sizes(dialect, [*where, _OF_COURSES])
     sizes_read = await statements.read_rows(session, sizes_of, {"course_ids": course_ids})

@@ -84,7 +84,7 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
 
 
 # A summary's days from the bits of its weekdays, and its 12-hour times, looked up: a page of 25
-# sections formats ~50 of each, and formatting them was a tenth of building the page (issue 16).
+# sections formats ~50 of each, and formatting them was a good share of building the page.
 _DAYS_OF_BITS = tuple(days_string([d for d in range(7) if bits >> d & 1]) for bits in range(1 << 7))
 _TWELVE_HOUR: dict[int | None, str | None] = {m: twelve_hour(m) for m in [None, *range(24 * 60)]}
 

@@ -64,8 +64,7 @@ async def read_rows(
     """The rows of a read of columns, run on the session's connection as a Core statement.
 
     ``session.execute`` runs even a select of columns through the ORM (its execution state,
-    events and a row loader), ~0.1-0.3 ms a statement of a catalog page for rows that are plain
-    tuples anyway; the same statement on the session's connection (its transaction, its bind's
+    events and a row loader) for rows that are plain tuples anyway; the same statement on the session's connection (its transaction, its bind's
     options) gives the same rows. Run in one greenlet hop (``run_sync``), not one for the
     connection and another for the statement. Not for ORM entities, nor for writes."""
     return await session.run_sync(_read_rows, statement, params)
