@@ -324,7 +324,7 @@ async def search_sections(
     elif teachers is not None:
         ids, total = await instructor_filter.taught_page(session, dialect, where, query)
     else:
-        # The page and the count in one statement (see _page_of_matches), built once per shape.
+        # The page and the count in one statement (see _page_of_matches).
         statement = _page_of_matches(dialect, where)
         page = await statements.read_rows(session, statement, {"page_offset": query.offset, "page_limit": query.limit})
         total = page[0].total if page else await _count_past_the_end(session, where, query)
