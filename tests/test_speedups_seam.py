@@ -142,3 +142,22 @@ def test_a_moved_dependency_turns_the_one_trip_driver_off_with_one_line(
     assert type(module) is sqlite_driver.SQLiteDBAPI  # the idle rollback skip stands: public names only
     (line,) = [record.getMessage() for record in caplog.records]
     assert "sqlite_one_trip is off" in line and "aiosqlite 0.22" in line and "written for 0.1" in line
+
+
+def test_a_moved_sqlalchemy_turns_statement_shapes_off_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from campus_mcp.speedups import statement_shapes
+
+    on = Settings(speedups=True, statement_shapes=True)
+    assert statement_shapes.shapes_on(on) is True
+    monkeypatch.setattr(statement_shapes, "shapes_supported", lambda: ("sqlalchemy: probe moved",))
+    statement_shapes._log_once.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="campus_mcp.speedups"):
+        assert statement_shapes.shapes_on(on) is False
+        assert statement_shapes.shapes_on(on) is False  # logged once
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert "statement_shapes is off" in line and "probe moved" in line
+    monkeypatch.undo()
+    assert statement_shapes.shapes_on(Settings(speedups=True, statement_shapes=False)) is False
+    assert statement_shapes.shapes_on(Settings(speedups=False, statement_shapes=True)) is False

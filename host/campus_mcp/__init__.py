@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
+    from campus_mcp.speedups.statement_shapes import ShapedStatements
     from campus_mcp.tool_context import ToolContext
     from campus_mcp.untrusted import (
         STUDENT_NAME_LENGTH,
@@ -140,6 +141,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
+    "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.untrusted": (
         "STUDENT_NAME_LENGTH",
         "UNTRUSTED_RULE",
@@ -216,6 +218,7 @@ __all__ = [
     "RowId",
     "Scope",
     "Settings",
+    "ShapedStatements",
     "StudentText",
     "Tool",
     "ToolContext",

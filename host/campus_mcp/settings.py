@@ -185,6 +185,13 @@ class Settings(BaseSettings):
             "Off: every request goes through the SDK's transport."
         ),
     )
+    statement_shapes: bool = Field(
+        default=True,
+        description=(
+            "Whether a catalog search page's statement is built once per shape of its filters and run "
+            "with each call's values. Off also when the installed SQLAlchemy moved (logged)."
+        ),
+    )
     metrics_dir: str = Field(
         default="",
         description=(

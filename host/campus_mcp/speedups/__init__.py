@@ -11,7 +11,8 @@ The rule of this package (held by tests/test_speedups_seam.py):
   reading source text): when a dependency moved, the mechanism logs one line and turns itself off.
 
 Mechanisms: ``fast_call`` (a read-only tools/call answered without the SDK's per-request
-machinery), ``sqlite_driver`` (one trip to aiosqlite's thread per statement; optionally quick reads
+machinery), ``statement_shapes`` (a search page's statement kept per shape of its filters),
+``sqlite_driver`` (one trip to aiosqlite's thread per statement; optionally quick reads
 on the event loop; no rollback sent for a connection with no transaction).
 """
 
@@ -32,6 +33,7 @@ class Switches:
     """Which speed-ups are on, as the settings ask (each is also off when its check fails)."""
 
     fast_reads: bool = True
+    statement_shapes: bool = True
     sqlite_one_trip: bool = True
     sqlite_reads_in_loop: bool = False
     sqlite_skip_idle_rollback: bool = True
@@ -42,6 +44,7 @@ class Switches:
         on = settings.speedups
         return cls(
             fast_reads=on and settings.fast_reads,
+            statement_shapes=on and settings.statement_shapes,
             sqlite_one_trip=on and settings.sqlite_one_trip,
             sqlite_reads_in_loop=on and settings.sqlite_reads_in_loop,
             sqlite_skip_idle_rollback=on and settings.sqlite_skip_idle_rollback,
@@ -55,7 +58,13 @@ class Switches:
         return cls.of(Settings())
 
 
-ALL_OFF = Switches(fast_reads=False, sqlite_one_trip=False, sqlite_reads_in_loop=False, sqlite_skip_idle_rollback=False)
+ALL_OFF = Switches(
+    fast_reads=False,
+    statement_shapes=False,
+    sqlite_one_trip=False,
+    sqlite_reads_in_loop=False,
+    sqlite_skip_idle_rollback=False,
+)
 
 
 def turned_off(mechanism: str, moved: tuple[str, ...]) -> None:

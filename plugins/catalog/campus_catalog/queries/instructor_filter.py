@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from campus_mcp import Settings, ShapedStatements
 from sqlalchemy import ColumnElement, CompoundSelect, Select, func, select, union
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -106,13 +107,17 @@ def _taught_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Selec
     )
 
 
+_TAUGHT_MATCHES = ShapedStatements(_taught_matches)
+
+
 async def taught_page(
-    session: AsyncSession, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
+    session: AsyncSession, settings: Settings, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
 ) -> tuple[list[int], int]:
     """The page's section ids and the total of a search whose instructors are few (few_teachers).
 
     A few instructors' sections (495 of the term for "garcia" at --scale 67) are found once, in the
     catalog order, then counted and paged here. The page statement found them twice, for its page
     and for its count (PostgreSQL hashes the term's 36,030 sections each time)."""
-    taught = [row[0] for row in await session.execute(_taught_matches(dialect, where))]
+    matching, params = _TAUGHT_MATCHES.statement(settings, dialect, where)
+    taught = [row[0] for row in await session.execute(matching, params)]
     return taught[query.offset : query.offset + query.limit], len(taught)

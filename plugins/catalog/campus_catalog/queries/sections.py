@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from campus_mcp import NotFound, Settings
+from campus_mcp import NotFound, Settings, ShapedStatements
 from sqlalchemy import (
     ColumnElement,
     Integer,
@@ -152,6 +152,11 @@ def _page_of_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     return section_rows.summary_select(dialect, total_of).where(Section.id.in_(page_ids)).order_by(*CATALOG_ORDER)
 
 
+# Each kind of statement kept per shape of its conditions (campus_mcp.ShapedStatements, a speed-up
+# with a switch; off, each is built per call).
+_PAGES = ShapedStatements(_page_of_matches)
+
+
 def _word_matches(dialect: str, where: Sequence[ColumnElement[bool]]) -> Select[*tuple[Any, ...]]:
     """The sections matching ``where`` (the filters and the words), in the catalog order, with it."""
     return (
@@ -213,6 +218,13 @@ def _one_course_page(dialect: str, where: Sequence[ColumnElement[bool]]) -> Sele
     return section_rows.summary_select(dialect).where(Section.id.in_(page_ids)).order_by(*order)
 
 
+_TITLED_MATCHES = ShapedStatements(_word_matches)
+_COURSE_SIZES = ShapedStatements(_course_sizes)
+_COURSE_SECTIONS = ShapedStatements(_course_sections)
+_COURSE_SUMMARIES = ShapedStatements(_course_summaries)
+_ONE_COURSE_PAGE = ShapedStatements(_one_course_page)
+
+
 # The courses of a search by words, one expanding parameter: built once, not per call with its ids.
 _OF_COURSES = Section.course_id.in_(bindparam("course_ids", expanding=True))
 # A page's courses are read whole with their summaries when they have at most this many sections
@@ -231,7 +243,7 @@ kept_titled = statements.KeptConditions(_titled)
 
 
 async def _sections_by_words(
-    session: AsyncSession, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
+    session: AsyncSession, settings: Settings, dialect: str, where: list[ColumnElement[bool]], query: SectionSearch
 ) -> tuple[list[SectionSummary], int]:
     """The page of a search by title words, and the total: the sections of the best-matching
     course first, each course's in the catalog order, then the sections of other courses that
@@ -243,12 +255,11 @@ async def _sections_by_words(
     statement (each statement is a call through SQLAlchemy, and was a trip to SQLite's
     thread), unless they have many sections the page does not show."""
     course_ids = await fulltext.matching_ids(session, "courses", query.q or "")
-    sizes_of = _course_sizes(dialect, [*where, _OF_COURSES])
-    sizes_read = await statements.read_rows(session, sizes_of, {"course_ids": course_ids})
-    sizes: dict[int, int] = {row[0]: row[1] for row in sizes_read}
+    sizes_of, params = _COURSE_SIZES.statement(settings, dialect, [*where, _OF_COURSES], course_ids=course_ids)
+    sizes: dict[int, int] = {row[0]: row[1] for row in await statements.read_rows(session, sizes_of, params)}
     # A titled section of a matching course is already one of its course's.
-    titled_of = _word_matches(dialect, [*where, *kept_titled(query.q or "")])
-    others = [row[0] for row in await statements.read_rows(session, titled_of, {}) if row[1] not in sizes]
+    titled_of, params = _TITLED_MATCHES.statement(settings, dialect, [*where, *kept_titled(query.q or "")])
+    others = [row[0] for row in await statements.read_rows(session, titled_of, params) if row[1] not in sizes]
 
     start, end = query.offset, query.offset + query.limit
     spanned: list[tuple[int, int, int]] = []  # a course of the page: its sections [first, last)
@@ -263,9 +274,11 @@ async def _sections_by_words(
     page_courses = [course_id for course_id, _, _ in spanned]
     unshown = sum(sizes[course_id] - (last - first) for course_id, first, last in spanned)
     if spanned and not shown_others and unshown <= MAX_UNSHOWN:
-        found_of = _course_summaries(dialect, [*where, _OF_COURSES])
+        found_of, params = _COURSE_SUMMARIES.statement(
+            settings, dialect, [*where, _OF_COURSES], course_ids=page_courses
+        )
         rows_of: dict[int, list[Row[Any]]] = {}
-        for row in await statements.read_rows(session, found_of, {"course_ids": page_courses}):
+        for row in await statements.read_rows(session, found_of, params):
             rows_of.setdefault(row[-1], []).append(row)
         page = [row for course_id, first, last in spanned for row in rows_of.get(course_id, [])[first:last]]
         return section_rows.summaries_of(page), total
@@ -273,14 +286,15 @@ async def _sections_by_words(
         # A page within one big course (805 sections of "introduction programming" at --scale
         # 67): its slice picked by the database, not all of the course's ids brought back.
         ((course_id, first, last),) = spanned
-        page_of = _one_course_page(dialect, [*where, _OF_COURSES])
-        params = {"course_ids": [course_id], "page_offset": first, "page_limit": last - first}
+        page_of, params = _ONE_COURSE_PAGE.statement(
+            settings, dialect, [*where, _OF_COURSES], course_ids=[course_id], page_offset=first, page_limit=last - first
+        )
         return section_rows.summaries_of(await statements.read_rows(session, page_of, params)), total
     ids: list[int] = []
     if spanned:
-        found_of = _course_sections(dialect, [*where, _OF_COURSES])
+        found_of, params = _COURSE_SECTIONS.statement(settings, dialect, [*where, _OF_COURSES], course_ids=page_courses)
         of_course: dict[int, list[int]] = {}
-        for section_id, course_id in await statements.read_rows(session, found_of, {"course_ids": page_courses}):
+        for section_id, course_id in await statements.read_rows(session, found_of, params):
             of_course.setdefault(course_id, []).append(section_id)
         for course_id, first, last in spanned:
             ids += of_course.get(course_id, [])[first:last]
@@ -319,14 +333,14 @@ async def search_sections(
         # The sections of the matching courses (the (term, course) index), then the sections with
         # a title of their own that has the words: one test ``course_id IN ... OR title LIKE``
         # walked every section of the term (36,030 at --scale 67, where none has a title).
-        found, total = await _sections_by_words(session, dialect, where, query)
+        found, total = await _sections_by_words(session, settings, dialect, where, query)
         return SectionPage(term=term_ref(term), sections=found, **page_fields(query, total))
     elif teachers is not None:
-        ids, total = await instructor_filter.taught_page(session, dialect, where, query)
+        ids, total = await instructor_filter.taught_page(session, settings, dialect, where, query)
     else:
         # The page and the count in one statement (see _page_of_matches).
-        statement = _page_of_matches(dialect, where)
-        page = await statements.read_rows(session, statement, {"page_offset": query.offset, "page_limit": query.limit})
+        statement, params = _PAGES.statement(settings, dialect, where, page_offset=query.offset, page_limit=query.limit)
+        page = await statements.read_rows(session, statement, params)
         total = page[0].total if page else await _count_past_the_end(session, where, query)
         return SectionPage(
             term=term_ref(term),
