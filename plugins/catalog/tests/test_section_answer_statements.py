@@ -1,5 +1,5 @@
 """get_section, check_schedule and get_course each read their answer in one statement, and
-search_reviews' page is a statement built once per shape of its filters (every statement
+search_reviews' page is a statement built once per shape of its filters (issue 16: every statement
 is hops to SQLite's thread and a pass through SQLAlchemy), and the answers are still what the rules
 say: the exam of the section's CRN, else its course's, from the term's newest completed finals
 schedule; the briefs of its cross-listed and linked sections of its term; the terms a course is

@@ -1,5 +1,5 @@
 """A page of a search by title words reads its courses' sections with their summaries in one
-statement (queries/sections.py: _course_summaries, or _one_course_page for a page within one
+statement (queries/sections.py: _COURSE_SUMMARIES, or _ONE_COURSE_PAGE for a page within one
 course of many sections): four statements in all, not five; and every page is its slice of the
 plain ranking, with the summaries the two-statement way (the ids, then their summaries) gives."""
 

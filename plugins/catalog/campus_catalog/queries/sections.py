@@ -338,7 +338,7 @@ async def search_sections(
     elif teachers is not None:
         ids, total = await instructor_filter.taught_page(session, settings, dialect, where, query)
     else:
-        # The page and the count in one statement (see _page_of_matches).
+        # The page and the count in one statement (see _page_of_matches), built once per shape.
         statement, params = _PAGES.statement(settings, dialect, where, page_offset=query.offset, page_limit=query.limit)
         page = await statements.read_rows(session, statement, params)
         total = page[0].total if page else await _count_past_the_end(session, where, query)
