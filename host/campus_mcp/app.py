@@ -40,6 +40,7 @@ from campus_mcp.route_errors import PLUGIN_ROUTE_HANDLERS
 from campus_mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.settings import Settings
 from campus_mcp.speedups import Switches
+from campus_mcp.student_access import AccessLog
 from campus_mcp.warm_ups import warm_ups
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,13 @@ def create_app(
     # Rate limits (campus_mcp.limits): per student, per address, per platform range.
     limits = request_limits(registry.settings)
     endpoint.admit = None if limits is None else limits.admit_mcp
-    deployment = Deployment(registry=registry, engine=engine, sessions=sessions, mcp=endpoint.flat, endpoint=endpoint)
+    # The access log of student data (campus_mcp.student_access): one writer for every endpoint.
+    access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
+    for server in endpoint.servers.values():
+        server.access_log = access_log
+    deployment = Deployment(
+        registry=registry, engine=engine, sessions=sessions, mcp=endpoint.flat, endpoint=endpoint, access_log=access_log
+    )
     with_scheduler = registry.settings.scheduler if run_scheduler is None else run_scheduler
 
     @contextlib.asynccontextmanager
@@ -196,6 +203,7 @@ def create_app(
         finally:
             if election is not None:
                 await election.stop()  # releases the scheduler lock: a standby takes over at once
+            await access_log.close()
             await engine.dispose()
 
     from campus_mcp.web import HOST_CONTROLLERS

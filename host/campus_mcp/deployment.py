@@ -26,18 +26,20 @@ from campus_mcp.speedups import Switches
 if TYPE_CHECKING:
     from campus_mcp.endpoint import McpEndpoint
     from campus_mcp.mcp_server import CampusServer
+    from campus_mcp.student_access import AccessLog, AppKind
 
 
 class Deployment:
     """The registry of enabled plugins, the database engine and its sessions.
 
     ``mcp`` and ``endpoint`` (the MCP server and the ``/api/mcp`` endpoint) are the web app's: a
-    deployment opened with :func:`open_deployment` has neither.
+    deployment opened with :func:`open_deployment` has neither. ``access_log`` too; a plugin's
+    route that reads a student's data for an app records it with :meth:`record_student_access`.
     """
 
     # A plain class, not a dataclass: Litestar reads a dataclass's fields to validate it as a route
     # dependency, and these fields (an engine, the MCP server) are not data.
-    __slots__ = ("endpoint", "engine", "mcp", "registry", "sessions")
+    __slots__ = ("access_log", "endpoint", "engine", "mcp", "registry", "sessions")
 
     def __init__(
         self,
@@ -47,8 +49,11 @@ class Deployment:
         sessions: async_sessionmaker[AsyncSession],
         mcp: CampusServer | None = None,
         endpoint: McpEndpoint | None = None,
+        access_log: AccessLog | None = None,
     ) -> None:
         self.registry = registry
+        # The access log of student data (campus_mcp.student_access); the web app's, else None.
+        self.access_log = access_log
         self.engine = engine
         self.sessions = sessions
         self.mcp = mcp
@@ -70,6 +75,17 @@ class Deployment:
         sessions = read_sessions(self.sessions) if read_only else self.sessions
         async with sessions() as session:
             yield session
+
+    def record_student_access(
+        self, student_id: int, *, app_kind: AppKind, app_id: str, door: str, action: str, outcome: str
+    ) -> None:
+        """Put one read or change of ``student_id``'s data by an app in the access log (tools and
+        REST twins are recorded by the host; a plugin's own door, such as the calendar feed, calls
+        this). Queued, never awaited; nothing without the web app's log (``access_log``)."""
+        if self.access_log is not None:
+            self.access_log.record(
+                student_id, app_kind=app_kind, app_id=app_id, door=door, action=action, outcome=outcome
+            )
 
     def plugin_settings(self, name: str) -> Any:
         """The settings object of the plugin ``name`` (its ``PluginInfo.settings_model``), or None."""

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp import idempotency, metrics
-from campus_mcp.access import check_call, visible_tools
+from campus_mcp.access import always_on_scopes, check_call, visible_tools
 from campus_mcp.advisory import answer_advisory, with_advisory
 from campus_mcp.call_log import log_key_of, log_tool_call, tool_outcome
 from campus_mcp.compact_schema import compact_output_schema, compact_schema
@@ -44,9 +44,11 @@ from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.limits import RateLimited, refused_call
+from campus_mcp.mcp_paths import MCP_PATH
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
 from campus_mcp.route_errors import describe_problems, field_problems
+from campus_mcp.student_access import AccessLog, touches_student_data
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.version import __version__
@@ -275,6 +277,10 @@ class CampusServer:
             if served is None or app.plugin in served or uri in drawn
         }
         self.toolboxes = Toolboxes(self) if toolboxes else None
+        # The access log of student data (campus_mcp.student_access): set by the endpoint and stdio.
+        self.access_log: AccessLog | None = None
+        self.door = MCP_PATH if family is None and not toolboxes else f"{MCP_PATH}/{family or 'toolboxes'}"
+        self._public_scopes = always_on_scopes(registry)
         self.server = self._build()
 
     def visible_tools(self, principal: Principal) -> list[Tool]:
@@ -394,8 +400,18 @@ class CampusServer:
         finally:
             if self._log_key is None:
                 self._log_key = log_key_of(self.registry.settings.seal_key())
-            log_tool_call(params.name, started, current_principal.get(), self._log_key)
+            principal = current_principal.get()
+            log_tool_call(params.name, started, principal, self._log_key)
+            self._record_access(params.name, principal)
             tool_outcome.reset(token)
+
+    def _record_access(self, name: str, principal: Principal) -> None:
+        """The call in the access log of student data, when it touched a student's (student_access)."""
+        tool = self.tools.get(name)
+        if self.access_log is None or tool is None:
+            return
+        if touches_student_data(principal, tool.scope, self._public_scopes):
+            self.access_log.record_call(principal, door=self.door, action=name, outcome=tool_outcome.get() or "error")
 
     async def _answer_request(
         self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]

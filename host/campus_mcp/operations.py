@@ -27,16 +27,17 @@ from typing import Any
 from litestar import Request, route
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from campus_mcp import metrics
-from campus_mcp.access import check_call, may_call
+from campus_mcp.access import always_on_scopes, check_call, may_call
 from campus_mcp.answer_cache import AnswerCache, cached_call
 from campus_mcp.confirmation import Planner
 from campus_mcp.contributions import HttpMethod, PageLinker, RouteRef, Tool, ToolExample
 from campus_mcp.errors import InvalidInput, PermissionMissing
 from campus_mcp.openapi import ERROR_RESPONSES, OPERATION_OPT, base_security, operation_class
 from campus_mcp.settings import Settings
+from campus_mcp.student_access import touches_student_data
 from campus_mcp.tool_context import ToolContext
 
 # Query string: GET and DELETE; a JSON object in the body: the others.
@@ -240,6 +241,8 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
     if operation.path is None:
         raise ValueError(f"operation {operation.name!r} has no path, so it has no REST twin")
 
+    door = f"{operation.method} {operation.path}"
+
     # ``principal``, ``deployment`` and ``plugin_settings`` are the host's route dependencies
     # (app.py). Typed Any so that Litestar passes them through instead of converting them.
     async def handler(
@@ -251,21 +254,37 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
         registry = deployment.registry
         # The registered tool (a plugin may register the route without the tool: then its own).
         tool = registry.tools.get(operation.name) or operation.tool(deployment.settings, plugin_settings)
-        _check_scope(registry, principal, tool)
-        if operation.method in _QUERY_METHODS:
-            raw = _query_arguments(request)
-        else:
-            raw = await _body_arguments(request, operation)
-        raw.update(request.path_params)
-        args = operation.input_model.model_validate(raw)
-        context = ToolContext(
-            principal=principal,
-            settings=deployment.settings,
-            registry=deployment.registry,
-            sessions=deployment.sessions,
-            plugin_settings=plugin_settings,
-        )
-        return await operation.call(context, args)
+        access_log = deployment.access_log
+        recorded = access_log is not None and touches_student_data(principal, tool.scope, always_on_scopes(registry))
+        outcome = "error"
+        try:
+            _check_scope(registry, principal, tool)
+            if operation.method in _QUERY_METHODS:
+                raw = _query_arguments(request)
+            else:
+                raw = await _body_arguments(request, operation)
+            raw.update(request.path_params)
+            args = operation.input_model.model_validate(raw)
+            context = ToolContext(
+                principal=principal,
+                settings=deployment.settings,
+                registry=deployment.registry,
+                sessions=deployment.sessions,
+                plugin_settings=plugin_settings,
+            )
+            answer = await operation.call(context, args)
+            outcome = "ok"
+            return answer
+        except PermissionMissing:
+            outcome = "denied"
+            raise
+        except (InvalidInput, ValidationError):
+            outcome = "invalid_arguments"
+            raise
+        finally:
+            # The access log of student data (campus_mcp.student_access): queued, never awaited.
+            if recorded and access_log is not None:
+                access_log.record_call(principal, door=door, action=operation.name, outcome=outcome)
 
     handler.__annotations__["return"] = operation.output_model
     handler.__name__ = handler.__qualname__ = operation.name

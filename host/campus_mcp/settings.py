@@ -137,6 +137,19 @@ class Settings(BaseSettings):
             "at a few hundred requests a second it is most of the log and a cost on every answer."
         ),
     )
+    student_access_log: bool = Field(
+        default=True,
+        description=(
+            "Record every read and change of a student's data by an app (when, the student, the app, the "
+            "tool or route, the outcome; never arguments or answers): the student's Recent activity page "
+            "and campus-mcp audit. Written in batches, off the answer's path (docs/privacy.md)."
+        ),
+    )
+    student_access_days: int = Field(
+        default=365,
+        ge=1,
+        description="Days the access log keeps an entry; a daily job deletes older ones (docs/privacy.md).",
+    )
     log_format: Literal["text", "json"] = Field(
         default="text",
         description=(

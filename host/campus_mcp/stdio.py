@@ -34,6 +34,7 @@ from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.personal_tokens import PersonalTokens, TokenResolver, bearer_resolver
 from campus_mcp.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.registry import Registry
+from campus_mcp.student_access import AccessLog
 from campus_mcp.write_call import AskBack, back_channel
 
 TOKEN_ENV = "CAMPUS_MCP_TOKEN"  # noqa: S105 (the name of the variable, not a token)
@@ -121,11 +122,16 @@ async def serve_stdio(registry: Registry, token: str | None = None) -> None:
         )
         await principal_of(registry, resolve, token)
         campus = CampusServer(registry, sessions)
+        campus.door = "stdio"
+        campus.access_log = access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
         server = campus.server
         # Outermost, so the SDK's requestState boundary already sees who is asking.
         server.middleware.insert(0, identity_middleware(registry, resolve, token))
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            await access_log.close()
     finally:
         await engine.dispose()
 

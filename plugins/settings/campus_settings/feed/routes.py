@@ -41,6 +41,7 @@ from campus_settings.feed.ics import build_feed
 
 FEED_PREFIX = "/calendar"
 FEED_PAGE = "/dashboard/calendar-feed"
+FEED_APP_ID = "calendar-feed"  # the feed's name in the access log of student data
 SHOWN_ONCE = "calendar feed address"
 NO_PARITY = {"exclude_from_parity": True}
 NOT_FOUND = (
@@ -80,7 +81,17 @@ async def calendar_feed(
         built = await build_feed(session, feed.student_id, deployment.settings, feed.created_at)
     etag = _etag(built.body)
     headers = FEED_HEADERS | {"ETag": etag, "Last-Modified": format_datetime(built.last_modified, usegmt=True)}
-    if _matches(request.headers.get("if-none-match"), etag):
+    unchanged = _matches(request.headers.get("if-none-match"), etag)
+    # The student's Recent activity and the privacy office's audit name the feed as the app.
+    deployment.record_student_access(
+        feed.student_id,
+        app_kind="feed",
+        app_id=FEED_APP_ID,
+        door=f"GET {FEED_PREFIX}/<feed>.ics",
+        action="calendar_feed",
+        outcome="unchanged" if unchanged else "ok",
+    )
+    if unchanged:
         return Response(b"", status_code=304, headers=headers)
     # Litestar adds "; charset=utf-8" to a text/ media type itself: naming it here gave it twice.
     return Response(built.body, media_type="text/calendar", headers=headers)
