@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         RouteGroup,
         RouteRef,
         Scope,
+        StudentData,
         Tool,
         ToolExample,
     )
@@ -116,6 +117,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RouteGroup",
         "RouteRef",
         "Scope",
+        "StudentData",
         "Tool",
         "ToolExample",
     ),
@@ -219,6 +221,7 @@ __all__ = [
     "Scope",
     "Settings",
     "ShapedStatements",
+    "StudentData",
     "StudentText",
     "Tool",
     "ToolContext",

@@ -136,6 +136,16 @@ class CampusCommands(click.Group):
             "token",
             "Print a short-lived access token for a student (only the token, on stdout).",
         ),
+        "audit": (
+            "campus_mcp.privacy_cli",
+            "audit",
+            "Which app read or changed a student's data, when, through which tool or route (the access log).",
+        ),
+        "export": (
+            "campus_mcp.privacy_cli",
+            "export",
+            "Everything the product holds about one student, as one JSON document (a records request).",
+        ),
         # Registered by the core plugin's register_commands too; the same object either way.
         "students": (
             "campus_mcp.oauth.students_cli",

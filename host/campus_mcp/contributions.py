@@ -326,6 +326,21 @@ ConnectionDescriber = Callable[["AsyncSession", int], Awaitable[ConnectionState 
 ConnectionEnder = Callable[["AsyncSession", int], Awaitable[bool]]
 
 
+StudentDataReader = Callable[["AsyncSession", int], Awaitable[Any]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StudentData:
+    """What a plugin holds about one student, for the student's export (``campus-mcp export``,
+    the dashboard's download): ``read(session, student_id)`` returns it as JSON values (dicts,
+    lists, strings, numbers, ISO dates), under ``key`` in the export. Never a secret."""
+
+    key: str
+    description: str
+    read: StudentDataReader
+    plugin: str = ""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Connection:
     """Something other than an OAuth app that reads a student's data, listed beside the apps.

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Prompt,
         RouteGroup,
         Scope,
+        StudentData,
         Tool,
         ToolExample,
     )
@@ -116,3 +117,8 @@ def register_commands(settings: Settings, plugin_settings: PluginSettings | None
 @hookspec
 def register_connections(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[Connection]:  # type: ignore[empty-body]
     """Return what else reads a student's data (a calendar feed), listed with the connected apps."""
+
+
+@hookspec
+def register_student_data(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[StudentData]:  # type: ignore[empty-body]
+    """Return what the plugin holds about one student, for the student's export."""

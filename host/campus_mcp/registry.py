@@ -42,6 +42,7 @@ from campus_mcp.contributions import (
     Prompt,
     RouteGroup,
     Scope,
+    StudentData,
     Tool,
     ToolExample,
 )
@@ -248,6 +249,8 @@ class Registry:
     plugin_settings: Mapping[str, PluginSettings] = dataclasses.field(default_factory=dict)
     # What else reads a student's data (a calendar feed), listed on Settings with the OAuth apps.
     connections: Sequence[Connection] = ()
+    # What each plugin holds about a student, for the export (campus_mcp.student_export).
+    student_data: Sequence[StudentData] = ()
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)
@@ -405,4 +408,5 @@ def load_registry(
         commands=collect("register_commands"),
         plugin_settings=loaded,
         connections=list(_unique(collect("register_connections"), "connection", "title").values()),
+        student_data=list(_unique(collect("register_student_data"), "student data", "key").values()),
     )

@@ -158,7 +158,7 @@ class AccessLog:
             await asyncio.sleep(WRITE_EVERY_SECONDS)
             try:
                 await self.write_pending()
-            except Exception:  # noqa: BLE001 (the database is down: keep the entries, try again)
+            except Exception:
                 log.warning("the access log could not be written; %d entries wait", len(self._pending), exc_info=True)
 
     async def write_pending(self) -> int:
@@ -222,7 +222,7 @@ class AccessLog:
                 await self._writer
         try:
             await self.write_pending()
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.warning("the access log lost %d entries at shutdown", len(self._pending), exc_info=True)
 
 

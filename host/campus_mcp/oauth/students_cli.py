@@ -78,7 +78,7 @@ def list_students() -> None:
         )
 
 
-async def _find(session: AsyncSession, who: str) -> Student:
+async def find_student(session: AsyncSession, who: str) -> Student:
     """The student named by username or campus id, or a ClickException saying how to find one."""
     name = campus_id_of(who)
     found = await student_by_username(session, name)
@@ -103,7 +103,7 @@ def disable_student(student: str) -> None:
             deployment.sessions() as session,
             session.begin(),
         ):
-            found = await _find(session, student)
+            found = await find_student(session, student)
             revoked = await disable(session, found, deployment.registry.connections)
             ended = ", ".join(revoked.connections) or "no connection"
             return found.username, (
@@ -124,7 +124,7 @@ def enable_student(student: str) -> None:
         engine = make_engine(Settings().database_url)
         try:
             async with make_sessions(engine)() as session, session.begin():
-                found = await _find(session, student)
+                found = await find_student(session, student)
                 found.disabled = False
                 return found.username
         finally:

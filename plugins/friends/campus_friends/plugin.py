@@ -19,6 +19,7 @@ from campus_mcp import (
     RouteGroup,
     Scope,
     Settings,
+    StudentData,
     Tool,
     ToolExample,
     hookimpl,
@@ -95,3 +96,10 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 @hookimpl
 def register_tool_examples() -> list[ToolExample]:
     return operation_examples(OPERATIONS)
+
+
+@hookimpl
+def register_student_data() -> list[StudentData]:
+    from campus_friends.export import STUDENT_DATA
+
+    return list(STUDENT_DATA)

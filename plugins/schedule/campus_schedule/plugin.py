@@ -18,6 +18,7 @@ from campus_mcp import (
     RouteGroup,
     Scope,
     Settings,
+    StudentData,
     Tool,
     ToolExample,
     hookimpl,
@@ -131,3 +132,10 @@ def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list
     # With a campus identity provider, the feed creates the students it names who have not signed in yet.
     create = bool(settings.oidc_issuer)
     return [feed_job(plugin_settings, create_students=create)] if plugin_settings.enrollment_feed else []
+
+
+@hookimpl
+def register_student_data() -> list[StudentData]:
+    from campus_schedule.export import STUDENT_DATA
+
+    return list(STUDENT_DATA)

@@ -17,6 +17,7 @@ from campus_mcp import (
     RouteGroup,
     Scope,
     Settings,
+    StudentData,
     Tool,
     ToolExample,
     hookimpl,
@@ -127,3 +128,10 @@ def register_demo_data() -> list[DemoData]:
 
     # After the schedules (order 20): the class setting points at a demo meeting.
     return [DemoData(load=load_demo_settings, order=30)]
+
+
+@hookimpl
+def register_student_data() -> list[StudentData]:
+    from campus_settings.export import STUDENT_DATA
+
+    return list(STUDENT_DATA)
