@@ -355,3 +355,6 @@ class Connection:
     plugin: str = ""
     # How to end it for a student who is disabled (in the caller's transaction); None: nothing to end.
     end: ConnectionEnder | None = None
+    # The app id its reads are recorded under in the access log of student data
+    # (Deployment.record_student_access), so Connected apps says when it last read; "": not recorded.
+    access_log_id: str = ""

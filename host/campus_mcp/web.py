@@ -12,16 +12,19 @@ Plugins add their own pages to this shell: a plugin route handler with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from html import escape
 from typing import Any
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from litestar import Controller, Litestar, MediaType, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
+from campus_mcp.activity_pages import ACTIVITY_PAGE, ActivityController, when
 from campus_mcp.connections import ConnectedThing, connections_of
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import topics
@@ -34,6 +37,7 @@ from campus_mcp.oauth.store import ConnectedApp, OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
+from campus_mcp.student_access import last_reads
 
 NO_PARITY = {"exclude_from_parity": True}
 DASHBOARD_DEPENDENCIES = {**OAUTH_DEPENDENCIES, **PERSONAL_TOKEN_DEPENDENCIES}
@@ -108,15 +112,29 @@ def permissions(registry: Registry, names: Sequence[str]) -> str:
     return f'<p class="perms-title">Permissions:</p><ul class="perms">{items}</ul>'
 
 
-def connection_item(found: ConnectedThing) -> str:
+def connection_item(found: ConnectedThing, last_read: str = "") -> str:
     """A plugin's connection beside the apps: its state and a link to the plugin's page that manages it."""
     title = escape(found.connection.title)
     if found.state is None:
         return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
     return (
-        f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+        f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>{last_read}'
         f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'
     )
+
+
+def last_read_line(reads: Mapping[tuple[str, str], datetime], key: tuple[str, str], zone: ZoneInfo) -> str:
+    """When an app last read or changed the student's data (the access log), as Connected apps shows it."""
+    at = reads.get(key)
+    text = f"Last read your data {when(at, zone)}" if at else "Has not read your data lately"
+    return f'<p class="muted last-read">{escape(text)} · <a href="{ACTIVITY_PAGE}">Recent activity</a></p>'
+
+
+async def _last_reads(deployment: Deployment, student_id: int) -> dict[tuple[str, str], datetime]:
+    if deployment.access_log is not None:
+        await deployment.access_log.write_pending()  # this process's latest calls too
+    async with deployment.session(read_only=True) as session:
+        return await last_reads(session, student_id)
 
 
 class HomeController(Controller):
@@ -166,7 +184,8 @@ class DashboardController(Controller):
             f"<h1>Welcome, {escape(user[1])}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
             f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
-            '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p></section>'
+            '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p>'
+            f'<p><a href="{ACTIVITY_PAGE}">Recent activity</a>: what each app read or changed, and when.</p></section>'
         )
         return dashboard_page(deployment, request, "Dashboard", body)
 
@@ -188,6 +207,8 @@ class DashboardController(Controller):
             await store.disconnected_name(user[0], gone) or await personal_tokens.revoked_name(user[0], gone)
         )
         apps = await store.connected_apps(user[0])
+        reads = await _last_reads(deployment, user[0])
+        zone = ZoneInfo(deployment.settings.timezone)
         csrf = csrf_token(request)
         notice = (
             f'<p role="status">Disconnected {escape(disconnected)}. It can no longer use your data.</p>'
@@ -199,6 +220,7 @@ class DashboardController(Controller):
             f"<h3>{escape(app.client_name)}</h3>"
             f"{app_permissions(deployment.registry, app)}"
             f'<p class="muted">Connected since {app.since:%Y-%m-%d}</p>'
+            f"{last_read_line(reads, ('oauth', app.client_id), zone)}"
             '<form method="post" action="/dashboard/settings/disconnect">'
             f"{hidden(CSRF_FIELD, csrf)}{hidden('client_id', app.client_id)}"
             f'<button type="submit" aria-label="Disconnect {escape(app.client_name)}">Disconnect</button>'
@@ -206,10 +228,24 @@ class DashboardController(Controller):
             for app in apps
         )
         items += "".join(
-            token_item(deployment.registry, token, csrf, "/dashboard/settings")
+            token_item(
+                deployment.registry,
+                token,
+                csrf,
+                "/dashboard/settings",
+                last_read_line(reads, ("token", token.public_id), zone),
+            )
             for token in await personal_tokens.live(user[0])
         )
-        items += "".join(map(connection_item, await connections_of(deployment, user[0])))
+        items += "".join(
+            connection_item(
+                found,
+                last_read_line(reads, ("feed", found.connection.access_log_id), zone)
+                if found.connection.access_log_id
+                else "",
+            )
+            for found in await connections_of(deployment, user[0])
+        )
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'
@@ -242,4 +278,9 @@ class DashboardController(Controller):
         )
 
 
-HOST_CONTROLLERS: tuple[type[Controller], ...] = (HomeController, DashboardController, AccessTokensController)
+HOST_CONTROLLERS: tuple[type[Controller], ...] = (
+    HomeController,
+    DashboardController,
+    AccessTokensController,
+    ActivityController,
+)

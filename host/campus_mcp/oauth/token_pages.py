@@ -85,8 +85,9 @@ def _expiry_choices(chosen: int = DEFAULT_EXPIRY_DAYS) -> str:
     return f'<label for="pat-expiry">Expires after</label><select id="pat-expiry" name="expiry_days">{options}</select>'
 
 
-def token_item(registry: Registry, token: TokenInfo, csrf: str, back_to: str) -> str:
-    """One live token with its permissions, dates and Disconnect (on this page and in Settings)."""
+def token_item(registry: Registry, token: TokenInfo, csrf: str, back_to: str, last_read: str = "") -> str:
+    """One live token with its permissions, dates and Disconnect (on this page and in Settings);
+    ``last_read``: Settings' line saying when it last read the student's data."""
     from campus_mcp.web import permissions
 
     used = f"{token.last_used_at:%Y-%m-%d %H:%M} UTC" if token.last_used_at else "never"
@@ -95,7 +96,7 @@ def token_item(registry: Registry, token: TokenInfo, csrf: str, back_to: str) ->
         f'<h3>{escape(token.name)} <span class="public">personal access token</span></h3>'
         f"{permissions(registry, token.scopes)}"
         f'<p class="muted">Created {token.created_at:%Y-%m-%d} · expires {token.expires_at:%Y-%m-%d} · '
-        f"last used {used}</p>"
+        f"last used {used}</p>{last_read}"
         f'<form method="post" action="{REVOKE_PATH}">'
         f"{hidden(CSRF_FIELD, csrf)}{hidden('token_id', token.public_id)}{hidden('back_to', back_to)}"
         f'<button type="submit" aria-label="Disconnect {escape(token.name)}">Disconnect</button>'

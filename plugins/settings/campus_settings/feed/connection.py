@@ -11,7 +11,7 @@ from campus_mcp import Connection, ConnectionState
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings.feed import tokens
-from campus_settings.feed.routes import FEED_PAGE
+from campus_settings.feed.routes import FEED_APP_ID, FEED_PAGE
 
 TITLE = "Calendar feed"
 
@@ -29,7 +29,7 @@ async def describe_feed(session: AsyncSession, student_id: int) -> ConnectionSta
     )
 
 
-CALENDAR_FEED = Connection(title=TITLE, describe=describe_feed, end=tokens.turn_off)
+CALENDAR_FEED = Connection(title=TITLE, describe=describe_feed, end=tokens.turn_off, access_log_id=FEED_APP_ID)
 
 
 def feed_card(feed: tokens.CalendarFeed | None) -> str:
