@@ -647,6 +647,121 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
         print(f"  cold, {WIRES[0]}: search_sections/{tool} {search / rate(f'/api/mcp {WIRES[0]}', tool):.2f}x")
 
 
+# -- the access log of student data (issue 28): a student's own tool, the log on and off -------
+
+# A student's own data, read by an app (a personal access token), on both wires and REST: each call
+# is recorded in the access log. The catalog rows above are nobody's data and record nothing.
+# my_calendar_settings: a quick one (~10 ms unloaded against my_courses' 40-100 ms), so the log's
+# cost is the largest share of an answer it can be.
+STUDENT_QUESTION = Question("my_calendar_settings", {}, "/api/v1/me/calendar-settings")
+BENCH_TOKEN_NAME = "bench/mcp_vs_rest.py"
+LOG_STATES = {"log on": "true", "log off": "false"}
+
+
+def student_campus_env(work: Path, url: str | None) -> dict[str, str]:
+    """Every family (the schedule's tools need a student), sign-in required, the key in ``work``."""
+    database = work / "demo-students.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    env.update(
+        {
+            "CAMPUS_MCP_DATABASE_URL": url or f"sqlite+aiosqlite:///{database}",
+            "CAMPUS_MCP_SCHEDULER": "false",
+            "CAMPUS_MCP_CONFIG": str(database.with_suffix(".absent.toml")),
+            # One demo key for the servers and this process, which makes the token they check.
+            "CAMPUS_MCP_VAR_DIR": str(work / "var-students"),
+            "CAMPUS_MCP_RATE_LIMIT_OVERRIDES": "api/user=10000000,api/address=10000000",
+        }
+    )
+    return env
+
+
+async def student_token(env: dict[str, str]) -> str:
+    """A personal access token of demo student 1 that reads the calendar settings (the bench's old ones deleted)."""
+    os.environ.update(env)
+    from campus_mcp import Settings
+    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.oauth.personal_tokens import PersonalToken, PersonalTokens
+    from sqlalchemy import delete
+
+    settings = Settings()
+    engine = make_engine(settings.database_url)
+    try:
+        sessions = make_sessions(engine)
+        async with sessions() as session, session.begin():
+            await session.execute(delete(PersonalToken).where(PersonalToken.name == BENCH_TOKEN_NAME))
+        return await PersonalTokens(sessions, settings).create(1, name=BENCH_TOKEN_NAME, scope="settings:read", days=7)
+    finally:
+        await engine.dispose()
+
+
+def student_targets(origin: str, label: str, token: str) -> list[Target]:
+    bearer = {"authorization": f"Bearer {token}"}
+    rows = []
+    for wire in WIRES:
+        headers, body = mcp_request(STUDENT_QUESTION, wire)
+        rows.append(
+            Target(
+                f"/api/mcp {wire}",
+                STUDENT_QUESTION.tool,
+                label,
+                origin,
+                "POST",
+                f"{origin}/api/mcp",
+                headers | bearer,
+                body,
+            )
+        )
+    rows.append(
+        Target("REST twin", STUDENT_QUESTION.tool, label, origin, "GET", origin + STUDENT_QUESTION.rest, bearer, None)
+    )
+    return rows
+
+
+def student_run(options: argparse.Namespace) -> None:
+    """``--student``: my_calendar_settings as demo student 1 with a personal access token, on a server with
+    the access log on and one with it off, interleaved in one run; the MCP/REST ratios of each."""
+    work = options.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    env = student_campus_env(work, options.database_url)
+    if options.database_url or not (work / "demo-students.db").exists():
+        started = time.perf_counter()
+        subprocess.run([command("campus-mcp"), "demo"], env=env, check=True, stdin=subprocess.DEVNULL)
+        print(f"every family's demo campus loaded in {time.perf_counter() - started:.0f} s")
+    token = asyncio.run(student_token(env))
+    with contextlib.ExitStack() as servers:
+        targets: list[Target] = []
+        for label, state in LOG_STATES.items():
+            port = free_port()
+            args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-prepare"]
+            served = env | {"CAMPUS_MCP_STUDENT_ACCESS_LOG": state}
+            log = work / f"mcp-vs-rest-student-{label.replace(' ', '-')}.log"
+            servers.enter_context(running(args, served, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE))
+            targets += student_targets(f"http://127.0.0.1:{port}", label, token)
+        rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections, options.load))
+    engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
+    print(f"\n{date.today()} · {os.cpu_count()} cores · {engine} · {options.connections} connections · {options.load}")
+    print(
+        f"{options.seconds:g} s per row in {options.rounds} interleaved rounds; requests/s the median of the rounds\n"
+    )
+    print(
+        "| tool | path | access log | requests/s | rounds | p50 ms | p95 ms |\n| --- | --- | --- | --- | --- | --- | --- |"
+    )
+    for row in rows:
+        print(
+            f"| {row.tool} | {row.path} | {row.cache} | {row.requests_per_s:.1f} "
+            f"| {min(row.rounds):.0f}-{max(row.rounds):.0f} | {row.p50:.1f} | {row.p95:.1f} |"
+        )
+
+    def rate(path: str, label: str) -> float:
+        return next(r.requests_per_s for r in rows if r.path == path and r.cache == label)
+
+    print("\nMCP/REST with the access log on and off (goal: on within 5% of off):")
+    for wire in WIRES:
+        on, off = (rate(f"/api/mcp {wire}", label) / rate("REST twin", label) for label in LOG_STATES)
+        print(f"  {wire}: {on:.3f}x on, {off:.3f}x off: on/off {on / off:.3f}")
+    print(f"  REST twin alone: on/off {rate('REST twin', 'log on') / rate('REST twin', 'log off'):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=1, help="Demo scale (67: about 100,000 sections).")
@@ -667,10 +782,18 @@ def main() -> None:
     parser.add_argument(
         "--database-url", help="Serve this database (PostgreSQL: created if missing) instead of a SQLite file."
     )
+    parser.add_argument(
+        "--student",
+        action="store_true",
+        help="Measure the access log of student data instead: a student's own tool, the log on and off.",
+    )
     options = parser.parse_args()
     options.load = load_tool(options.load)
     if options.load == "wrk" and (problem := wrk_slice_problem(options.seconds, options.rounds)):
         parser.error(problem)  # before anything is built or started
+    if options.student:
+        student_run(options)
+        return
     options.load_at_start = os.getloadavg()
     work = options.work.resolve()
     database = work / f"demo-scale-{options.scale}.db"

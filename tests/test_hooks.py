@@ -34,6 +34,7 @@ from campus_mcp import (
     RouteGroup,
     RouteRef,
     Scope,
+    StudentData,
     Tool,
     ToolContext,
     ToolExample,
@@ -545,6 +546,28 @@ async def test_hook_register_connections_a_failing_describe_keeps_settings_worki
     assert "Room booking link" in page and "rooms database is down" not in page
     assert "Traceback" not in page
     assert any("Broken link" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+async def test_hook_register_student_data(campus_factory: CampusFactory) -> None:
+    async def bookings_of(_session: AsyncSession, student_id: int) -> list[dict[str, str]]:
+        return [{"room": "L-204", "at": "2030-09-02T14:00:00+00:00"}] if student_id == 1 else []
+
+    class WithData(Rooms):
+        @hookimpl
+        def register_student_data(self) -> list[StudentData]:
+            return [StudentData(key="room_bookings", description="Rooms the student booked.", read=bookings_of)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithData())], demo=True)
+    assert [data.plugin for data in campus.registry.student_data] == ["rooms"]
+    async with campus.rest() as client:
+        await _settings_page_of(client, "student1")
+        mine = (await client.get("/dashboard/activity/export")).json()
+        client.cookies.clear()  # another browser: student2's
+        await _settings_page_of(client, "student2")
+        theirs = (await client.get("/dashboard/activity/export")).json()
+    assert mine["data"] == {"room_bookings": [{"room": "L-204", "at": "2030-09-02T14:00:00+00:00"}]}
+    assert mine["student"]["username"] == "student1"
+    assert theirs["data"] == {"room_bookings": []} and theirs["student"]["username"] == "student2"
 
 
 def test_hook_register_connections_manage_url_is_a_path_of_this_site() -> None:
