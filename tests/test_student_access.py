@@ -5,7 +5,7 @@ student tool with the real SDK client on ``/api/mcp`` and through the toolbox pr
 access token reads the REST twin, and a calendar app fetches the feed. Each appears in student1's
 Recent activity page and in ``campus-mcp audit`` (a real subprocess), with the app's name, and
 never in student2's; a public catalog call is not a student's data and is not recorded; nothing of
-the arguments is stored. The export (dashboard download and ``campus-mcp export``) holds the
+the arguments is stored. A call over ``campus-mcp stdio`` is recorded with the token's name. The export (dashboard download and ``campus-mcp export``) holds the
 student's data and activity without any secret. Old entries are deleted by the prune job.
 """
 
@@ -26,11 +26,13 @@ from typing import Any
 import httpx
 import httpx2
 from campus_mcp.db import utcnow
+from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
 from campus_mcp.student_access import PRUNE_JOB_ID, StudentAccess
 from campus_mcp.testing import CampusFactory
 from campus_mcp.testing_browser import StudentBrowser
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
@@ -238,3 +240,26 @@ async def test_the_prune_job_deletes_entries_older_than_the_kept_days(campus_fac
     async with campus.sessions() as session:
         kept = list(await session.scalars(select(StudentAccess.at)))
     assert len(kept) == 1 and kept[0] > now - timedelta(days=30)
+
+
+async def test_a_call_over_stdio_is_recorded_with_the_token_name(campus_factory: CampusFactory, tmp_path: Path) -> None:
+    campus = await campus_factory(demo=True, anonymous_access=False)
+    tokens = PersonalTokens(campus.sessions, campus.settings)
+    token = await tokens.create(1, name="Claude Desktop", scope="settings:read", days=7)
+    env = {
+        "CAMPUS_MCP_DATABASE_URL": campus.settings.database_url,
+        "CAMPUS_MCP_SCHEDULER": "false",
+        "CAMPUS_MCP_SECRET_KEY": campus.settings.secret_key.get_secret_value(),
+        "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+        "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+        "CAMPUS_MCP_TOKEN": token,
+    }
+    async with Client(StdioServerParameters(command=str(CLI), args=["stdio", "--no-prepare"], env=env)) as client:
+        assert not (await client.call_tool("my_calendar_settings", {})).is_error
+        assert not (await client.call_tool("list_terms", {})).is_error  # the public catalog: not recorded
+    # The process wrote its queue as it stopped (AccessLog.close).
+    async with campus.sessions() as session:
+        stored = list(await session.scalars(select(StudentAccess)))
+    assert [(r.student_id, r.app_kind, r.app_name, r.door, r.action, r.outcome) for r in stored] == [
+        (1, "token", "Claude Desktop", "stdio", "my_calendar_settings", "ok")
+    ]
