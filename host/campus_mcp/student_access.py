@@ -131,7 +131,6 @@ class AccessLog:
         self.enabled = enabled
         self._pending: list[_Pending] = []
         self._writer: asyncio.Task[None] | None = None
-        self._lock = asyncio.Lock()
         self._names: dict[tuple[str, str], str] = {}
 
     def record_call(self, principal: Principal, *, door: str, action: str, outcome: str) -> None:
@@ -162,35 +161,35 @@ class AccessLog:
                 log.warning("the access log could not be written; %d entries wait", len(self._pending), exc_info=True)
 
     async def write_pending(self) -> int:
-        """Write every queued entry in one statement; how many."""
-        async with self._lock:
-            batch, self._pending = self._pending, []
-            if not batch:
-                return 0
-            try:
-                async with self.sessions() as session:
-                    names = await self._app_names(session, batch)
-                    await session.execute(
-                        insert(StudentAccess),
-                        [
-                            {
-                                "at": entry.at,
-                                "student_id": entry.student_id,
-                                "app_kind": entry.app_kind,
-                                "app_id": entry.app_id,
-                                "app_name": names.get((entry.app_kind, entry.app_id), entry.app_id),
-                                "door": entry.door,
-                                "action": entry.action,
-                                "outcome": entry.outcome,
-                            }
-                            for entry in batch
-                        ],
-                    )
-                    await session.commit()
-            except Exception:
-                self._pending[:0] = batch[: MAX_PENDING - len(self._pending)]
-                raise
-            return len(batch)
+        """Write every queued entry in one statement; how many. The queue is taken whole before the
+        first await, so two writers at once (the task and a reader) never write an entry twice."""
+        batch, self._pending = self._pending, []
+        if not batch:
+            return 0
+        try:
+            async with self.sessions() as session:
+                names = await self._app_names(session, batch)
+                await session.execute(
+                    insert(StudentAccess),
+                    [
+                        {
+                            "at": entry.at,
+                            "student_id": entry.student_id,
+                            "app_kind": entry.app_kind,
+                            "app_id": entry.app_id,
+                            "app_name": names.get((entry.app_kind, entry.app_id), entry.app_id),
+                            "door": entry.door,
+                            "action": entry.action,
+                            "outcome": entry.outcome,
+                        }
+                        for entry in batch
+                    ],
+                )
+                await session.commit()
+        except Exception:
+            self._pending[:0] = batch[: MAX_PENDING - len(self._pending)]
+            raise
+        return len(batch)
 
     async def _app_names(self, session: AsyncSession, batch: list[_Pending]) -> dict[tuple[str, str], str]:
         """The name of each app in ``batch``: the OAuth client's, the token's, "calendar feed"."""
@@ -216,10 +215,15 @@ class AccessLog:
 
     async def close(self) -> None:
         """Write what is pending (the process is stopping)."""
-        if self._writer is not None and not self._writer.done():
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        writer, self._writer = self._writer, None
+        if writer is not None and not writer.done():
+            if writer.get_loop() is asyncio.get_running_loop():
+                writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await writer
+            else:  # a test's app runs on a loop of its own beside the test's: cancel it there
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nothing runs it
+                    writer.get_loop().call_soon_threadsafe(writer.cancel)
         try:
             await self.write_pending()
         except Exception:
