@@ -135,12 +135,14 @@ def wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path, ready: 
 
 
 @contextlib.contextmanager
-def running(args: list[str], env: dict[str, str], probe: str, log: Path, ready: bytes | None = None) -> Iterator[None]:
+def running(
+    args: list[str], env: dict[str, str], probe: str, log: Path, ready: bytes | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
             wait_until_up(process, probe, log, ready)
-            yield
+            yield process
         finally:
             process.send_signal(signal.SIGINT)
             try:
@@ -250,7 +252,9 @@ def build_target(database: Path, url: str | None, scale: int) -> float | None:
     return load_demo(database, url, scale)
 
 
-def campus_server(env: dict[str, str], port: int, log: Path, *, cache: bool) -> contextlib.AbstractContextManager[None]:
+def campus_server(
+    env: dict[str, str], port: int, log: Path, *, cache: bool
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     env = dict(env)
     env["CAMPUS_MCP_CATALOG_ANSWER_CACHE_ENTRIES"] = "2048" if cache else "0"
     # The limits still count every request (their cost is measured), at numbers the load never reaches.
@@ -303,7 +307,9 @@ def fastmcp_python(work: Path) -> Path:
     return python
 
 
-def fastmcp_server(python: Path, env: dict[str, str], port: int, log: Path) -> contextlib.AbstractContextManager[None]:
+def fastmcp_server(
+    python: Path, env: dict[str, str], port: int, log: Path
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     args = [str(python), str(ROOT / "bench" / "fastmcp_twin.py"), "--port", str(port)]
     return running(args, env, f"http://127.0.0.1:{port}/mcp", log)
 
@@ -658,6 +664,12 @@ BENCH_TOKEN_NAME = "bench/mcp_vs_rest.py"
 LOG_STATES = {"log on": "true", "log off": "false"}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process so far (Linux /proc; its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def student_campus_env(work: Path, url: str | None) -> dict[str, str]:
     """Every family (the schedule's tools need a student), sign-in required, the key in ``work``."""
     database = work / "demo-students.db"
@@ -759,14 +771,20 @@ def student_run(options: argparse.Namespace) -> None:
     record_us, write_ms = asyncio.run(access_log_in_process(env))
     with contextlib.ExitStack() as servers:
         targets: list[Target] = []
+        pids: dict[str, int] = {}
         for label, state in LOG_STATES.items():
             port = free_port()
             args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-prepare"]
             served = env | {"CAMPUS_MCP_STUDENT_ACCESS_LOG": state}
             log = work / f"mcp-vs-rest-student-{label.replace(' ', '-')}.log"
-            servers.enter_context(running(args, served, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE))
+            process = servers.enter_context(
+                running(args, served, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE)
+            )
+            pids[label] = process.pid
             targets += student_targets(f"http://127.0.0.1:{port}", label, token)
+        cpu_before = {label: cpu_seconds(pid) for label, pid in pids.items()}
         rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections, options.load))
+        cpu = {label: cpu_seconds(pid) - cpu_before[label] for label, pid in pids.items()}
     engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
     print(f"\n{date.today()} · {os.cpu_count()} cores · {engine} · {options.connections} connections · {options.load}")
     print(
@@ -784,11 +802,37 @@ def student_run(options: argparse.Namespace) -> None:
     def rate(path: str, label: str) -> float:
         return next(r.requests_per_s for r in rows if r.path == path and r.cache == label)
 
+    def rounds(path: str, label: str) -> list[float]:
+        return next(r.rounds for r in rows if r.path == path and r.cache == label)
+
     print("\nMCP/REST with the access log on and off (goal: on within 5% of off):")
     for wire in WIRES:
         on, off = (rate(f"/api/mcp {wire}", label) / rate("REST twin", label) for label in LOG_STATES)
-        print(f"  {wire}: {on:.3f}x on, {off:.3f}x off: on/off {on / off:.3f}")
+        # The same ratio taken within each round (its four slices ran minutes apart at most), then
+        # the median: a shared machine's load that changes between rounds cancels out.
+        paired = statistics.median(
+            (mcp_on / rest_on) / (mcp_off / rest_off)
+            for mcp_on, rest_on, mcp_off, rest_off in zip(
+                rounds(f"/api/mcp {wire}", "log on"),
+                rounds("REST twin", "log on"),
+                rounds(f"/api/mcp {wire}", "log off"),
+                rounds("REST twin", "log off"),
+                strict=True,
+            )
+        )
+        print(
+            f"  {wire}: {on:.3f}x on, {off:.3f}x off: on/off {on / off:.3f} (median of the rounds' own: {paired:.3f})"
+        )
     print(f"  REST twin alone: on/off {rate('REST twin', 'log on') / rate('REST twin', 'log off'):.3f}")
+    # CPU time a server spent per answer, over the whole run (the warm-up's few answers included):
+    # what the load of the other processes on a shared machine moves least.
+    slice_s = options.seconds / options.rounds
+    answers = {label: sum(sum(r.rounds) * slice_s for r in rows if r.cache == label) for label in LOG_STATES}
+    per_answer = {label: cpu[label] / answers[label] * 1000 for label in LOG_STATES}
+    print(
+        f"  server CPU per answer: {per_answer['log on']:.2f} ms on, {per_answer['log off']:.2f} ms off: "
+        f"on/off {per_answer['log on'] / per_answer['log off']:.3f}"
+    )
     print(
         f"\nIn process: AccessLog.record {record_us:.2f} us a call (what an answer waits for); "
         f"the batched write {write_ms:.1f} ms per 1,000 entries (the writer's task, once a second)"
