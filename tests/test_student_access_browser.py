@@ -1,5 +1,6 @@
 """Recent activity in headless Chromium at phone width (390 px): a personal access token reads the
-student's courses over REST; student1 finds that read on Recent activity (what, when, which app)
+student's courses over REST; the Dashboard's Connected apps card says when it last read; student1
+finds that read on Recent activity (what, when, which app)
 without the page scrolling sideways, downloads their data, then sees under Connected apps when the
 token last read and disconnects it with one click."""
 
@@ -69,6 +70,11 @@ async def test_recent_activity_at_phone_width_download_and_disconnect(site: str,
         assert read.status_code == 200
 
         await page.goto(f"{base}/dashboard")
+        apps_card = page.locator("section").filter(has=page.get_by_role("heading", name="Connected apps"))
+        assert await apps_card.get_by_text(
+            re.compile(r"Grade script: last read your data \d{4}-\d\d-\d\d")
+        ).is_visible()
+        await fits(page)
         async with page.expect_navigation():
             await page.get_by_role("link", name="Recent activity").first.click()
         assert page.url == f"{base}/dashboard/activity"

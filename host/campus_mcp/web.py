@@ -175,16 +175,29 @@ class DashboardController(Controller):
         user = session_user(request)
         if user is None:
             return to_login("/dashboard")
-        apps = await store.connected_apps(user[0])
         # Apps, personal access tokens and the plugins' connections (a calendar feed) alike: each
-        # can read the student's data.
-        holders = len(apps) + len(await personal_tokens.live(user[0])) + len(await connections_of(deployment, user[0]))
-        count = "No app" if not holders else "1 app" if holders == 1 else f"{holders} apps"
+        # can read the student's data, and each says when it last did (the access log).
+        reads = await _last_reads(deployment, user[0])
+        zone = ZoneInfo(deployment.settings.timezone)
+        holders = [(app.client_name, ("oauth", app.client_id)) for app in await store.connected_apps(user[0])]
+        holders += [(token.name, ("token", token.public_id)) for token in await personal_tokens.live(user[0])]
+        holders += [
+            (found.connection.title, ("feed", found.connection.access_log_id))
+            for found in await connections_of(deployment, user[0])
+        ]
+        count = "No app" if not holders else "1 app" if len(holders) == 1 else f"{len(holders)} apps"
+        listed = "".join(
+            f"<li>{escape(name)}: "
+            + (f"last read your data {escape(when(reads[key], zone))}" if key in reads else "no reads lately")
+            + "</li>"
+            for name, key in holders
+        )
         body = (
             f"<h1>Welcome, {escape(user[1])}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
             f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
-            '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p>'
+            + (f'<ul class="last-reads">{listed}</ul>' if listed else "")
+            + '<p><a href="/dashboard/settings#connected-apps">See and disconnect them in Settings</a></p>'
             f'<p><a href="{ACTIVITY_PAGE}">Recent activity</a>: what each app read or changed, and when.</p></section>'
         )
         return dashboard_page(deployment, request, "Dashboard", body)
