@@ -208,6 +208,35 @@ class AppResource:
     plugin: str = ""
 
 
+# The public resources whose change changes this one, for one reader (campus_mcp.subscriptions):
+# a student's schedule follows the sections on it.
+ResourceFollower = Callable[["ToolContext", Mapping[str, str]], Awaitable[Sequence[str]]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ResourceTemplate:
+    """A family of ``campus://`` resources (``campus://sections/{term}/{crn}``): what a student can
+    @-mention and a client can subscribe to.
+
+    A resource is the answer of ``tool`` (a read tool of any enabled plugin) called with the
+    template's variables as its arguments, so it is the same JSON as that tool's answer and needs the
+    same scope; a tool whose scope is not ``always_on`` makes the resource private (its reads are
+    cached per student, never shared). ``completers`` names, per variable, the :class:`Completion`
+    that completes it. ``follows``, for a resource built from public ones, gives the public
+    resource URIs whose change changes it for the reader, so a subscription to it hears of theirs.
+    A template whose tool is not offered is left out, as the tool is.
+    """
+
+    uri_template: str
+    name: str
+    title: str
+    description: str
+    tool: str
+    completers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    follows: ResourceFollower | None = None
+    plugin: str = ""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Cron:
     """A cron trigger in the campus time zone; fields follow APScheduler's ``CronTrigger``."""

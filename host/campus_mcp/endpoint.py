@@ -44,6 +44,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.access import step_up_scope
+from campus_mcp.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.contributions import Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
 from campus_mcp.mcp_paths import MCP_PATH as MCP_PATH
@@ -262,6 +263,10 @@ class McpEndpoint:
         async with contextlib.AsyncExitStack() as stack:
             for manager in self.managers.values():
                 await stack.enter_async_context(manager.run())
+            bus = change_bus(self.registry.settings)
+            if isinstance(bus, RedisSubscriptionBus) and any(server.resources for server in self.servers.values()):
+                # Changes published by any process (a worker's seat refresh) reach this one's listeners.
+                await stack.enter_async_context(bus.relay())
             yield
 
     def not_found(self, path: str) -> dict[str, Any]:

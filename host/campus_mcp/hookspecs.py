@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Migrations,
         PluginInfo,
         Prompt,
+        ResourceTemplate,
         RouteGroup,
         Scope,
         StudentData,
@@ -77,6 +78,11 @@ def register_completions(settings: Settings, plugin_settings: PluginSettings | N
 @hookspec
 def register_app_resources(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[AppResource]:  # type: ignore[empty-body]
     """Return the plugin's MCP Apps (``ui://``) templates."""
+
+
+@hookspec
+def register_resources(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[ResourceTemplate]:  # type: ignore[empty-body]
+    """Return the plugin's ``campus://`` resource templates, each the answer of one read tool."""
 
 
 @hookspec

@@ -47,6 +47,7 @@ from campus_mcp.limits import RateLimited, refused_call
 from campus_mcp.mcp_paths import MCP_PATH
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
+from campus_mcp.resources import CampusResources, read_error, read_result
 from campus_mcp.route_errors import describe_problems, field_problems
 from campus_mcp.student_access import AccessLog, touches_student_data
 from campus_mcp.tool_context import ToolContext
@@ -276,6 +277,8 @@ class CampusServer:
             for uri, app in registry.app_resources.items()
             if served is None or app.plugin in served or uri in drawn
         }
+        # The campus:// resources whose tool this endpoint serves (campus_mcp.resources).
+        self.resources = CampusResources(registry, self.tools)
         self.toolboxes = Toolboxes(self) if toolboxes else None
         # The access log of student data (campus_mcp.student_access): set by the endpoint and stdio.
         self.access_log: AccessLog | None = None
@@ -335,6 +338,18 @@ class CampusServer:
         )
         if self.app_resources:
             server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
+        if self.resources:
+            # subscriptions/listen (2026-07-28; the SDK answers older wires -32601 as before).
+            from mcp_types import SubscriptionsListenRequestParams
+
+            from campus_mcp.change_bus import change_bus
+            from campus_mcp.subscriptions import CampusListen
+
+            server.add_request_handler(
+                "subscriptions/listen",
+                SubscriptionsListenRequestParams,
+                CampusListen(self, change_bus(registry.settings)),
+            )
         # Ahead of the requestState boundary, which would refuse a call the seed reads as a cancel.
         server.middleware.extend([CacheHintsOnEveryWire(CACHE_HINT), LenientAnswers()])
         server.middleware.append(
@@ -598,26 +613,36 @@ class CampusServer:
     ) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=[
-                types.Resource(
-                    uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=APP_MIME_TYPE
-                )
-                for app in self.app_resources.values()
+                *(
+                    types.Resource(
+                        uri=app.uri,
+                        name=app.name,
+                        title=app.title,
+                        description=app.description,
+                        mime_type=APP_MIME_TYPE,
+                    )
+                    for app in self.app_resources.values()
+                ),
+                *self.resources.fixed(),
             ]
         )
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[])
+        return types.ListResourceTemplatesResult(resource_templates=self.resources.templates())
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        app = self.app_resources.get(str(params.uri))
+        uri = str(params.uri)
+        if uri.startswith("campus://"):
+            return await self.read_campus_resource(ctx, uri)
+        app = self.app_resources.get(uri)
         if app is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown resource {quote_input(str(params.uri))}. Call resources/list to see the resources.",
+                f"Unknown resource {quote_input(uri)}. Call resources/list to see the resources.",
             )
         return types.ReadResourceResult(
             contents=[
@@ -630,6 +655,29 @@ class CampusServer:
                 )
             ]
         )
+
+    async def read_campus_resource(self, ctx: ServerRequestContext[Any, Any], uri: str) -> types.ReadResourceResult:
+        """A ``campus://`` resource: its tool's answer, through the same checks as a call of it."""
+        found = self.resources.find(uri)
+        if found is None:
+            raise self.resources.unknown(uri)
+        tool = found.served.tool
+        context = self.tool_context(ctx, current_principal.get(), tool.plugin)
+        try:
+            _result, text, _links, _object_json = await self.run_tool(tool, found.arguments, context)
+        except RateLimited as exc:
+            raise MCPError(types.INVALID_REQUEST, exc.refusal.tool_message) from None
+        except CampusError as exc:
+            raise read_error(exc, found.arguments) from None
+        except Exception as exc:
+            if database_unreachable(exc):
+                log.warning("resource %s: the database cannot be reached (%s)", tool.name, type(exc).__name__)
+                raise MCPError(types.INTERNAL_ERROR, DATABASE_UNREACHABLE_TOOL_TEXT.format(tool=tool.name)) from None
+            log.exception("resource of %s failed", tool.name)
+            raise MCPError(
+                types.INTERNAL_ERROR, f"Reading {uri} failed on the server. The error was logged; try again later."
+            ) from None
+        return read_result(uri, text, private=found.served.private)
 
     # completions ---------------------------------------------------------------------------
 
@@ -658,6 +706,8 @@ class CampusServer:
         """The completer the referenced prompt names for the argument: a completer whose prompt is
         not enabled is registered but unused, so a deployment completes nothing it cannot use."""
         ref = params.ref
+        if isinstance(ref, types.ResourceTemplateReference):
+            return self.resources.completer(ref, params.argument.name)
         if not isinstance(ref, types.PromptReference):
             return None
         prompt = self.prompts.get(ref.name)

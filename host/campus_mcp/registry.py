@@ -40,6 +40,7 @@ from campus_mcp.contributions import (
     Migrations,
     PluginInfo,
     Prompt,
+    ResourceTemplate,
     RouteGroup,
     Scope,
     StudentData,
@@ -225,6 +226,55 @@ def _check_prompts(prompts: Mapping[str, Prompt], completions: Mapping[str, Comp
                 )
 
 
+def _checked_resources(
+    resources: Mapping[str, ResourceTemplate], tools: Mapping[str, Tool]
+) -> dict[str, ResourceTemplate]:
+    """The templates whose tool is offered (a plugin without its source offers neither), each a
+    valid URI template whose variables are the tool's arguments, of a tool that only reads."""
+    from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
+
+    kept: dict[str, ResourceTemplate] = {}
+    for key, template in resources.items():
+        where = f"resource template {key!r} of plugin {template.plugin!r}"
+        if not key.startswith("campus://"):
+            raise PluginError(f"{where} must start with campus:// (ui:// views are app resources).")
+        try:
+            names = UriTemplate.parse(key).variable_names
+        except InvalidUriTemplate as exc:
+            raise PluginError(f"{where} is not a URI template: {exc}") from None
+        unknown = sorted(set(template.completers) - set(names))
+        if unknown:
+            raise PluginError(f"{where} names completers for {', '.join(unknown)}, which are not its variables.")
+        tool = tools.get(template.tool)
+        if tool is None:
+            continue
+        if tool.writes:
+            raise PluginError(f"{where} reads the tool {tool.name!r}, which writes; a resource is read only.")
+        fields = set(tool.input_model.model_fields)
+        missing = sorted(set(names) - fields)
+        if missing:
+            raise PluginError(
+                f"{where}: the tool {tool.name!r} has no argument {', '.join(missing)}; "
+                f"its arguments are {', '.join(sorted(fields)) or 'none'}."
+            )
+        kept[key] = template
+    return kept
+
+
+def _check_resource_completers(
+    resources: Mapping[str, ResourceTemplate], completions: Mapping[str, Completion]
+) -> None:
+    for template in resources.values():
+        for variable, completer in template.completers.items():
+            if completer not in completions:
+                offered = ", ".join(sorted(completions)) or "none"
+                raise PluginError(
+                    f"resource template {template.uri_template!r} of plugin {template.plugin!r} completes "
+                    f"{variable!r} with the completer {completer!r}, which no enabled plugin registers "
+                    f"(registered: {offered}). Enable the plugin that registers it."
+                )
+
+
 @dataclasses.dataclass(frozen=True)
 class Registry:
     """Everything the enabled plugins contribute, checked and keyed by name."""
@@ -251,6 +301,8 @@ class Registry:
     connections: Sequence[Connection] = ()
     # What each plugin holds about a student, for the export (campus_mcp.student_export).
     student_data: Sequence[StudentData] = ()
+    # The campus:// resource templates, by template; each the answer of one enabled read tool.
+    resources: Mapping[str, ResourceTemplate] = dataclasses.field(default_factory=dict)
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)
@@ -263,6 +315,7 @@ class Registry:
             "prompts": [p.name for p in self.prompts.values() if p.plugin == plugin_name],
             "jobs": [j.id for j in self.jobs.values() if j.plugin == plugin_name],
             "app_resources": [a.uri for a in self.app_resources.values() if a.plugin == plugin_name],
+            "resources": [r.uri_template for r in self.resources.values() if r.plugin == plugin_name],
         }
 
 
@@ -389,6 +442,8 @@ def load_registry(
     prompts = _unique(collect("register_prompts"), "prompt", "name")
     completions = _unique(collect("register_completions"), "completion", "argument")
     _check_prompts(prompts, completions)
+    resources = _checked_resources(_unique(collect("register_resources"), "resource template", "uri_template"), tools)
+    _check_resource_completers(resources, completions)
     return Registry(
         settings=settings,
         pm=pm,
@@ -409,4 +464,5 @@ def load_registry(
         plugin_settings=loaded,
         connections=list(_unique(collect("register_connections"), "connection", "title").values()),
         student_data=list(_unique(collect("register_student_data"), "student data", "key").values()),
+        resources=resources,
     )

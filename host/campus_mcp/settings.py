@@ -250,6 +250,18 @@ class Settings(BaseSettings):
         default=True, description="Sign-in with a local username and password; false: the campus button only."
     )
     # Rate limits (seed 000 "Rate limits", campus_mcp.limits)
+    listen_streams_per_student: int = Field(
+        default=3, ge=1, le=100, description="Open subscriptions/listen streams one student may hold in each worker."
+    )
+    listen_uris_per_stream: int = Field(
+        default=20, ge=1, le=1000, description="Resources one subscriptions/listen stream may ask for."
+    )
+    listen_max_seconds: int = Field(
+        default=3600,
+        ge=1,
+        le=86400,
+        description="When a listen stream is closed (gracefully: the client listens again).",
+    )
     rate_limits: bool = Field(default=True, description="Count requests and refuse floods (429); off only for tests.")
     rate_limit_overrides: list[str] = Field(
         default_factory=list,

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.courses import course_codes_starting_with
+from campus_catalog.queries.sections import crns_starting_with
 from campus_catalog.queries.subjects import subject_codes
 from campus_catalog.queries.terms import all_terms
 
@@ -69,8 +70,16 @@ def catalog_completions(settings: Settings) -> list[Completion]:
         head, tail = split_courses(typed)
         return [head + code for code in await course_codes_starting_with(session, tail)]
 
+    async def crns(session: AsyncSession, typed: str, context: Mapping[str, str]) -> Sequence[str]:
+        term = context.get("term", "").strip() or None
+        try:
+            return await crns_starting_with(session, typed.strip(), term, settings)
+        except CampusError:
+            return await crns_starting_with(session, typed.strip(), None, settings)
+
     return [
         Completion(argument="term", complete=terms),
+        Completion(argument="crn", complete=crns),
         Completion(argument="subject", complete=subjects),
         Completion(argument="courses", complete=courses),
     ]

@@ -52,19 +52,33 @@ async def run_sections_sync(context: JobContext) -> JobOutcome:
         report = await import_banner_file(context.sessions, catalog.banner_file)
         lost = report.lost()
     vectors = await fill_vectors_after_import(context.sessions, "sections")
+    await publish_section_changes(context, report.changed_sections)
     return JobOutcome(items=report.stored, lost=lost, summary=f"{report.summary()}; {vectors}")
 
 
 async def run_seat_refresh(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.banner_sync import refresh_seats
 
+    changed: list[tuple[str, str]] = []
     updated, lost = await refresh_seats(
         context.sessions,
         context.plugin_settings,
         campus_today(context.settings.timezone),
         until_after_start=SEATS_UNTIL_AFTER_START,
+        changed=changed,
     )
-    return JobOutcome(items=updated, lost=lost, summary=f"seats of {updated} sections")
+    await publish_section_changes(context, changed)
+    return JobOutcome(items=updated, lost=lost, summary=f"seats of {updated} sections, {len(changed)} changed")
+
+
+async def publish_section_changes(context: JobContext, sections: list[tuple[str, str]]) -> None:
+    """Tell the students listening to these sections (or to a schedule holding one) that they
+    changed: after the commit, so a client that reads again sees the new seats."""
+    from campus_mcp.change_bus import publish_changes
+
+    from campus_catalog.resources import section_uri
+
+    await publish_changes(context.settings, [section_uri(term, crn) for term, crn in sections])
 
 
 async def run_course_details_sync(context: JobContext) -> JobOutcome:

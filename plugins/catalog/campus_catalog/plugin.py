@@ -13,6 +13,7 @@ from campus_mcp import (
     Job,
     Migrations,
     PluginInfo,
+    ResourceTemplate,
     RouteGroup,
     Scope,
     Settings,
@@ -144,3 +145,11 @@ def register_completions(settings: Settings) -> list[Completion]:
     from campus_catalog.completions import catalog_completions
 
     return catalog_completions(settings)
+
+
+@hookimpl
+def register_resources(settings: Settings, plugin_settings: CatalogSettings) -> list[ResourceTemplate]:
+    from campus_catalog.resources import catalog_resources
+
+    # Each reads a catalog tool: without the tools (no source, no data) the host leaves them out too.
+    return catalog_resources() if catalog_offered(settings, plugin_settings) else []

@@ -15,6 +15,7 @@ from campus_mcp import (
     Job,
     Migrations,
     PluginInfo,
+    ResourceTemplate,
     RouteGroup,
     Scope,
     Settings,
@@ -69,6 +70,13 @@ def register_tools(settings: Settings) -> list[Tool]:
     from campus_schedule.tools import schedule_tools
 
     return schedule_tools(settings)
+
+
+@hookimpl
+def register_resources() -> list[ResourceTemplate]:
+    from campus_schedule.resources import schedule_resources
+
+    return schedule_resources()
 
 
 @hookimpl

@@ -40,6 +40,7 @@ from campus_catalog.queries import (
     statements,
 )
 from campus_catalog.queries.attributes import resolve_attribute
+from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.lookups import KnownTerm
 from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.subjects import resolve_subject
@@ -383,6 +384,19 @@ async def section_key(session: AsyncSession, crn: str, term: str | None, setting
                 field="crn",
             )
     return section_id, term_id
+
+
+async def crns_starting_with(session: AsyncSession, typed: str, term: str | None, settings: Settings) -> list[str]:
+    """CRNs that start with ``typed`` (a completion): of ``term``, else of the current and coming
+    terms, in order; at most 101, so the host can say there are more."""
+    query = (
+        select(Section.crn).join(Term, Term.id == Section.term_id).where(Section.crn.startswith(typed, autoescape=True))
+    )
+    if term is not None:
+        query = query.where(Section.term_id == (await known_term(session, term, settings)).id)
+    else:
+        query = query.where(Term.end_date >= campus_today(settings.timezone))
+    return list(dict.fromkeys(await session.scalars(query.order_by(Section.crn).limit(101))))
 
 
 async def final_exam(session: AsyncSession, section: Section) -> FinalExamOut | None:

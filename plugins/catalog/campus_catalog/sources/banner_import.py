@@ -51,6 +51,9 @@ class ImportReport:
     unchanged: int = 0
     terms: list[str] = field(default_factory=list)
     problems: list[MappingProblem] = field(default_factory=list)
+    # (term code, CRN) of each stored section that changed or was cancelled: published to the
+    # listeners of the section (campus_catalog.resources) once the import is committed.
+    changed_sections: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def stored(self) -> int:
@@ -413,6 +416,8 @@ async def import_term_sections(
                 changed = True
             report.updated += changed
             report.unchanged += not changed
+            if changed:
+                report.changed_sections.append((term_code, banner.crn))
         if kind == "sync":
             # A full read of the section from Banner: the 36-hour refresh rule counts from here.
             # A file import is not one (the file may be old), so it leaves the time alone.

@@ -170,7 +170,8 @@ async def sync_term(
             session, term_code, sections, now=now, report=report, complete=complete, kind="sync"
         )
         if complete:
-            await cancel_missing_sections(session, term, {s.crn for s in sections})
+            cancelled = await cancel_missing_sections(session, term, {s.crn for s in sections})
+            report.changed_sections.extend((term_code, crn) for crn in cancelled)
         await session.commit()
     return complete
 
@@ -206,11 +207,13 @@ async def refresh_seats(
     *,
     until_after_start: timedelta = timedelta(days=7),
     now: datetime | None = None,
+    changed: list[tuple[str, str]] | None = None,
 ) -> tuple[int, dict[str, str]]:
     """Seats of the terms in registration: from when a term's sections are listed until 7 days
     after its classes start. Reads the search pages (500 sections a request, so a whole term is a
     handful of requests) and writes only the seat counts and ``seats_synced_at``: never
-    ``banner_synced_at``, which belongs to the full read (seed 000)."""
+    ``banner_synced_at``, which belongs to the full read (seed 000). ``changed`` gets the
+    (term uid, CRN) of each section whose seats or waitlist moved, for its listeners."""
     now = now or utcnow()
     lost: dict[str, str] = {}
     updated = 0
@@ -240,6 +243,13 @@ async def refresh_seats(
                 select(Section).where(Section.term_id == term.id, Section.crn.in_(list(seats)))
             ):
                 fresh = seats[stored.crn]
+                counts = (fresh.max_enrollment, fresh.enrollment, fresh.seats_available)
+                waitlist = (fresh.wait_capacity, fresh.wait_available)
+                if changed is not None and (
+                    (stored.capacity, stored.enrolled, stored.seats_available) != counts
+                    or (stored.waitlist_capacity, stored.waitlist_available) != waitlist
+                ):
+                    changed.append((term.uid, stored.crn))
                 stored.capacity = fresh.max_enrollment
                 stored.enrolled = fresh.enrollment
                 stored.seats_available = fresh.seats_available
