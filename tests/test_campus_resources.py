@@ -96,7 +96,9 @@ async def test_a_section_course_and_the_terms_read_as_their_tools_answer(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_my_schedule_is_mine_private_and_needs_schedule_read(served: tuple[str, CampusHarness], mode: str) -> None:
+async def test_my_schedule_is_mine_private_and_needs_schedule_read(
+    served: tuple[str, CampusHarness], mode: str
+) -> None:
     base, campus = served
     token = await token_for(campus.deployment, READ_SCOPES)
     async with mcp_client(f"{base}/api/mcp/toolboxes", token, mode) as client:
@@ -174,7 +176,11 @@ def rooms_plugin(template: ResourceTemplate) -> Any:
 def test_a_template_must_fit_its_tool_and_name_registered_completers() -> None:
     settings = settings_for("sqlite+aiosqlite:///:memory:")
     section = ResourceTemplate(
-        uri_template="campus://again/{term}/{crn}", name="again", title="A section", description="One.", tool="get_section"
+        uri_template="campus://again/{term}/{crn}",
+        name="again",
+        title="A section",
+        description="One.",
+        tool="get_section",
     )
     load_registry(settings, [("rooms", rooms_plugin(section))])  # the same tool under another URI: fine
     wrong = [

@@ -1,4 +1,4 @@
-""""Tell me when a seat opens" (issue 29, point 2): ``subscriptions/listen`` on the 2026-07-28 wire.
+""" "Tell me when a seat opens" (issue 29, point 2): ``subscriptions/listen`` on the 2026-07-28 wire.
 
 End to end: a campus whose catalog comes from a fake Banner (the recorded TAMU term), served on
 loopback with sign-in required; the SDK client lists the templates, reads a full section, listens
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from campus_catalog.models import Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
@@ -27,7 +28,7 @@ from campus_mcp.accounts import create_local_student
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from campus_schedule.models import Enrollment
-from mcp import Client
+from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
 from sqlalchemy import select, update
@@ -168,7 +169,24 @@ async def test_listen_is_not_on_the_2025_wire(campus_factory: CampusFactory, mon
     async with registration_campus(campus_factory, monkeypatch) as (url, campus, _fake, crn):
         token = await token_for(campus.deployment, ["schedule:read"])
         async with mcp_client(url, token, "legacy") as client:
-            assert isinstance(client, Client)
-            with pytest.raises(Exception, match="2026-07-28|not supported|[Ll]isten"):
+            # The SDK client knows a 2025 server has no listen stream ...
+            with pytest.raises(ListenNotSupportedError):
                 async with client.listen(resource_subscriptions=[f"campus://sections/{TERM}/{crn}"]):
                     pass
+        # ... and the server answers a 2025 request for one as before: no such method.
+        async with httpx2.AsyncClient(timeout=30) as http:
+            answer = await http.post(
+                url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "subscriptions/listen",
+                    "params": {"notifications": {"resourceSubscriptions": [f"campus://sections/{TERM}/{crn}"]}},
+                },
+                headers={
+                    "Authorization": f"Bearer {token}",
+                    "Accept": "application/json, text/event-stream",
+                    "MCP-Protocol-Version": "2025-11-25",
+                },
+            )
+        assert answer.json()["error"]["code"] == -32601, answer.text
