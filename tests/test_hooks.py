@@ -8,12 +8,14 @@ family registered with ``campus_factory(extra_plugins=[...])``.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import click
 import pytest
 from campus_mcp import (
@@ -31,6 +33,7 @@ from campus_mcp import (
     PluginInfo,
     Prompt,
     PromptArgument,
+    ResourceTemplate,
     RouteGroup,
     RouteRef,
     Scope,
@@ -39,6 +42,7 @@ from campus_mcp import (
     ToolContext,
     ToolExample,
     hookimpl,
+    publish_changes,
 )
 from campus_mcp.jobs import JobContext, build_scheduler, run_job
 from campus_mcp.oauth.testkit import parse_forms
@@ -47,7 +51,8 @@ from campus_mcp.registry import ENTRY_POINT_GROUP
 from campus_mcp.testing import CampusFactory
 from click.testing import CliRunner
 from litestar import get
-from mcp_types import PromptReference
+from mcp.shared.subscriptions import ResourceUpdated
+from mcp_types import PromptReference, ResourceTemplateReference
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -252,6 +257,46 @@ async def test_hook_register_app_resources_missing_resource_drops_the_ui_link(ca
 
     campus = await campus_factory(plugins=[], extra_plugins=[("rooms", DanglingApp())])
     assert campus.registry.tools["find_study_room"].app_resource is None
+
+
+async def test_hook_register_resources(campus_factory: CampusFactory) -> None:
+    async def sizes(_session: AsyncSession, typed: str, _context: Mapping[str, str]) -> Sequence[str]:
+        return [size for size in ("2", "4", "6", "8") if size.startswith(typed)]
+
+    class WithResource(RoomsWithTool):
+        @hookimpl
+        def register_completions(self) -> list[Completion]:
+            return [Completion(argument="people", complete=sizes)]
+
+        @hookimpl
+        def register_resources(self) -> list[ResourceTemplate]:
+            return [
+                ResourceTemplate(
+                    uri_template="campus://rooms/{people}",
+                    name="rooms-for",
+                    title="Rooms for a group",
+                    description="The study rooms for a group of this size.",
+                    tool="find_study_room",
+                    completers={"people": "people"},
+                )
+            ]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithResource())])
+    async with campus.mcp(mode="2026-07-28") as client:
+        templates = (await client.list_resource_templates()).resource_templates
+        read = await client.read_resource("campus://rooms/6")
+        answer = await client.call_tool("find_study_room", {"people": 6})
+        completed = await client.complete(
+            ResourceTemplateReference(uri="campus://rooms/{people}"), {"name": "people", "value": "6"}
+        )
+        async with client.listen(resource_subscriptions=["campus://rooms/6"]) as subscription:
+            await publish_changes(campus.settings, ["campus://rooms/4", "campus://rooms/6"])
+            with anyio.fail_after(10):
+                heard = await anext(aiter(subscription))
+    assert [t.uri_template for t in templates] == ["campus://rooms/{people}"]
+    assert json.loads(read.contents[0].text) == answer.structured_content  # type: ignore[union-attr]
+    assert completed.completion.values == ["6"]
+    assert heard == ResourceUpdated(uri="campus://rooms/6")
 
 
 async def test_hook_register_jobs(campus_factory: CampusFactory) -> None:

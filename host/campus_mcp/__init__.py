@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from campus_mcp.accounts import student_for_feed
     from campus_mcp.advisory import forget_freshness
     from campus_mcp.answer_cache import AnswerCache
+    from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
         Decision,
         NotChanged,
@@ -89,6 +90,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("student_for_feed",),
     "campus_mcp.advisory": ("forget_freshness",),
     "campus_mcp.answer_cache": ("AnswerCache",),
+    "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
         "Decision",
         "NotChanged",
@@ -253,6 +255,7 @@ __all__ = [
     "operation_routes",
     "operation_tools",
     "plural",
+    "publish_changes",
     "record_run",
     "session_user",
     "streaming_read",

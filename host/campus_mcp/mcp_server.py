@@ -611,19 +611,14 @@ class CampusServer:
     async def list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        # The campus:// resources are listed as templates only (resources/templates/list), even
+        # campus://terms: one list of what a student can mention, whatever its variables.
         return types.ListResourcesResult(
             resources=[
-                *(
-                    types.Resource(
-                        uri=app.uri,
-                        name=app.name,
-                        title=app.title,
-                        description=app.description,
-                        mime_type=APP_MIME_TYPE,
-                    )
-                    for app in self.app_resources.values()
-                ),
-                *self.resources.fixed(),
+                types.Resource(
+                    uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=APP_MIME_TYPE
+                )
+                for app in self.app_resources.values()
             ]
         )
 

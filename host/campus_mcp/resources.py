@@ -82,20 +82,6 @@ class CampusResources:
             for key, served in self.served.items()
         ]
 
-    def fixed(self) -> list[types.Resource]:
-        """The templates without variables are resources too (``campus://terms``): resources/list."""
-        return [
-            types.Resource(
-                uri=key,
-                name=served.template.name,
-                title=served.template.title,
-                description=_description(served),
-                mime_type=JSON_MIME_TYPE,
-            )
-            for key, served in self.served.items()
-            if not served.parsed.variable_names
-        ]
-
     def find(self, uri: str) -> Found | None:
         for served in self.served.values():
             matched = served.parsed.match(uri)

@@ -281,7 +281,7 @@ class Settings(BaseSettings):
     )
     redis_url: SecretStr = Field(
         default=SecretStr(""),
-        description="Redis (redis://host:6379/0) for the rate-limit counters every worker shares; unset: in process.",
+        description="Redis (redis://host:6379/0) for what every worker shares: rate-limit counters, resource changes; unset: in process.",
     )
     redis_fail_closed: bool = Field(
         default=False,

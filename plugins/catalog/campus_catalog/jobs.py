@@ -74,7 +74,7 @@ async def run_seat_refresh(context: JobContext) -> JobOutcome:
 async def publish_section_changes(context: JobContext, sections: list[tuple[str, str]]) -> None:
     """Tell the students listening to these sections (or to a schedule holding one) that they
     changed: after the commit, so a client that reads again sees the new seats."""
-    from campus_mcp.change_bus import publish_changes
+    from campus_mcp import publish_changes
 
     from campus_catalog.resources import section_uri
 
