@@ -23,6 +23,7 @@ import dataclasses
 import importlib.metadata
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -226,22 +227,24 @@ def _check_prompts(prompts: Mapping[str, Prompt], completions: Mapping[str, Comp
                 )
 
 
+_TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def _checked_resources(
     resources: Mapping[str, ResourceTemplate], tools: Mapping[str, Tool]
 ) -> dict[str, ResourceTemplate]:
     """The templates whose tool is offered (a plugin without its source offers neither), each a
     valid URI template whose variables are the tool's arguments, of a tool that only reads."""
-    from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
-
     kept: dict[str, ResourceTemplate] = {}
     for key, template in resources.items():
         where = f"resource template {key!r} of plugin {template.plugin!r}"
         if not key.startswith("campus://"):
             raise PluginError(f"{where} must start with campus:// (ui:// views are app resources).")
-        try:
-            names = UriTemplate.parse(key).variable_names
-        except InvalidUriTemplate as exc:
-            raise PluginError(f"{where} is not a URI template: {exc}") from None
+        # Simple {name} variables only, read without the MCP SDK (a CLI command loads the
+        # registry and must not import it): each stands for one path segment.
+        names = _TEMPLATE_VARIABLE.findall(key)
+        if _TEMPLATE_VARIABLE.sub("", key).count("{") or _TEMPLATE_VARIABLE.sub("", key).count("}"):
+            raise PluginError(f"{where} is not a URI template of simple variables such as {{term}}.")
         unknown = sorted(set(template.completers) - set(names))
         if unknown:
             raise PluginError(f"{where} names completers for {', '.join(unknown)}, which are not its variables.")
