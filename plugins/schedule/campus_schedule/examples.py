@@ -17,7 +17,7 @@ from campus_mcp import ToolExample
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_schedule.models import Enrollment
+from campus_schedule.models import Enrollment, SeatWatch
 
 SPARSE_TERM = "209910"
 EXAMPLE_TERM = "209920"
@@ -82,6 +82,24 @@ async def add_example_term(session: AsyncSession) -> None:
     await session.commit()
 
 
+async def add_example_watch(session: AsyncSession) -> None:
+    """The example term, with student1 watching its second (full) section."""
+    await add_example_term(session)
+    student = (await session.execute(text("SELECT id FROM students WHERE username = 'student1'"))).scalar_one()
+    section = (await session.execute(text("SELECT id FROM catalog_sections WHERE crn = '99102'"))).scalar_one()
+    session.add(SeatWatch(student_id=student, term_uid=EXAMPLE_TERM, section_id=section, crn="99102"))
+    await session.commit()
+
+
+async def add_sparse_watch(session: AsyncSession) -> None:
+    """The sparse schedule, with student1 watching its cancelled section (no seat counts at all)."""
+    await add_sparse_schedule(session)
+    student = (await session.execute(text("SELECT id FROM students WHERE username = 'student1'"))).scalar_one()
+    section = (await session.execute(text("SELECT id FROM catalog_sections WHERE crn = '99003'"))).scalar_one()
+    session.add(SeatWatch(student_id=student, term_uid=SPARSE_TERM, section_id=section, crn="99003"))
+    await session.commit()
+
+
 def _examples() -> dict[str, tuple[ToolExample, ...]]:
     today = _today()
     week = {"start_date": today.isoformat(), "end_date": (today + timedelta(days=6)).isoformat()}
@@ -110,6 +128,16 @@ def _examples() -> dict[str, tuple[ToolExample, ...]]:
             ),
             # Drops the cancelled section and keeps the one with no meeting and the one with no time.
             ToolExample(tool="", arguments={"term": SPARSE_TERM, "crns": ["99001", "99002"]}, **sparse),  # type: ignore[arg-type]
+        ),
+        "watch_section": (
+            ToolExample(tool="", arguments={"term": EXAMPLE_TERM, "crn": "99102"}, prepare=add_example_term),
+        ),
+        "unwatch_section": (
+            ToolExample(tool="", arguments={"term": EXAMPLE_TERM, "crn": "99102"}, prepare=add_example_watch),
+        ),
+        "list_watches": (
+            ToolExample(tool="", arguments={}),
+            ToolExample(tool="", arguments={"term": SPARSE_TERM}, data="sparse", prepare=add_sparse_watch),
         ),
     }
 

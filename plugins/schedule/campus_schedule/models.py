@@ -62,3 +62,23 @@ class StudentEventAttendee(Base):
 
     event_id: Mapped[int] = mapped_column(ForeignKey("schedule_events.id", ondelete="CASCADE"), primary_key=True)
     student_id: Mapped[int] = mapped_column(ForeignKey("students.id", ondelete="CASCADE"), primary_key=True)
+
+
+class SeatWatch(Base):
+    """A student's wish to hear when a full section has a seat (watch_section). The news is read,
+    not stored: the section's seats now, on the next answer of list_watches, my_courses and the
+    schedule page, and at once on a listen stream of the section or of the schedule."""
+
+    __tablename__ = "schedule_seat_watches"
+    __table_args__ = (
+        UniqueConstraint("student_id", "section_id", name="uq_schedule_seat_watches_student_id"),
+        Index("ix_schedule_seat_watches_student_term", "student_id", "term_uid"),
+        Index("ix_schedule_seat_watches_section_id", "section_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    student_id: Mapped[int] = mapped_column(ForeignKey("students.id", ondelete="CASCADE"))
+    term_uid: Mapped[str] = mapped_column(String(20))
+    section_id: Mapped[int] = mapped_column(ForeignKey("catalog_sections.id", ondelete="CASCADE"))
+    crn: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -35,6 +35,7 @@ from campus_schedule.schemas import (
     WeeklyMeeting,
     twelve_hour,
 )
+from campus_schedule.watches import watched_sections
 
 DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 HISTORY_NOTE = (
@@ -99,6 +100,8 @@ async def term_courses(session: AsyncSession, student_id: int, term: Term) -> My
         courses=[my_course(s) for s in sections],
         conflicts=find_conflicts([s for s in sections if not s.cancelled]),
         note=None if sections else await _other_terms_note(session, student_id, term),
+        # The news of a seat watch is read here, on the student's next look at the term.
+        seat_watches=await watched_sections(session, student_id, term.uid),
     )
 
 

@@ -68,6 +68,20 @@ class SetMySections(TermSectionsUpdate, TermSectionsPath):
     the schema) and its whole new list of CRNs."""
 
 
+class SectionWatch(Arguments):
+    term: str = Field(description="Term uid (such as '202710') or name.")
+    crn: str = Field(description="The 5-digit CRN.")
+
+    @field_validator("crn")
+    @classmethod
+    def _crn(cls, value: str) -> str:
+        return normalize_crn(value)
+
+
+class WatchesQuery(Arguments):
+    term: str | None = Field(default=None, description="Term uid or name. Default: every term.")
+
+
 # --- answers --------------------------------------------------------------------------------
 
 
@@ -99,11 +113,33 @@ class MyCourse(Answer):
     meetings: list[WeeklyMeeting]
 
 
+class WatchedSection(Answer):
+    term: str
+    crn: str
+    course_code: str
+    title: str
+    seats_available: int | None = Field(description="Now. 0 or less: full.")
+    waitlist_available: int | None
+    cancelled: bool
+    seat_open: bool = Field(description="A seat is open now: tell the student to register.")
+    watching_since: datetime
+
+
 class MyCourses(Answer):
     term: TermRef
     courses: list[MyCourse]
     conflicts: list[Conflict] = Field(description="Time conflicts between the courses (shown, never refused).")
     note: str | None = Field(description="What to do when the term has no courses.")
+    seat_watches: list[WatchedSection] = Field(default_factory=list, description="Sections watched for a seat.")
+
+
+class MyWatches(Answer):
+    watches: list[WatchedSection]
+
+
+class WatchChange(MyWatches):
+    result: Literal["changed", "unchanged"]
+    not_changed: NotChanged | None = None
 
 
 class MySectionsChange(MyCourses):

@@ -25,16 +25,23 @@ from campus_schedule.schemas import (
     MyCourses,
     MyFinals,
     MySectionsChange,
+    MyWatches,
+    SectionWatch,
     SetMySections,
     TermArgument,
     TermSectionsPath,
+    WatchChange,
+    WatchesQuery,
 )
 from campus_schedule.sections_change import plan_my_sections, run_set_my_sections
+from campus_schedule.watches import plan_unwatch, plan_watch, run_list_watches, run_unwatch, run_watch
 
 SCOPE = "schedule:read"
 WRITE_SCOPE = "schedule:write"
 API = "/api/v1/me"
 TERM_SECTIONS = f"{API}/terms/{{term}}/sections"
+WATCHES = f"{API}/watches"
+WATCH = f"{API}/watches/{{term}}/{{crn}}"
 SCHEDULE_PAGE = "/dashboard/schedule"
 ONBOARDING_PAGE = "/dashboard/schedule/start"
 
@@ -216,6 +223,56 @@ OPERATIONS = [
         data_sources=("sections",),
         page_links=schedule_links,
         examples=examples_of("set_my_sections"),
+    ),
+    Operation(
+        name="watch_section",
+        title="Watch a section for a seat",
+        description=(
+            "Watches a full section until a seat frees up, for the signed-in student. Use it for: 'Tell me when a "
+            "seat opens in 40213', 'Let me know if the chem lab gets a spot'. list_watches and my_courses then give "
+            "seat_open; apps that subscribe hear it at once. The student confirms first; this is not registration."
+        ),
+        scope=WRITE_SCOPE,
+        input_model=SectionWatch,
+        output_model=WatchChange,
+        run=run_watch,
+        plan=plan_watch,
+        writes=True,
+        idempotent=True,
+        method="PUT",
+        path=WATCH,
+        examples=examples_of("watch_section"),
+    ),
+    Operation(
+        name="unwatch_section",
+        title="Stop watching a section",
+        description="Stops a seat watch of watch_section. Use it for: 'Stop watching CRN 40213'. The student confirms first.",
+        scope=WRITE_SCOPE,
+        input_model=SectionWatch,
+        output_model=WatchChange,
+        run=run_unwatch,
+        plan=plan_unwatch,
+        writes=True,
+        idempotent=True,
+        method="DELETE",
+        path=WATCH,
+        examples=examples_of("unwatch_section"),
+    ),
+    Operation(
+        name="list_watches",
+        title="My seat watches",
+        description=(
+            "The sections the signed-in student watches for a seat (watch_section), each with its availability "
+            "now and seat_open. Use it for: 'Did a seat open in the class I watch?', 'Which sections do I watch?'."
+        ),
+        scope=SCOPE,
+        input_model=WatchesQuery,
+        output_model=MyWatches,
+        run=run_list_watches,
+        method="GET",
+        path=WATCHES,
+        data_sources=("sections",),
+        examples=examples_of("list_watches"),
     ),
 ]
 

@@ -1,0 +1,151 @@
+"""Seat watches: "tell me when a seat opens in CRN 40213", for clients without subscriptions.
+
+``watch_section`` records the wish (after the student confirms, as every write); the news is read,
+never stored or sent from a job: a watched section's seats now are on the next answer of
+``list_watches`` and ``my_courses`` and on the schedule page, and a client listening to the
+section or to the schedule (``subscriptions/listen``) hears the seat refresh at once. So there is
+nothing to get out of step when a seat opens and closes again between two reads.
+"""
+
+from __future__ import annotations
+
+from campus_catalog.models import Course, Section, Term
+from campus_catalog.queries.sections import section_key
+from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_schedule.models import SeatWatch
+from campus_schedule.schemas import MyWatches, SectionWatch, WatchChange, WatchedSection, WatchesQuery
+
+# A student watches a handful of full sections while registering; more is a mistake or a script.
+MAX_WATCHES = 20
+UNCHANGED = ("declined", "cancelled")
+
+
+def seat_open(section: Section) -> bool:
+    return not section.cancelled and (section.seats_available or 0) > 0
+
+
+async def watched_sections(session: AsyncSession, student_id: int, term_uid: str | None = None) -> list[WatchedSection]:
+    """The student's watches (of one term, or all), each with its section's seats now."""
+    query = (
+        select(SeatWatch, Section, Course.subject_code, Course.course_number, Course.title)
+        .join(Section, Section.id == SeatWatch.section_id)
+        .join(Course, Course.id == Section.course_id)
+        .where(SeatWatch.student_id == student_id)
+        .order_by(SeatWatch.term_uid, SeatWatch.crn)
+    )
+    if term_uid is not None:
+        query = query.where(SeatWatch.term_uid == term_uid)
+    return [
+        WatchedSection(
+            term=watch.term_uid,
+            crn=watch.crn,
+            course_code=f"{subject} {number}",
+            title=section.title or title,
+            seats_available=section.seats_available,
+            waitlist_available=section.waitlist_available,
+            cancelled=section.cancelled,
+            seat_open=seat_open(section),
+            watching_since=watch.created_at,
+        )
+        for watch, section, subject, number, title in (await session.execute(query)).all()
+    ]
+
+
+async def _section(session: AsyncSession, context: ToolContext, args: SectionWatch) -> tuple[Section, Term]:
+    section_id, term_id = await section_key(session, args.crn, args.term, context.settings)
+    section = await session.get(Section, section_id)
+    term = await session.get(Term, term_id)
+    assert section is not None and term is not None
+    return section, term
+
+
+async def _watch(session: AsyncSession, student_id: int, section_id: int) -> SeatWatch | None:
+    found: SeatWatch | None = await session.scalar(
+        select(SeatWatch).where(SeatWatch.student_id == student_id, SeatWatch.section_id == section_id)
+    )
+    return found
+
+
+def _described(section: Section, term: Term, course_code: str) -> str:
+    seats = section.seats_available
+    now = "cancelled" if section.cancelled else "seats unknown" if seats is None else f"{max(seats, 0)} open now"
+    return f"{course_code} (CRN {section.crn}, {term.name}; {now})"
+
+
+async def _course_code(session: AsyncSession, section: Section) -> str:
+    row = (
+        await session.execute(select(Course.subject_code, Course.course_number).where(Course.id == section.course_id))
+    ).one()
+    return f"{row[0]} {row[1]}"
+
+
+async def plan_watch(context: ToolContext, args: SectionWatch) -> PlannedChange | None:
+    async with context.session() as session:
+        section, term = await _section(session, context, args)
+        if await _watch(session, context.user_id, section.id) is not None:
+            return None  # already watched: nobody is asked
+        count = await session.scalar(select(func.count()).where(SeatWatch.student_id == context.user_id)) or 0
+        if count >= MAX_WATCHES:
+            raise InvalidInput(
+                f"You watch {count} sections, the most this campus keeps. Stop watching one with unwatch_section "
+                "(list_watches lists them), then watch this one."
+            )
+        what = _described(section, term, await _course_code(session, section))
+    return PlannedChange(
+        message=(
+            f"Watch {what} for an open seat.\nYou will see it on your schedule page and in my_courses; an app that "
+            "listens is told at once. This does not register you for the section."
+        ),
+        version="watching:no",
+    )
+
+
+async def plan_unwatch(context: ToolContext, args: SectionWatch) -> PlannedChange | None:
+    async with context.session() as session:
+        section, term = await _section(session, context, args)
+        if await _watch(session, context.user_id, section.id) is None:
+            return None  # not watched: nothing to stop
+        what = _described(section, term, await _course_code(session, section))
+    return PlannedChange(message=f"Stop watching {what} for an open seat.", version="watching:yes")
+
+
+async def run_watch(context: ToolContext, args: SectionWatch) -> WatchChange:
+    return await _change(context, args, watching=True)
+
+
+async def run_unwatch(context: ToolContext, args: SectionWatch) -> WatchChange:
+    return await _change(context, args, watching=False)
+
+
+async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -> WatchChange:
+    student = context.user_id
+    async with context.session() as session:
+        section, term = await _section(session, context, args)
+        if context.confirmation in UNCHANGED:
+            return WatchChange(
+                watches=await watched_sections(session, student),
+                result="unchanged",
+                not_changed=not_changed(context.confirmation),
+            )
+        existing = await _watch(session, student, section.id)
+        changed = (existing is None) == watching
+        if changed and watching:
+            session.add(SeatWatch(student_id=student, term_uid=term.uid, section_id=section.id, crn=section.crn))
+        elif existing is not None:
+            await session.delete(existing)
+        await session.commit()
+        watches = await watched_sections(session, student)
+    return WatchChange(watches=watches, result="changed" if changed else "unchanged")
+
+
+async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatches:
+    async with context.session() as session:
+        term_uid = None
+        if args.term is not None:
+            from campus_catalog.queries.terms import resolve_term
+
+            term_uid = (await resolve_term(session, args.term, context.settings)).uid
+        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid))
