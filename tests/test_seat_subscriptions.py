@@ -21,11 +21,12 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from campus_catalog.models import Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_mcp.accounts import create_local_student
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
+from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
 from campus_schedule.models import Enrollment
 from mcp.client.subscriptions import ListenNotSupportedError
@@ -40,6 +41,7 @@ BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
 TERM = "202131"
 # A seat refresh's news must reach a listening client within this (the issue: "within seconds").
 NEWS_WITHIN_SECONDS = 10.0
+PASSWORD = "a long enough password"
 
 
 def fixture_sections() -> list[dict[str, Any]]:
@@ -77,7 +79,7 @@ async def registration_campus(
             await session.execute(
                 update(Term).values(start_date=today - timedelta(days=3), end_date=today + timedelta(days=100))
             )
-            student = await create_local_student(session, "student1", "a long enough password")
+            student = await create_local_student(session, "student1", PASSWORD)
             section = await session.scalar(select(Section).where(Section.crn == crn))
             assert section is not None and section.seats_available == 0
             session.add(Enrollment(student_id=student.id, term_uid=TERM, section_id=section.id, crn=crn))
@@ -90,6 +92,12 @@ def open_a_seat(fake: FakeBanner, crn: str) -> None:
     for section in fake.sections:
         if str(section["courseReferenceNumber"]) == crn:
             section["seatsAvailable"], section["enrollment"] = 1, section["maximumEnrollment"] - 1  # type: ignore[index]
+
+
+def answer_of(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    answer: dict[str, Any] = result.structured_content
+    return answer
 
 
 def section_json(result: Any) -> dict[str, Any]:
@@ -190,3 +198,72 @@ async def test_listen_is_not_on_the_2025_wire(campus_factory: CampusFactory, mon
                 },
             )
         assert answer.json()["error"]["code"] == -32601, answer.text
+
+
+def answering_yes() -> Any:
+    """The student's "yes" to the host's question; keeps each question it was asked."""
+    asked: list[str] = []
+
+    async def callback(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    callback.asked = asked  # type: ignore[attr-defined]
+    return callback
+
+
+async def on_the_dashboard(base: str, term: str) -> tuple[str, Any]:
+    """As student1 signed in with their password: the My schedule page of ``term``, and the REST
+    twin of list_watches (the dashboard's session works on the REST API)."""
+    async with httpx2.AsyncClient(base_url=base, timeout=30, follow_redirects=True) as browser:
+        login = await browser.get("/login", params={"next": "/dashboard"})
+        data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+        signed_in = await browser.post("/login", data=data | {"username": "student1", "password": PASSWORD})
+        assert signed_in.status_code == 200, signed_in.text
+        page = await browser.get("/dashboard/schedule", params={"term": term})
+        assert page.status_code == 200, page.text
+        twin = await browser.get("/api/v1/me/watches", params={"term": term})
+        assert twin.status_code == 200, twin.text
+        return page.text, twin.json()
+
+
+async def test_a_seat_watch_brings_the_news_to_list_watches_my_courses_rest_and_the_dashboard(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with registration_campus(campus_factory, monkeypatch) as (url, campus, fake, crn):
+        base = url.removesuffix("/api/mcp")
+        token = await token_for(campus.deployment, ["schedule:read", "schedule:write"])
+        yes = answering_yes()
+        async with mcp_client(url, token, MODERN, elicitation_callback=yes) as client:
+            watched = answer_of(await client.call_tool("watch_section", {"term": TERM, "crn": crn}))
+            again = answer_of(await client.call_tool("watch_section", {"term": TERM, "crn": crn}))
+            full = answer_of(await client.call_tool("list_watches", {}))
+            open_a_seat(fake, crn)
+            assert (await campus.run_job("catalog.seat_refresh")).outcome == "ok"
+            news = answer_of(await client.call_tool("list_watches", {"term": TERM}))
+            courses = answer_of(await client.call_tool("my_courses", {"term": TERM}))
+            page, twin = await on_the_dashboard(base, TERM)
+            stopped = answer_of(await client.call_tool("unwatch_section", {"term": TERM, "crn": crn}))
+        # Asked once: the second watch of the same section changes nothing and asks nothing.
+        assert len(yes.asked) == 2 and f"CRN {crn}" in yes.asked[0] and "0 open now" in yes.asked[0], yes.asked
+        assert yes.asked[1].startswith("Stop watching"), yes.asked
+        assert (watched["result"], again["result"]) == ("changed", "unchanged")
+        assert [(w["crn"], w["seat_open"]) for w in full["watches"]] == [(crn, False)]
+        assert [(w["crn"], w["seat_open"], w["seats_available"]) for w in news["watches"]] == [(crn, True, 1)]
+        assert [(w["crn"], w["seat_open"]) for w in courses["seat_watches"]] == [(crn, True)]
+        assert twin["watches"] == news["watches"]  # the REST twin: the same watches (the advisory is the tool's)
+        assert "Seat watches" in page and "Seat open now" in page and f"CRN {crn}" in page
+        assert stopped["result"] == "changed" and stopped["watches"] == []
+
+
+async def test_watching_needs_a_signed_in_student_with_schedule_write(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with registration_campus(campus_factory, monkeypatch) as (url, campus, _fake, crn):
+        read_only = await token_for(campus.deployment, ["schedule:read"])
+        async with mcp_client(url, read_only, MODERN) as client:
+            refused = await client.call_tool("watch_section", {"term": TERM, "crn": crn})
+            unknown = await client.call_tool("list_watches", {"term": "Summer 1999"})
+        assert refused.is_error and "schedule:write" in refused.content[0].text  # type: ignore[union-attr]
+        assert unknown.is_error and "Summer 1999" in unknown.content[0].text  # type: ignore[union-attr]

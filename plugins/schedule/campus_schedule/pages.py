@@ -22,7 +22,7 @@ from litestar.response import Redirect
 
 from campus_schedule import queries
 from campus_schedule.enrollment import enrolled_sections, has_courses, set_term_sections
-from campus_schedule.schemas import MyCourses, TermSectionsUpdate
+from campus_schedule.schemas import MyCourses, TermSectionsUpdate, WatchedSection
 from campus_schedule.tools import ONBOARDING_PAGE, SCHEDULE_PAGE
 
 PAGE_OPT = {"exclude_from_parity": True}
@@ -93,11 +93,34 @@ def _schedule_body(
         f"<h1>My schedule: {escape(chosen.name)}</h1>"
         f"{notice}"
         + (f'<nav aria-label="Terms">{tabs}</nav>' if tabs else "")
+        + _watches(answer)
         + f'<section class="card">{table}</section>'
         + (f'<section class="card"><h2>Time conflicts</h2><ul>{conflicts}</ul></section>' if conflicts else "")
         + "<h2>Add a section</h2>"
         + _add_form(csrf, addable, chosen)
     )
+
+
+def _watch_state(watch: WatchedSection) -> str:
+    if watch.cancelled:
+        return "Cancelled"
+    if watch.seat_open:
+        seats = watch.seats_available or 0
+        return f"<strong>Seat open now</strong>: {seats} seat{'' if seats == 1 else 's'}. Register soon."
+    waitlist = "" if watch.waitlist_available is None else f", {max(watch.waitlist_available, 0)} waitlist places"
+    return f"Full{escape(waitlist)}"
+
+
+def _watches(answer: MyCourses) -> str:
+    """The term's seat watches (watch_section), a seat that opened first: the news of a watch."""
+    if not answer.seat_watches:
+        return ""
+    ordered = sorted(answer.seat_watches, key=lambda w: (not w.seat_open, w.course_code, w.crn))
+    items = "".join(
+        f"<li>{escape(w.course_code)} {escape(w.title)} (CRN {escape(w.crn)}): {_watch_state(w)}</li>" for w in ordered
+    )
+    opened = any(w.seat_open for w in answer.seat_watches)
+    return f'<section class="card" aria-label="Seat watches"{" role=status" if opened else ""}><h2>Seat watches</h2><ul>{items}</ul></section>'
 
 
 async def _addable_terms(session: Any, settings: Any) -> list[Term]:

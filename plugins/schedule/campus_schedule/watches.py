@@ -134,7 +134,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
         changed = (existing is None) == watching
         if changed and watching:
             session.add(SeatWatch(student_id=student, term_uid=term.uid, section_id=section.id, crn=section.crn))
-        elif existing is not None:
+        elif changed and existing is not None:
             await session.delete(existing)
         await session.commit()
         watches = await watched_sections(session, student)
