@@ -27,7 +27,7 @@ from campus_catalog.models import Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
 from campus_mcp.accounts import create_local_student
 from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
+from campus_mcp.testing import CampusFactory, CampusHarness, TestDatabases, campus_today, private_redis, serve
 from campus_schedule.models import Enrollment
 from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPError
@@ -42,6 +42,11 @@ TERM = "202131"
 # A seat refresh's news must reach a listening client within this (the issue: "within seconds").
 NEWS_WITHIN_SECONDS = 10.0
 PASSWORD = "a long enough password"
+BANNER_SETTINGS = {
+    "CAMPUS_MCP_CATALOG_ALLOW_LOOPBACK_HTTP": "true",
+    "CAMPUS_MCP_CATALOG_BANNER_REQUESTS_PER_MINUTE": "6000",
+    "CAMPUS_MCP_CATALOG_BANNER_PAGE_SIZE": "50",
+}
 
 
 def fixture_sections() -> list[dict[str, Any]]:
@@ -52,21 +57,20 @@ def fixture_sections() -> list[dict[str, Any]]:
 
 
 @contextlib.asynccontextmanager
-async def registration_campus(
-    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, **settings: Any
-) -> AsyncIterator[tuple[str, CampusHarness, FakeBanner, str]]:
-    """A campus in registration from a fake Banner, one section full, on student1's schedule;
-    yields the MCP URL, the campus, the fake (a test opens seats in it) and that section's CRN."""
+async def prepared_campus(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, port: int, **settings: Any
+) -> AsyncIterator[tuple[CampusHarness, FakeBanner, str, str]]:
+    """A campus in registration from a fake Banner, one section full, on student1's schedule, to be
+    served on ``port``; yields the campus, the fake (a test opens seats in it), that section's CRN
+    and the fake's URL."""
     for name in ("BANNER_URL", "BANNER_FILE", "CALENDAR_URL", "CALENDAR_FILE"):
         monkeypatch.delenv(f"CAMPUS_MCP_CATALOG_{name}", raising=False)
-    monkeypatch.setenv("CAMPUS_MCP_CATALOG_ALLOW_LOOPBACK_HTTP", "true")
-    monkeypatch.setenv("CAMPUS_MCP_CATALOG_BANNER_REQUESTS_PER_MINUTE", "6000")
-    monkeypatch.setenv("CAMPUS_MCP_CATALOG_BANNER_PAGE_SIZE", "50")
+    for name, value in BANNER_SETTINGS.items():
+        monkeypatch.setenv(name, value)
     fake = FakeBanner(sections=fixture_sections())
     full = fake.sections[0]
     full["seatsAvailable"], full["enrollment"] = 0, full["maximumEnrollment"]  # type: ignore[index]
     crn = str(full["courseReferenceNumber"])
-    port = free_port()
     async with serve_fake_banner(fake) as banner_url:
         monkeypatch.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", banner_url)
         campus = await campus_factory(
@@ -84,8 +88,20 @@ async def registration_campus(
             assert section is not None and section.seats_available == 0
             session.add(Enrollment(student_id=student.id, term_uid=TERM, section_id=section.id, crn=crn))
             await session.commit()
-        async with serve_on_loopback(campus.app, port) as base:
-            yield f"{base}/api/mcp", campus, fake, crn
+        yield campus, fake, crn, banner_url
+
+
+@contextlib.asynccontextmanager
+async def registration_campus(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, **settings: Any
+) -> AsyncIterator[tuple[str, CampusHarness, FakeBanner, str]]:
+    """:func:`prepared_campus` served in this process; yields the MCP URL first."""
+    port = free_port()
+    async with (
+        prepared_campus(campus_factory, monkeypatch, port, **settings) as (campus, fake, crn, _banner),
+        serve_on_loopback(campus.app, port) as base,
+    ):
+        yield f"{base}/api/mcp", campus, fake, crn
 
 
 def open_a_seat(fake: FakeBanner, crn: str) -> None:
@@ -267,3 +283,58 @@ async def test_watching_needs_a_signed_in_student_with_schedule_write(
             unknown = await client.call_tool("list_watches", {"term": "Summer 1999"})
         assert refused.is_error and "schedule:write" in refused.content[0].text  # type: ignore[union-attr]
         assert unknown.is_error and "Summer 1999" in unknown.content[0].text  # type: ignore[union-attr]
+
+
+async def test_two_workers_hear_a_seat_refresh_run_elsewhere_through_redis(
+    campus_factory: CampusFactory,
+    campus_databases: TestDatabases,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """``campus-mcp serve --workers 2`` on PostgreSQL with a private Redis; the seat refresh runs in
+    this process (as ``campus-mcp worker`` would): only Redis can carry its news to the worker
+    holding the stream. Two students' clients listen, so both workers are likely to hold one."""
+    if not campus_databases.postgres:
+        pytest.skip("several workers need PostgreSQL (CAMPUS_MCP_TEST_DATABASE_URL)")
+    port = free_port()
+    with private_redis(tmp_path / "redis") as (redis_url, _redis):
+        async with prepared_campus(campus_factory, monkeypatch, port, redis_url=redis_url) as (
+            campus,
+            fake,
+            crn,
+            banner_url,
+        ):
+            env = {
+                "CAMPUS_MCP_DATABASE_URL": campus.settings.database_url,
+                "CAMPUS_MCP_SECRET_KEY": campus.settings.secret_key.get_secret_value(),
+                "CAMPUS_MCP_REDIS_URL": redis_url,
+                "CAMPUS_MCP_PLUGINS": "catalog,schedule",
+                "CAMPUS_MCP_ANONYMOUS_ACCESS": "false",
+                "CAMPUS_MCP_SCHEDULER": "false",
+                "CAMPUS_MCP_RATE_LIMITS": "false",
+                "CAMPUS_MCP_PUBLIC_URL": f"http://127.0.0.1:{port}",
+                "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
+                "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
+                "CAMPUS_MCP_CATALOG_BANNER_URL": banner_url,
+                **BANNER_SETTINGS,
+            }
+            token = await token_for(campus.deployment, ["schedule:read"])
+            section_uri = f"campus://sections/{TERM}/{crn}"
+            with contextlib.ExitStack() as stack:
+                # Started in a thread: this loop serves the fake Banner meanwhile.
+                served = await asyncio.to_thread(
+                    stack.enter_context,
+                    serve(env, port=port, log_path=tmp_path / "serve.log", args=["--no-prepare", "--workers", "2"]),
+                )
+                async with (
+                    mcp_client(served.mcp_url, token, MODERN) as first,
+                    mcp_client(served.mcp_url, token, MODERN) as second,
+                    first.listen(resource_subscriptions=[section_uri]) as one,
+                    second.listen(resource_subscriptions=[section_uri]) as other,
+                ):
+                    open_a_seat(fake, crn)
+                    assert (await campus.run_job("catalog.seat_refresh")).outcome == "ok"
+                    heard = await asyncio.gather(hear(one, {section_uri}), hear(other, {section_uri}))
+                    after = section_json(await first.read_resource(section_uri))
+            assert heard == [{section_uri}, {section_uri}], served.log.read_text()[-3000:]
+            assert after["seats"]["available"] == 1
