@@ -20,11 +20,14 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
-
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent, SubscriptionBus
+from typing import TYPE_CHECKING, Any
 
 from campus_mcp.settings import Settings
+
+if TYPE_CHECKING:
+    # The SDK is imported where a bus is made, not here: a plugin's module that publishes is
+    # imported by CLI commands too, which must start without the MCP SDK (tests/test_cli_startup.py).
+    from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +43,14 @@ class RedisSubscriptionBus:
     and :meth:`relay` brings Redis's messages to the local listeners."""
 
     def __init__(self, url: str) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus
+
         self.url = url
         self.local = InMemorySubscriptionBus()
 
     async def publish(self, event: ServerEvent) -> None:
+        from mcp.server.subscriptions import ResourceUpdated
+
         if not isinstance(event, ResourceUpdated):
             await self.local.publish(event)  # list changes follow a deploy, which every worker sees
             return
@@ -78,6 +85,8 @@ class RedisSubscriptionBus:
                 await task
 
     async def _relay_forever(self) -> None:
+        from mcp.server.subscriptions import ResourceUpdated
+
         from campus_mcp.redis_client import redis_client
 
         while True:
@@ -118,6 +127,8 @@ _buses: dict[str, SubscriptionBus] = {}
 
 def change_bus(settings: Settings) -> SubscriptionBus:
     """This process's bus for ``settings``: Redis's when ``redis_url`` is set, else in process."""
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
     url = settings.redis_url.get_secret_value()
     if url not in _buses:
         _buses[url] = RedisSubscriptionBus(url) if url else InMemorySubscriptionBus()
@@ -127,6 +138,8 @@ def change_bus(settings: Settings) -> SubscriptionBus:
 async def publish_changes(settings: Settings, uris: Iterable[str]) -> int:
     """Tell the listeners of these resources that they changed; how many were published. A bus
     that fails is logged, never the publisher's failure: the data is stored either way."""
+    from mcp.server.subscriptions import ResourceUpdated
+
     bus = change_bus(settings)
     unique = list(dict.fromkeys(uris))
     try:

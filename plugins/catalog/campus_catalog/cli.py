@@ -101,8 +101,11 @@ def import_group() -> None:
 @click.option("--term", "terms", multiple=True, help="With --live: only these term codes (repeatable).")
 def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
     """Import sections from saved Banner responses, or sync them from Banner (--live)."""
+    from campus_mcp import publish_changes
+
     from campus_catalog.queries.clock import campus_today
     from campus_catalog.refresh_queue import record_catalog_run
+    from campus_catalog.resources import section_uri
     from campus_catalog.semantic import fill_vectors_after_import
     from campus_catalog.sources.banner_sync import import_banner_file, sync_sections
     from campus_catalog.sources.errors import SourceError
@@ -149,6 +152,8 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
             vectors = await fill_vectors_after_import(sessions, "banner")
         summary = f"{report.summary()}; {vectors}"
         await _record(sessions, "banner", started, report.stored, lost, summary)
+        # Students listening to a changed section hear it (through Redis, from this command too).
+        await publish_changes(deployment.settings, [section_uri(t, c) for t, c in report.changed_sections])
         return report.stored, lost, summary, report.gaps()
 
     try:

@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from campus_mcp import Base, JobOutcome, UTCDateTime, record_run, utcnow
+from campus_mcp import Base, JobOutcome, UTCDateTime, publish_changes, record_run, utcnow
 from sqlalchemy import Index, String, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -42,9 +42,10 @@ from sqlalchemy.orm import Mapped, mapped_column, selectinload
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Section, Term
+from campus_catalog.resources import section_uri
 
 if TYPE_CHECKING:
-    from campus_mcp import ToolContext
+    from campus_mcp import Settings, ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +73,13 @@ class SectionRefreshKey(Base):
 class SectionRefresher:
     """The background worker of one process and one database: reads Banner, writes sections."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], catalog: CatalogSettings) -> None:
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], catalog: CatalogSettings, settings: Settings | None = None
+    ) -> None:
         self.sessions = sessions
         self.catalog = catalog
+        # The host's settings: where a section whose times changed is published (campus_mcp.change_bus).
+        self.settings = settings
         self.queue: asyncio.Queue[list[SectionRef]] = asyncio.Queue(maxsize=QUEUE_CAPACITY)
         self._worker: asyncio.Task[None] | None = None
 
@@ -109,6 +114,7 @@ class SectionRefresher:
         lost: dict[str, str] = {}
         refreshed = 0
         empty = 0
+        changed: list[str] = []
         async with open_banner(self.catalog) as banner:
             for term_uid, crn in batch:
                 try:
@@ -140,11 +146,14 @@ class SectionRefresher:
                     if section is None:
                         lost[f"CRN {crn}"] = "no longer in the catalog"
                         continue
-                    await refresh_section_from_banner(session, section, meetings, unique_people, now=utcnow())
+                    if await refresh_section_from_banner(session, section, meetings, unique_people, now=utcnow()):
+                        changed.append(section_uri(term_uid, crn))
                     await session.commit()
                     refreshed += 1
         summary = f"{refreshed} of {len(batch)} sections refreshed; Banner gave nothing for {empty}"
         await record_catalog_run(self.sessions, started, refreshed, lost, summary)
+        if changed and self.settings is not None:
+            await publish_changes(self.settings, changed)
 
 
 async def record_catalog_run(
@@ -168,12 +177,14 @@ async def record_catalog_run(
 _refreshers: dict[tuple[int, int], SectionRefresher] = {}
 
 
-def refresher_for(sessions: async_sessionmaker[AsyncSession], catalog: CatalogSettings) -> SectionRefresher:
+def refresher_for(
+    sessions: async_sessionmaker[AsyncSession], catalog: CatalogSettings, settings: Settings | None = None
+) -> SectionRefresher:
     """The refresher of this database in this event loop."""
     key = (id(sessions), id(asyncio.get_running_loop()))
     refresher = _refreshers.get(key)
     if refresher is None:
-        refresher = _refreshers[key] = SectionRefresher(sessions, catalog)
+        refresher = _refreshers[key] = SectionRefresher(sessions, catalog, settings)
     return refresher
 
 
@@ -283,5 +294,5 @@ async def queue_stale_sections(context: ToolContext, sections: Iterable[SectionR
     catalog: CatalogSettings = context.plugin_settings
     if not catalog.banner_live:
         return []
-    refresher = refresher_for(context.sessions, catalog)
+    refresher = refresher_for(context.sessions, catalog, context.settings)
     return await queue_refreshes(context.sessions, refresher, sections, timezone=context.settings.timezone)
