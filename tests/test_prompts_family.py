@@ -184,7 +184,7 @@ async def test_courses_complete_after_the_last_separator_with_has_more(demo_camp
 
 async def test_without_the_prompts_family_the_catalog_completers_are_unused(campus_factory: CampusFactory) -> None:
     campus = await campus_factory(demo=True, disable=["prompts"])
-    assert campus.registry.prompts == {} and set(campus.registry.completions) == {"term", "subject", "courses"}
+    assert campus.registry.prompts == {} and set(campus.registry.completions) == {"term", "subject", "courses", "crn"}
     assert (await _complete(campus, "plan_term_schedule", "term", "")).values == []
 
 
