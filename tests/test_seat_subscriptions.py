@@ -175,7 +175,8 @@ async def test_listening_is_bounded_and_my_schedule_needs_its_permission(
                     pass
 
         token = await token_for(campus.deployment, ["schedule:read"])
-        async with mcp_client(url, token, MODERN) as client, mcp_client(url, token, MODERN) as second:
+        # The second client is on the toolbox endpoint: the limit counts a student's streams on every endpoint.
+        async with mcp_client(url, token, MODERN) as client, mcp_client(f"{url}/toolboxes", token, MODERN) as second:
             async with client.listen(resource_subscriptions=[section_uri]) as subscription:
                 with pytest.raises(MCPError, match="listen streams open"):
                     async with second.listen(resource_subscriptions=[section_uri]):

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 
 # Events a stream may have waiting before it is ended (a client that stopped reading).
 BUFFERED_EVENTS = 64
+# Open streams by student, per deployment (its registry) in this process: one count for all the
+# endpoints, so a student cannot open the limit on each of /api/mcp, /api/mcp/toolboxes ...
+_open_streams: dict[int, collections.Counter[str]] = {}
 
 
 class FollowingBus:
@@ -84,7 +87,7 @@ class CampusListen:
         self.streams_per_student = settings.listen_streams_per_student
         self.uris_per_stream = settings.listen_uris_per_stream
         self.lifetime_seconds = float(settings.listen_max_seconds)
-        self.open: collections.Counter[str] = collections.Counter()
+        self.open = _open_streams.setdefault(id(server.registry), collections.Counter())
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
