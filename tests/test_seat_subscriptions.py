@@ -339,3 +339,47 @@ async def test_two_workers_hear_a_seat_refresh_run_elsewhere_through_redis(
                     after = section_json(await first.read_resource(section_uri))
             assert heard == [{section_uri}, {section_uri}], served.log.read_text()[-3000:]
             assert after["seats"]["available"] == 1
+
+
+async def test_a_quiet_listen_stream_gets_keep_alives(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw 2026-07-28 listen: the acknowledgment first, then an SSE comment while nothing changes,
+    so a proxy's idle timeout does not cut a stream that waits for a seat (the SDK sends one every 15 s)."""
+    async with registration_campus(campus_factory, monkeypatch) as (url, campus, _fake, crn):
+        token = await token_for(campus.deployment, ["schedule:read"])
+        envelope = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        body = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "subscriptions/listen",
+            "params": {
+                "notifications": {"resourceSubscriptions": [f"campus://sections/{TERM}/{crn}"]},
+                "_meta": envelope,
+            },
+        }
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "subscriptions/listen",
+        }
+        seen: list[str] = []
+        async with (
+            httpx2.AsyncClient(timeout=60) as http,
+            http.stream("POST", url, json=body, headers=headers) as stream,
+        ):
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            with anyio.fail_after(30):
+                async for line in stream.aiter_lines():
+                    seen.append(line)
+                    if line.startswith(": ping"):
+                        break
+        acknowledged = [
+            line for line in seen if line.startswith("data:") and "notifications/subscriptions/acknowledged" in line
+        ]
+        assert acknowledged and seen.index(acknowledged[0]) < seen.index(seen[-1]), seen
+        assert seen[-1].startswith(": ping"), seen
