@@ -49,10 +49,7 @@ SCHEMA: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": CODE_LIMIT,
-    "description": (
-        "Only the confirmation code this tool answered, and only after the student agreed to that "
-        "question in the chat; leave it out on the first call. Never make one up."
-    ),
+    "description": "Only the code this tool answered, after the student agreed to its question in the chat.",
 }
 
 
