@@ -144,9 +144,9 @@ async def test_a_modern_client_with_form_elicitation_is_still_asked_by_the_form(
 @pytest.mark.parametrize(
     ("fallback", "words", "stored"),
     [
-        ("apply", "In any other client the change is saved at once", ("Quiz on Friday", 2)),
-        ("refuse", "In any other client nothing changes", ("Read chapter 3", 1)),
-        ("in_band", "call again with the same arguments and confirmation set to the code", ("Read chapter 3", 1)),
+        ("apply", "In any other, the change is saved at once", ("Quiz on Friday", 2)),
+        ("refuse", "In any other, nothing changes", ("Read chapter 3", 1)),
+        ("in_band", "call again, same arguments plus confirmation", ("Read chapter 3", 1)),
     ],
 )
 async def test_the_setting_chooses_what_a_client_that_cannot_be_asked_gets_and_the_description_says_it(
@@ -157,7 +157,7 @@ async def test_the_setting_chooses_what_a_client_that_cannot_be_asked_gets_and_t
     async with notes.mcp(principal=principal) as client:
         (tool,) = (await client.list_tools()).tools
         result = await client.call_tool(TOOL, {"text": "Quiz on Friday"})
-    assert "a client that can show a form (2026-07-28 form elicitation" in (tool.description or "")
+    assert "A client with form elicitation asks the student first." in (tool.description or "")
     assert words in (tool.description or "")
     assert ("confirmation" in tool.input_schema["properties"]) == (fallback == "in_band")
     assert await notes_plugin._stored(notes) == stored

@@ -50,7 +50,7 @@ SCHEMA: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": CODE_LIMIT,
-    "description": "Only the code this tool answered, after the student agreed to its question in the chat.",
+    "description": "The first call's code, once the student agreed.",
 }
 
 

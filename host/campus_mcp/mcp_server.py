@@ -76,18 +76,14 @@ COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore wh
 
 
 # What a write tool's description says happens on each kind of client (Settings.confirmation_fallback).
-_ASKED = (
-    "Confirmation: a client that can show a form (2026-07-28 form elicitation, or elicitation on stdio) "
-    "asks the student there."
-)
+_ASKED = "A client with form elicitation asks the student first."
 CONFIRMATION_WORDS: dict[str, str] = {
     "in_band": (
-        f"{_ASKED} In any other client the first call changes nothing and answers the question and a code: "
-        "show the student the question; only after they agree in the chat, call again with the same "
-        "arguments and confirmation set to the code."
+        f"{_ASKED} In any other, the first call changes nothing and answers a question and a code: show "
+        "the student the question; only if they agree, call again, same arguments plus confirmation."
     ),
-    "apply": f"{_ASKED} In any other client the change is saved at once: ask the student in the chat first.",
-    "refuse": f"{_ASKED} In any other client nothing changes: the student uses the campus dashboard.",
+    "apply": f"{_ASKED} In any other, the change is saved at once: ask the student first.",
+    "refuse": f"{_ASKED} In any other, nothing changes: the student uses the campus dashboard.",
 }
 
 
