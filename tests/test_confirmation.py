@@ -210,21 +210,23 @@ async def test_nothing_to_change_asks_nothing(notes: CampusHarness) -> None:
     assert await _stored(notes) == ("Read chapter 3", 1)
 
 
-async def test_a_legacy_client_changes_without_a_question(notes: CampusHarness) -> None:
+async def test_a_legacy_client_is_not_asked_and_changes_nothing_on_its_first_call(notes: CampusHarness) -> None:
+    # Issue 28: no longer seed 000's silent change; the question and a code come back instead
+    # (the code's round trip: tests/test_confirmation_in_band.py).
     await _seed(notes)
     callback = answering("decline")
     async with notes.mcp(principal=_student(notes), mode="legacy", elicitation_callback=callback) as client:
         result = await client.call_tool("set_study_note", {"text": "Legacy change"})
-    assert result.structured_content["result"] == "changed"
-    assert callback.asked == []
-    assert await _stored(notes) == ("Legacy change", 2)
+    assert result.is_error and 'Note: "Read chapter 3" -> "Legacy change"' in result.content[0].text
+    assert callback.asked == [] and saves == []
+    assert await _stored(notes) == ("Read chapter 3", 1)
 
 
 async def test_a_modern_client_without_form_elicitation_is_not_asked(notes: CampusHarness) -> None:
     async with notes.mcp(principal=_student(notes), mode=MODERN) as client:
         result = await client.call_tool("set_study_note", {"text": "First note"})
-    assert result.structured_content["result"] == "changed"
-    assert await _stored(notes) == ("First note", 1)
+    assert result.is_error and '"confirmation": "v1.' in result.content[0].text
+    assert await _stored(notes) is None
 
 
 async def _first_round(client: Any, arguments: dict[str, Any]) -> types.InputRequiredResult:

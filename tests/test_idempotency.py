@@ -30,7 +30,11 @@ TOOL = "set_study_note"
 
 @pytest.fixture
 async def notes(campus_factory: CampusFactory) -> AsyncIterator[CampusHarness]:
-    campus = await campus_factory(plugins=[], extra_plugins=[("notes", notes_plugin.Notes())])
+    # Seed 000's "apply": a legacy client changes at once. The keys under "in_band" and "refuse":
+    # tests/test_confirmation_in_band.py.
+    campus = await campus_factory(
+        plugins=[], extra_plugins=[("notes", notes_plugin.Notes())], confirmation_fallback="apply"
+    )
     async with campus.deployment.engine.begin() as connection:
         await connection.run_sync(notes_plugin.NotesBase.metadata.create_all)
     notes_plugin.saves.clear()

@@ -36,8 +36,9 @@ def answering(action: Literal["accept", "decline", "cancel"], confirm: bool | No
 
 @pytest.fixture
 async def campus(campus_factory: CampusFactory) -> CampusHarness:
-    """A demo campus of its own, for a test that changes settings."""
-    return await campus_factory(demo=True)
+    """A demo campus of its own, for a test that changes settings (seed 000's "apply": a legacy
+    client changes at once; the confirmation has tests of its own)."""
+    return await campus_factory(demo=True, confirmation_fallback="apply")
 
 
 async def _rows(campus: CampusHarness) -> list[str]:

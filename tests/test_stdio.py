@@ -33,6 +33,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from tests.support.endpoints import confirmation_code_in
+
 CAMPUS_MCP = str(Path(sys.executable).parent / "campus-mcp")
 SECRET_KEY = "test-only-secret-key"  # test_settings' key: the subprocess checks the same token hashes
 GRANTED = "catalog dining schedule:read settings:read settings:write"
@@ -137,6 +139,22 @@ async def test_a_personal_token_lists_calls_and_confirms_over_stdio(campus: Camp
         assert await campus.tokens.revoke(campus.student_id, info.public_id) == f"stdio {mode}"
         with pytest.raises(MCPError, match="revoked or has expired"):
             await client.call_tool("my_calendar_settings", {})
+
+
+async def test_a_client_without_elicitation_confirms_in_the_chat_with_a_code(campus: Campus) -> None:
+    # Issue 28: a stdio client that cannot be asked changes nothing on its first call; it gets the
+    # question and a code, and the call with the code makes the change.
+    token = await campus.tokens.create(campus.student_id, name="stdio no form", scope=GRANTED, days=7)
+    change = {"level": "all_classes", "title_template": "Chat {{course_code}}"}
+    async with Client(campus.server(token), mode="legacy") as client:  # type: ignore[arg-type]
+        before = all_classes_title(await client.call_tool("my_calendar_settings", {}))
+        asked = await client.call_tool(WRITE, change)
+        said = asked.content[0].text  # type: ignore[union-attr]
+        assert asked.is_error and said.startswith("Nothing was changed yet") and "Chat {{course_code}}" in said
+        assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == before
+        done = await client.call_tool(WRITE, {**change, "confirmation": confirmation_code_in(said)})
+        assert not done.is_error, done.content
+        assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == "Chat {{course_code}}"
 
 
 def run_stdio(campus: Campus, token: str | None) -> subprocess.CompletedProcess[str]:

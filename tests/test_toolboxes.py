@@ -19,6 +19,7 @@ from campus_mcp.testing import CampusHarness, TestDatabases
 from tests.support.endpoints import (
     ERAS,
     MODERN,
+    confirmation_code_in,
     mcp_client,
     served_demo_campus,
     token_for,
@@ -230,11 +231,19 @@ async def test_a_write_tool_through_call_tool_asks_as_the_direct_call_does(serve
         settings = await client.call_tool("call_read_only", {"name": "my_calendar_settings"})
         assert (settings.structured_content or {})["notifications"]["paused"] is False
 
-    # The legacy era on HTTP cannot be asked (seed 000): the direct call changes without a question,
-    # and so does the proxied one.
+    # The legacy era on HTTP cannot be asked: the proxied call, as the direct one, answers the
+    # question and a confirmation code and changes nothing (issue 28); the code, passed through the
+    # proxy, makes the change.
     legacy = answering("decline")
     async with mcp_client(toolboxes, token, "legacy", elicitation_callback=legacy) as client:
-        paused = await client.call_tool("call_tool", {"name": "set_notifications", "arguments": pause})
+        first = await client.call_tool("call_tool", {"name": "set_notifications", "arguments": pause})
+        (said,) = text_of(first)
+        assert first.is_error and asked_direct.params.message in said  # type: ignore[union-attr]
+        code = confirmation_code_in(said)
+        settings = await client.call_tool("call_read_only", {"name": "my_calendar_settings"})
+        assert (settings.structured_content or {})["notifications"]["paused"] is False
+        confirmed = {"name": "set_notifications", "arguments": {**pause, "confirmation": code}}
+        paused = await client.call_tool("call_tool", confirmed)
     assert not paused.is_error, text_of(paused)
     assert (paused.structured_content or {})["paused"] is True and legacy.asked == []
 

@@ -13,8 +13,9 @@ is two functions over the same parsing as its save:
     sees a tool error, not a question.
 
 ``run(context, args)``
-    Reads the decision from ``context.confirmation`` (:data:`Decision`). On ``"accepted"``,
-    ``"not_asked"`` (an older client: seed 000 lets it change without a question) and
+    Reads the decision from ``context.confirmation`` (:data:`Decision`). On ``"accepted"`` (also
+    a code the student agreed to in the chat: campus_mcp.confirmation_code), ``"not_asked"`` (the
+    dashboard's REST twin, or a client that cannot be asked under ``confirmation_fallback = "apply"``) and
     ``"nothing_to_change"`` it saves; on ``"declined"`` / ``"cancelled"`` it changes nothing and
     answers the current values with ``result: "unchanged"`` and
     ``not_changed=not_changed(context.confirmation)``.

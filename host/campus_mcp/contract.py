@@ -284,8 +284,10 @@ def plugin_contract(plugin: str) -> type:
             self, example: ToolExample, demo_campus: Any, campus_factory: Any
         ) -> None:
             # Write tools change data, so they get a campus of their own; reads share the session's.
+            # The example's answer is checked, so a client that cannot be asked changes at once
+            # (seed 000's "apply"), not after a confirmation code (campus_mcp.confirmation_code).
             writes = registry.tools[example.tool].writes
-            campus = await campus_factory(demo=True) if writes else demo_campus
+            campus = await campus_factory(demo=True, confirmation_fallback="apply") if writes else demo_campus
             if example.prepare is not None:
                 assert writes, "a demo example of a read tool must not prepare (shared data)"
                 async with campus.sessions() as session:
@@ -297,7 +299,7 @@ def plugin_contract(plugin: str) -> type:
         async def test_sparse_example_matches_the_output_schema(
             self, example: ToolExample, campus_factory: Any
         ) -> None:
-            campus = await campus_factory(demo=False)
+            campus = await campus_factory(demo=False, confirmation_fallback="apply")  # as above
             principal = await principal_for(campus, example.user, create=True)
             if example.prepare is not None:
                 async with campus.sessions() as session:

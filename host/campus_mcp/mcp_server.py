@@ -33,7 +33,7 @@ from mcp.shared.inbound import X_MCP_HEADER_KEY
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp import idempotency, metrics
+from campus_mcp import confirmation_code, idempotency, metrics
 from campus_mcp.access import always_on_scopes, check_call, visible_tools
 from campus_mcp.advisory import answer_advisory, with_advisory
 from campus_mcp.call_log import log_key_of, log_tool_call, tool_outcome
@@ -76,11 +76,27 @@ PROMPT_ARGUMENT_LIMIT = 500
 COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore when more match
 
 
-def input_schema(tool: Tool) -> dict[str, Any]:
+# What a write tool's description says happens on each kind of client (Settings.confirmation_fallback).
+_ASKED = "A client with form elicitation asks the student first."
+CONFIRMATION_WORDS: dict[str, str] = {
+    "in_band": (
+        f"{_ASKED} In any other, the first call changes nothing and answers a question and a code: show "
+        "the student the question; only if they agree, call again, same arguments plus confirmation."
+    ),
+    "apply": f"{_ASKED} In any other, the change is saved at once: ask the student first.",
+    "refuse": f"{_ASKED} In any other, nothing changes: the student uses the campus dashboard.",
+}
+
+
+def input_schema(tool: Tool, fallback: str = "in_band") -> dict[str, Any]:
     schema = tool.input_model.model_json_schema()
     if tool.writes:
-        # Every write tool takes the host's optional idempotency key (campus_mcp.idempotency).
-        schema["properties"] = {**schema.get("properties", {}), idempotency.FIELD: idempotency.SCHEMA}
+        # Every write tool takes the host's optional idempotency key (campus_mcp.idempotency) and,
+        # when codes are given, the confirmation code (campus_mcp.confirmation_code).
+        extra = {idempotency.FIELD: idempotency.SCHEMA}
+        if fallback == "in_band":
+            extra[confirmation_code.FIELD] = confirmation_code.SCHEMA
+        schema["properties"] = {**schema.get("properties", {}), **extra}
     # Not the model's docstring: it is written for developers; the tool's description says the rest.
     schema.pop("description", None)
     # Nullable fields stay anyOf: single-type dialects refuse a list of types (docs/tool-schema-dialects.md).
@@ -106,11 +122,14 @@ def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
         # The name alone, once: the consent screen describes it, and a call without it gets an
         # error that names it and says how to grant it.
         description = f"{description}\n\nNeeds the permission {scope.name!r}."
+    fallback = registry.settings.confirmation_fallback
+    if tool.writes:
+        description = f"{description}\n\n{CONFIRMATION_WORDS[fallback]}"
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=description,
-        input_schema=input_schema(tool),
+        input_schema=input_schema(tool, fallback),
         output_schema=output_schema(tool),
         # No annotations.title: the tool's own title says it (the spec makes it optional), and the
         # destructive and idempotent hints mean something only for a tool that writes.
@@ -299,7 +318,7 @@ class CampusServer:
         # Asked on every 2026-07-28 tools/call (the Mcp-Param header check): made once per tool.
         # Generating it per call was a large share of the call's CPU (docs/performance.md).
         if name not in self._input_schemas and name in self.tools:
-            self._input_schemas[name] = input_schema(self.tools[name])
+            self._input_schemas[name] = input_schema(self.tools[name], self.registry.settings.confirmation_fallback)
         return self._input_schemas.get(name)
 
     def _header_schema_of(self, name: str) -> dict[str, Any] | None:
@@ -457,11 +476,18 @@ class CampusServer:
                 if answer.question is not None:
                     metrics.count_tool_call(tool.name, "input_required")
                     return ToolAnswer(answer.question)
+                if answer.in_chat is not None or answer.refused is not None:
+                    # Nothing changed: an error result, so no client reads it as the tool's answer.
+                    asked = answer.in_chat is not None
+                    metrics.count_tool_call(tool.name, "confirmation_requested" if asked else "unconfirmed")
+                    return ToolAnswer(_text_result(answer.in_chat or answer.refused or "", with_links=False))
                 assert answer.result is not None
                 result, links = answer.result, answer.links
                 text = _answer_text(result)
                 if answer.decision in ("declined", "cancelled"):
                     outcome = answer.decision
+                elif answer.confirmed_in_band:
+                    outcome = "confirmed_in_band"
             else:
                 result, text, links, object_json = await self.run_tool(tool, params.arguments or {}, context)
         except PermissionMissing as exc:

@@ -80,8 +80,22 @@ _lock = threading.Lock()
 # The outcomes of campus_mcp_tool_calls_total{tool,outcome} (seed 000 "Confirmation"): a question
 # sent is input_required, a change the student did not confirm is declined or cancelled; denied is a
 # missing scope, error a refused call (bad arguments or requestState), failed a server fault,
-# rate_limited a student over the limit (campus_mcp.limits).
-TOOL_CALL_OUTCOMES = ("ok", "error", "failed", "denied", "input_required", "declined", "cancelled", "rate_limited")
+# rate_limited a student over the limit (campus_mcp.limits). A client that cannot be asked
+# (campus_mcp.confirmation_code): confirmation_requested is a question and code answered for the
+# chat, confirmed_in_band the change its code made, unconfirmed a change refused for want of a form.
+TOOL_CALL_OUTCOMES = (
+    "ok",
+    "error",
+    "failed",
+    "denied",
+    "input_required",
+    "declined",
+    "cancelled",
+    "rate_limited",
+    "confirmation_requested",
+    "confirmed_in_band",
+    "unconfirmed",
+)
 
 # Labels are declared in name order: the page then reads {outcome="ok",tool="x"} as it always did.
 _counters: dict[str, Counter] = {

@@ -233,6 +233,15 @@ class Settings(BaseSettings):
     demo_password: SecretStr = SecretStr("demo")
     # Sign-in (docs/sign-in.md)
     demo_students: int = Field(default=5, description="How many demo students (student1..N) the demo campus has.")
+    confirmation_fallback: Literal["in_band", "apply", "refuse"] = Field(
+        default="in_band",
+        description=(
+            "What a write tool does for a client that cannot ask the student (no 2026-07-28 form "
+            "elicitation over HTTP, no elicitation on stdio): in_band answers the question and a "
+            "one-time code and changes only on a second call with the code; apply changes at once; "
+            "refuse changes nothing."
+        ),
+    )
     step_up_clients: list[str] = Field(
         default_factory=list,
         description="Client ids or client names that get a 403 insufficient_scope step-up instead of a tool error.",

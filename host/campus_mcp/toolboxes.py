@@ -247,7 +247,7 @@ class Toolboxes:
             return _refusal(
                 CALL_READ_ONLY,
                 f"{tool.name} changes data, so call_read_only does not run it. Call call_tool with the same "
-                "name and arguments; the student is asked to confirm the change.",
+                "name and arguments; its description says how the student confirms the change.",
             )
         # The same request with the tool's own name and arguments: its requestState, inputResponses
         # and _meta (the client's capabilities, which decide whether it can be asked) go along.

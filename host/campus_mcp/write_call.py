@@ -11,10 +11,16 @@ In order (seed 000 "Confirmation", seed 003):
    asked: the first round answers ``input_required``; the retry brings the answer and the sealed
    state. A state for an old question (the record or the message changed) is asked again; a state
    answered before is refused (-32602). Any other client is not asked (``not_asked``): it cannot be
-   on a stateless wire, and seed 000 lets it change (the consent page's unticked write scopes are
-   its guard). On stdio a 2025 client that declared elicitation is asked over the back channel
-   (``elicitation/create`` while the call waits): :data:`back_channel`, set by ``campus_mcp.stdio``.
-5. The run gets the decision in ``context.confirmation``; only a change that ran keeps its key.
+   on a stateless wire. On stdio a 2025 client that declared elicitation is asked over the back
+   channel (``elicitation/create`` while the call waits): :data:`back_channel`, set by
+   ``campus_mcp.stdio``. Any other client gets what ``confirmation_fallback`` says: ``in_band``
+   (the default) answers the question and a one-time code and changes nothing; ``apply`` changes
+   without a question (seed 000's ``not_asked``); ``refuse`` changes nothing
+   (campus_mcp.confirmation_code).
+5. A call that brings a ``confirmation`` code (the second call of ``in_band``) makes the change
+   when the code is this tool's, student's and arguments', in time, unused, and for the record as
+   it is now; otherwise it is refused with words saying what to do.
+6. The run gets the decision in ``context.confirmation``; only a change that ran keeps its key.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any
 import mcp_types as types
 from pydantic import BaseModel
 
-from campus_mcp import confirmation_state, idempotency
+from campus_mcp import confirmation_code, confirmation_state, idempotency
 from campus_mcp.access import check_call
 from campus_mcp.confirmation import CONFIRM_KEY, Decision
 from campus_mcp.contributions import Tool
@@ -54,6 +60,12 @@ class WriteAnswer:
     links: Any = ()
     decision: Decision | None = None
     replayed: bool = False
+    # Nothing changed, for a client that cannot ask: the question and code to show in the chat
+    # (confirmation_requested), or the refusal of confirmation_fallback = "refuse".
+    in_chat: str | None = None
+    refused: str | None = None
+    # The change was confirmed by a code from the chat (confirmed_in_band).
+    confirmed_in_band: bool = False
 
 
 def client_can_be_asked(context: ToolContext) -> bool:
@@ -77,10 +89,12 @@ async def call_write_tool(
     finish: Finish,
 ) -> WriteAnswer:
     assert tool.plan is not None  # Tool refuses a write tool without a plan
-    key, arguments = idempotency.split_key(params.arguments or {})
+    key, with_code = idempotency.split_key(params.arguments or {})
+    code, arguments = confirmation_code.split_code(with_code)
     args = validate(tool, arguments)
     check_call(context.registry, context.principal, tool)
     owner = idempotency.owner_of(context.principal)
+    # Without the key and the code: a retry with the code replays the change its key kept.
     digest = idempotency.arguments_digest(arguments)
     if key is not None:
         kept = await idempotency.kept_answer(context.sessions, owner, tool.name, key, digest)
@@ -97,14 +111,30 @@ async def call_write_tool(
 
     decision: Decision
     plan = await tool.plan(context, args)
-    if plan is None:
+    in_band = False
+    if code is not None:
+        # The student agreed in the chat to the question a first call answered (any client).
+        seal_key = context.settings.seal_key()
+        payload = confirmation_code.read_code(seal_key, code, tool.name, owner, digest)
+        await confirmation_code.check_unused(context.sessions, tool.name, payload)
+        confirmation_code.check_current(tool.name, payload, plan)
+        await confirmation_code.use_once(context.sessions, tool.name, payload)
+        decision, in_band = ("nothing_to_change", False) if plan is None else ("accepted", True)
+    elif plan is None:
         decision = "nothing_to_change"
     elif not client_can_be_asked(context):
         ask = back_channel.get()
-        # The same form, the same reading of the answer as the in-band question's.
-        decision = (
-            "not_asked" if ask is None else confirmation_state.decision_of({CONFIRM_KEY: await ask(plan.message)})
-        )
+        fallback = context.settings.confirmation_fallback
+        if ask is not None:
+            # The same form, the same reading of the answer as the in-band question's.
+            decision = confirmation_state.decision_of({CONFIRM_KEY: await ask(plan.message)})
+        elif fallback == "apply":
+            decision = "not_asked"
+        elif fallback == "refuse":
+            return WriteAnswer(refused=confirmation_code.refuse_unasked(tool.name))
+        else:
+            made = confirmation_code.new_code(context.settings.seal_key(), tool.name, owner, digest, plan)
+            return WriteAnswer(in_chat=confirmation_code.ask_in_chat(tool.name, plan, made))
     else:
         if state is None or not confirmation_state.still_current(state, plan):
             return WriteAnswer(question=confirmation_state.question(tool.name, owner, plan))
@@ -125,4 +155,4 @@ async def call_write_tool(
         raise
     if key is not None and changes:
         await idempotency.keep(context.sessions, owner, tool.name, key, result)
-    return WriteAnswer(result=result, links=links, decision=decision)
+    return WriteAnswer(result=result, links=links, decision=decision, confirmed_in_band=in_band)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterable
@@ -24,6 +25,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 MODERN = "2026-07-28"
+# The code a write tool answers a client that cannot be asked (campus_mcp.confirmation_code).
+CONFIRMATION_CODE = re.compile(r'"confirmation": "(v1\.[A-Za-z0-9_-]+)"')
 # "auto" probes server/discover and settles on 2026-07-28 (mode=MODERN alone skips the discover,
 # so the client would never read the endpoint's instructions or serverInfo).
 ERAS = ("legacy", "auto")
@@ -86,3 +89,10 @@ async def mcp_client(url: str, token: str, mode: str, **options: Any) -> AsyncIt
         Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
     ):
         yield client
+
+
+def confirmation_code_in(text: str) -> str:
+    """The confirmation code in a write tool's first answer to a client that cannot be asked."""
+    found = CONFIRMATION_CODE.search(text)
+    assert found is not None, f"no confirmation code in: {text}"
+    return found.group(1)

@@ -207,8 +207,7 @@ OPERATIONS = [
             "CRN 21346 from my schedule', 'I switched to CRN 21350, update my schedule'. term: a uid or name from list_terms; crns: "
             "the whole list (at most 20). Every CRN is checked first: when one is unknown, cancelled or in "
             "another term nothing changes and the error names it. A time conflict is not refused: the answer "
-            "lists it in conflicts. The student is asked to confirm the change in the client before it is "
-            "saved; the same list again changes nothing and asks nothing. This records the courses for the "
+            "lists it in conflicts. The same list again changes nothing and asks nothing. This records the courses for the "
             "schedule tools; it does not register the student in the registration system. Needs schedule:write."
         ),
         scope=WRITE_SCOPE,

@@ -38,7 +38,8 @@ LEVEL_PATH = f"{API}/{{level}}"
 NOTIFICATIONS_PATH = "/api/v1/me/notifications"
 SETTINGS_PAGE = "/dashboard/calendar-settings"
 NOTIFICATIONS_PAGE = "/dashboard/notifications"
-CONFIRM = "The student is asked to confirm the change in the client before it is saved."
+# How the student confirms the change (which depends on the client) the host adds to every write
+# tool's description (campus_mcp.mcp_server.CONFIRMATION_WORDS).
 
 
 def _words(text: str) -> Callable[[Settings, Any], str]:
@@ -119,7 +120,7 @@ OPERATIONS = [
             "lists fields to remove (the level below applies again), and the row goes when none is left. "
             "An empty template is not set; reminders: [] means no reminders. Colors: a name (sage, basil, "
             "tomato, ...), an id 1-11 or '#rrggbb'; reminders as {{'minutes': 10}} or {{'hours': 1}}. "
-            f"{CONFIRM} Needs settings:write."
+            "Needs settings:write."
         ),
         scope=WRITE,
         input_model=ClassSettingsChange,
@@ -143,7 +144,7 @@ OPERATIONS = [
             "minutes', 'Put the room in my class titles'. A class meeting or a kind of class with settings of "
             "its own keeps them; a new university_events color removes the categories' colors; the answer's note "
             "says when no class of the student's has that kind. Only the fields "
-            f"given change; reset removes fields. {CONFIRM} Needs settings:write."
+            "given change; reset removes fields. Needs settings:write."
         ),
         scope=WRITE,
         input_model=LevelSettingsChange,
@@ -164,7 +165,7 @@ OPERATIONS = [
             "Pauses or resumes every reminder of the {short} student's calendar sync (also those of "
             "class settings). Use it for: 'Turn off my reminders for finals week', 'Pause my notifications for 2 "
             "hours', 'Turn my reminders back on'. paused: true or false; a length in minutes or hours (whole "
-            f"minutes, at least one), else until turned on. {CONFIRM} Needs notifications:write."
+            "minutes, at least one), else until turned on. Needs notifications:write."
         ),
         scope=NOTIFICATIONS,
         input_model=NotificationsChange,
