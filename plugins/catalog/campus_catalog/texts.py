@@ -226,8 +226,8 @@ def instruction_fragments(settings: Settings, catalog: CatalogSettings) -> list[
                 f"Use this server for {n['campus']} ({n['short']}) courses and registration: the class schedule, "
                 "sections and CRNs, open seats, course descriptions and prerequisites, professors and their "
                 "reviews, degree requirements, electives, and the academic calendar (breaks, deadlines, finals "
-                "week). Students ask in their own words: 'my professor', 'is this class full', 'when is the "
-                "final', 'when is spring break', 'what should I take next semester'."
+                "week). Students ask in their own words: 'my professor', 'is this class full', 'when is "
+                "spring break', 'what should I take next semester'."
             ),
         ),
         # The rules stay short: every plugin's rules share what is left of the 2,048 characters. Seed

@@ -74,9 +74,9 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=45,
             text=(
-                "When the student asks about a friend ('my friend', 'is Sam free', 'when is my friend busy', "
+                "When the student asks about a friend ('is Sam free', "
                 "'when can we meet'), call list_friends for the friend's friend_id, then friend_busy_times. "
-                "It gives a friend's busy times only: never guess or ask this server for a friend's classes."
+                "It gives busy times only: never guess a friend's classes."
             ),
         )
     ]

@@ -103,7 +103,7 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
             priority=40,
             text=(
                 f"When a {settings.campus_short_name} student wants to change how their classes show in their "
-                "calendar ('make my lab events green', 'change my reminders', 'put the room in my class titles', "
+                "calendar ('make my lab events green', 'change my reminders', "
                 "'pause my notifications'), call my_calendar_settings first."
             ),
         )
