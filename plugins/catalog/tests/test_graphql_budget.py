@@ -18,6 +18,7 @@ import pytest
 from campus_catalog.graphql import MAX_COST, query_cost
 from campus_mcp.testing import CampusHarness, ServedCampus, serve
 from graphql import parse
+from mcp import Client
 
 IN_FLIGHT = 1
 AT_ONCE = 10
@@ -91,3 +92,15 @@ async def test_healthz_answers_while_the_queries_run(served: ServedCampus) -> No
         flooded = await flood
     assert [h.status_code for h in healths] == [200, 200, 200]
     assert all(a.status_code == 200 for a in flooded)  # ten addresses: each within its own budget
+
+
+async def test_the_tool_answers_the_budget_in_words(served: ServedCampus) -> None:
+    async with Client(f"{served.base}/api/mcp") as client:
+        results = await asyncio.gather(
+            *(client.call_tool("catalog_graphql", {"query": COSTLY}) for _ in range(AT_ONCE))
+        )
+    refused = [r for r in results if r.is_error]
+    assert refused and len(refused) < AT_ONCE
+    for result in refused:
+        text = " ".join(getattr(part, "text", "") for part in result.content)
+        assert "Rate limited: too many GraphQL queries running at once" in text and "Retry after 1 seconds" in text
