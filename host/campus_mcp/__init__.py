@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from campus_mcp.job_context import JobContext
     from campus_mcp.jobs import last_success
     from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
+    from campus_mcp.limits.in_flight import InFlight
     from campus_mcp.logsafe import escaped
     from campus_mcp.lru import LRU
     from campus_mcp.metrics import count as count_metric
@@ -134,6 +135,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.job_context": ("JobContext",),
     "campus_mcp.jobs": ("last_success",),
     "campus_mcp.limits": ("RateLimit", "RateLimited", "check_rate_limit"),
+    "campus_mcp.limits.in_flight": ("InFlight",),
     "campus_mcp.logsafe": ("escaped",),
     "campus_mcp.lru": ("LRU",),
     "campus_mcp.metrics": ("count_metric", "count_import_failures"),
@@ -198,6 +200,7 @@ __all__ = [
     "Decision",
     "DemoData",
     "Deployment",
+    "InFlight",
     "InstructionFragment",
     "Interval",
     "InvalidInput",

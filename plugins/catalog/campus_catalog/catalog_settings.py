@@ -79,6 +79,15 @@ class CatalogSettings(PluginSettings):
         ),
     )
 
+    graphql_in_flight: int = Field(
+        default=2,
+        ge=1,
+        description=(
+            "GraphQL queries one address (or one signed-in student) may have running at once; more "
+            "are refused with 429 and Retry-After. Counted per process: each worker keeps its own count."
+        ),
+    )
+
     @field_validator(*URL_FIELDS)
     @classmethod
     def _https(cls, value: str, info: ValidationInfo) -> str:
