@@ -153,13 +153,14 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def serve_on_loopback(app: Any, port: int, **config: Any) -> AsyncIterator[str]:
-    """Run ``app`` under uvicorn on 127.0.0.1:``port`` in this event loop; yields its base URL."""
+async def serve_on_loopback(app: Any, port: int, *, host: str = "127.0.0.1", **config: Any) -> AsyncIterator[str]:
+    """Run ``app`` under uvicorn on ``host`` (127.0.0.1, or ``::1`` for IPv6 clients), port ``port``,
+    in this event loop; yields its base URL."""
     import asyncio
 
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", **config))
     # The test process owns the signals; uvicorn must not replace pytest's handlers.
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     task = asyncio.create_task(server.serve())
@@ -170,7 +171,8 @@ async def serve_on_loopback(app: Any, port: int, **config: Any) -> AsyncIterator
                 raise RuntimeError("the server stopped while starting")
             await asyncio.sleep(0.01)
         scheme = "https" if config.get("ssl_certfile") else "http"
-        yield f"{scheme}://127.0.0.1:{port}"
+        authority = f"[{host}]" if ":" in host else host
+        yield f"{scheme}://{authority}:{port}"
     finally:
         server.should_exit = True
         await task
