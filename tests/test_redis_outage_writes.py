@@ -84,7 +84,8 @@ def refused_for_the_outage(answer: object) -> str:
     assert answer.is_error, answer
     said = " ".join(part.text for part in answer.content if isinstance(part, types.TextContent))
     assert "Traceback" not in said and "Internal" not in said, said
-    assert "try again" in said.lower() or "retry" in said.lower(), said
+    assert said.startswith("Temporarily unavailable: this server cannot check its rate limits"), said
+    assert "Retry after" in said, said
     return said
 
 
