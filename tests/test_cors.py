@@ -74,6 +74,10 @@ async def test_an_inspector_on_another_origin_signs_in(served: Served) -> None:
         "/.well-known/oauth-protected-resource",
         "/.well-known/oauth-protected-resource/api/mcp",
         "/.well-known/mcp/server-card.json",
+        "/api/mcp/server-card",
+        "/api/mcp/toolboxes/server-card",
+        "/.well-known/ai-catalog.json",
+        "/icons/campus.svg",
     ):
         ask = await served.preflight(path, ELSEWHERE)
         assert ask.status_code == 204, (path, ask.status_code, ask.text)

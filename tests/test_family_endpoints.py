@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import httpx2
+import mcp_types as types
 import pytest_asyncio
 from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
 from campus_mcp.testing import CampusHarness, TestDatabases
@@ -141,3 +142,25 @@ async def test_an_unknown_or_toolless_family_is_a_404_naming_the_endpoints(serve
                     f"{base}/api/mcp/toolboxes" in body["endpoints"] and f"{base}/api/mcp/catalog" in body["endpoints"]
                 )
                 assert "Traceback" not in response.text
+                if path == "/api/mcp/apps":  # the 404 says why a family of views has no endpoint
+                    assert "views only" in body["error_description"], body
+
+
+async def test_the_prompts_family_has_an_endpoint_with_the_tools_its_prompts_name(
+    served: tuple[str, CampusHarness],
+) -> None:
+    base, campus = served
+    registry = campus.registry
+    token = await token_for(campus.deployment, READ_SCOPES)
+    for mode in ERAS:
+        async with mcp_client(f"{base}/api/mcp/prompts", token, mode) as client:
+            prompts = {p.name for p in (await client.list_prompts()).prompts}
+            tools = {t.name for t in (await client.list_tools()).tools}
+            completed = await client.complete(
+                types.PromptReference(type="ref/prompt", name="plan_term_schedule"),
+                {"name": "term", "value": ""},
+            )
+        assert prompts == {p.name for p in registry.prompts.values() if p.plugin == "prompts"}, mode
+        # Its prompts send the model to the catalog's and the schedule's tools: those come with it.
+        assert "search_sections" in tools and "my_courses" in tools and "list_friends" not in tools, tools
+        assert completed.completion.values, mode

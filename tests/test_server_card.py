@@ -1,5 +1,7 @@
-"""The server cards (issue 14.2) over real HTTP: valid against the schema they name, true to the
-server (its tools, prompts, resources, the protocol versions it negotiates), cacheable."""
+"""The server cards (issue 14.2, moved where the draft puts them in issue 29 point 4) over real
+HTTP: at ``<endpoint>/server-card`` and listed in ``/.well-known/ai-catalog.json``, the earlier
+``/.well-known/mcp/`` places as aliases; valid against the schema they name, true to the server
+(the names of its tools, prompts and resources, the protocol versions it negotiates), cacheable."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from campus_mcp.testing import CampusFactory, CampusHarness
 
 SCHEMA_FILE = Path(__file__).parents[1] / "host" / "campus_mcp" / "schemas" / "server-card.schema.json"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
-FAMILIES = {"catalog", "dining", "friends", "schedule", "settings"}  # the families with tools
+FAMILIES = {"catalog", "dining", "friends", "schedule", "settings", "prompts"}  # the families with tools or prompts
 
 
 def validator() -> jsonschema.Draft202012Validator:
@@ -48,20 +50,24 @@ async def test_every_card_validates_and_matches_the_server(campus_factory: Campu
     check = validator()
     tools, prompts, resources = await signed_in_lists(campus)
     async with serve_on_loopback(campus.app, port) as base, httpx.AsyncClient(timeout=30) as http:
-        answer = await http.get(f"{base}/.well-known/mcp/server-card.json")
+        answer = await http.get(f"{base}/api/mcp/server-card")
         assert answer.status_code == 200, answer.text
         assert answer.headers["content-type"].startswith("application/json")
         card = answer.json()
+        alias = await http.get(f"{base}/.well-known/mcp/server-card.json")
+        assert alias.content == answer.content and alias.headers["etag"] == answer.headers["etag"]
+        # No primitive listing (the draft leaves them to tools/list): 64 KB before, a few now.
+        assert not {"tools", "prompts", "resources"} & set(card) and len(answer.content) < 8000
         errors = [e.message for e in check.iter_errors(card)]
         assert not errors, errors
         assert card["$schema"] == SCHEMA_URL
         assert 0 < len(card["description"]) <= 100
         (remote,) = card["remotes"]
         assert remote == {**remote, "type": "streamable-http", "url": f"{base}/api/mcp"}
-        assert {t["name"] for t in card["tools"]} == tools
-        assert {p["name"] for p in card["prompts"]} == prompts
-        assert {r["uri"] for r in card["resources"]} == resources
-        oauth = card["_meta"][card["name"]]["oauth"]
+        named = card["_meta"][card["name"]]
+        assert set(named["tools"]) == tools and set(named["prompts"]) == prompts
+        assert set(named["resources"]) == resources
+        oauth = named["oauth"]
         assert oauth["protectedResourceMetadata"] == f"{base}/.well-known/oauth-protected-resource/api/mcp"
         assert (await http.get(oauth["protectedResourceMetadata"])).json()["resource"] == f"{base}/api/mcp"
         assert set(oauth["scopes"]) == set(campus.registry.scopes)
@@ -96,21 +102,27 @@ async def test_every_card_validates_and_matches_the_server(campus_factory: Campu
         modern = set(discover.json()["result"]["supportedVersions"])
         assert modern and modern <= set(remote["supportedProtocolVersions"])
 
-        # One card per family endpoint, each with only that family's tools.
+        # One card per family endpoint, at its URL + /server-card, each naming what the endpoint serves.
         for family in FAMILIES:
-            own = await http.get(f"{base}/.well-known/mcp/server-card/{family}.json")
+            own = await http.get(f"{base}/api/mcp/{family}/server-card")
             assert own.status_code == 200, (family, own.text)
             family_card = own.json()
             assert not [e.message for e in check.iter_errors(family_card)], family
             assert family_card["remotes"][0]["url"] == f"{base}/api/mcp/{family}"
             assert urlsplit(family_card["remotes"][0]["url"]).scheme == "http"
             assert family_card["name"] != card["name"]
-            expected = {t.name for t in campus.registry.tools.values() if t.plugin == family}
-            assert {t["name"] for t in family_card["tools"]} == expected
+            alias = await http.get(f"{base}/.well-known/mcp/server-card/{family}.json")
+            assert alias.content == own.content
+            # What the endpoint serves a signed-in student (anonymous tools/list hides the private tools).
+            server = campus.deployment.endpoint.servers[f"/api/mcp/{family}"]
+            named = family_card["_meta"][family_card["name"]]
+            assert set(named["tools"]) == set(server.tools) and set(named["prompts"]) == set(server.prompts), family
+        prompts_card = (await http.get(f"{base}/api/mcp/prompts/server-card")).json()
+        assert set(prompts_card["_meta"][prompts_card["name"]]["prompts"]) == prompts
         if toolbox_definitions() is not None:  # the host has toolbox mode (issue 14.1)
-            boxes = (await http.get(f"{base}/.well-known/mcp/server-card/toolboxes.json")).json()
+            boxes = (await http.get(f"{base}/api/mcp/toolboxes/server-card")).json()
             assert not [e.message for e in check.iter_errors(boxes)]
-            assert {t["name"] for t in boxes["tools"]} == {
+            assert set(boxes["_meta"][boxes["name"]]["tools"]) == {
                 "list_toolboxes",
                 "open_toolbox",
                 "call_read_only",
@@ -126,13 +138,32 @@ async def test_every_card_validates_and_matches_the_server(campus_factory: Campu
                 assert reply.status_code == 200, (family, reply.text)
         unknown = await http.get(f"{base}/.well-known/mcp/server-card/nothing.json")
         assert unknown.status_code == 404
-        assert f"{base}/.well-known/mcp/server-card/catalog.json" in unknown.json()["message"]
+        assert f"{base}/api/mcp/catalog/server-card" in unknown.json()["message"]
+        unknown = await http.get(f"{base}/api/mcp/apps/server-card")
+        assert unknown.status_code == 404 and "/.well-known/ai-catalog.json" in unknown.json()["message"]
+
+        # The AI Catalog lists every card at its URL, in the members of both texts of an entry.
+        listed = await http.get(
+            f"{base}/.well-known/ai-catalog.json", headers={"Accept": "application/ai-catalog+json"}
+        )
+        assert listed.headers["content-type"].startswith("application/ai-catalog+json") and listed.headers["etag"]
+        catalog = listed.json()
+        assert catalog["specVersion"] == "1.0" and catalog["host"]["displayName"]
+        urls = {entry["url"] for entry in catalog["entries"]}
+        assert urls == {f"{base}/api/mcp/server-card", f"{base}/api/mcp/toolboxes/server-card"} | {
+            f"{base}/api/mcp/{family}/server-card" for family in FAMILIES
+        }
+        for entry in catalog["entries"]:
+            assert entry["type"] == entry["mediaType"] == "application/mcp-server-card+json"
+            assert entry["identifier"].startswith("urn:air:127.0.0.1:mcp:campus-mcp") and entry["displayName"]
+            assert (await http.get(entry["url"])).status_code == 200
+        assert len({entry["identifier"] for entry in catalog["entries"]}) == len(urls)
 
 
 async def test_etag_and_cache_control(campus_factory: CampusFactory) -> None:
     campus = await campus_factory(plugins=["dining"])
     async with serve_on_loopback(campus.app, free_port()) as base, httpx.AsyncClient(timeout=30) as http:
-        url = f"{base}/.well-known/mcp/server-card.json"
+        url = f"{base}/api/mcp/server-card"
         first = await http.get(url, headers={"Accept": "application/mcp-server-card+json"})
         assert first.headers["content-type"].startswith("application/mcp-server-card+json")
         etag = first.headers["etag"]
@@ -150,11 +181,22 @@ async def test_a_disabled_family_leaves_every_card(campus_factory: CampusFactory
     campus = await campus_factory(disable=["friends"])
     friends_tools = {"list_friends", "friend_busy_times"}
     async with serve_on_loopback(campus.app, free_port()) as base, httpx.AsyncClient(timeout=30) as http:
-        card = (await http.get(f"{base}/.well-known/mcp/server-card.json")).json()
+        card = (await http.get(f"{base}/api/mcp/server-card")).json()
         assert not [e.message for e in validator().iter_errors(card)]
-        names = {t["name"] for t in card["tools"]}
+        names = set(card["_meta"][card["name"]]["tools"])
         assert names == set(campus.registry.tools) and "search_sections" in names
         assert not names & friends_tools
         assert "Friends" not in card["description"]
+        assert (await http.get(f"{base}/api/mcp/friends/server-card")).status_code == 404
         assert (await http.get(f"{base}/.well-known/mcp/server-card/friends.json")).status_code == 404
-        assert (await http.get(f"{base}/.well-known/mcp/server-card/catalog.json")).status_code == 200
+        assert (await http.get(f"{base}/api/mcp/catalog/server-card")).status_code == 200
+        entries = (await http.get(f"{base}/.well-known/ai-catalog.json")).json()["entries"]
+        assert not [e for e in entries if "friends" in e["url"]] and len(entries) == len(card_urls(campus))
+
+
+def card_urls(campus: CampusHarness) -> list[str]:
+    """The endpoints the deployment has: the flat one, toolboxes, each family with tools or prompts."""
+    from campus_mcp.endpoint import serves_endpoint
+
+    families = [name for name in campus.registry.plugins if serves_endpoint(campus.registry, name)]
+    return ["", "toolboxes", *families]

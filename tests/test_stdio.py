@@ -114,6 +114,14 @@ async def test_a_personal_token_lists_calls_and_confirms_over_stdio(campus: Camp
         assert {tool.name for tool in listed.tools} == set(campus.registry.tools)
         assert {p.name for p in (await client.list_prompts()).prompts} == set(campus.registry.prompts)
         assert {str(r.uri) for r in (await client.list_resources()).resources} == set(campus.registry.app_resources)
+        # No origin to serve icons from: they come inline, as data URIs of the shipped drawings (issue 29.3).
+        by_name = {tool.name: tool for tool in listed.tools}
+        (catalog_icon,) = by_name["search_sections"].icons or []
+        assert catalog_icon.src.startswith("data:image/svg+xml;base64,") and catalog_icon.mime_type == "image/svg+xml"
+        if mode == "legacy":  # serverInfo comes with initialize (a 2026-07-28 client skips discover here)
+            assert client.server_info is not None and client.server_info.icons
+            assert client.server_info.icons[0].src.startswith("data:image/svg+xml;base64,")
+            assert catalog_icon.src != client.server_info.icons[0].src, "the family's own icon, not the campus's"
 
         before = all_classes_title(await client.call_tool("my_calendar_settings", {}))
         assert before != new_title

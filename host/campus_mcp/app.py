@@ -26,6 +26,7 @@ from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
 from campus_mcp.errors import CampusError
 from campus_mcp.health import readyz
+from campus_mcp.icons import ICON_HANDLERS
 from campus_mcp.jobs import scheduler_election
 from campus_mcp.limits import bad_token_middleware, limits_middleware, request_limits
 from campus_mcp.oauth import build_oauth
@@ -219,6 +220,7 @@ def create_app(
             *login_controllers(registry.settings),
             *plugin_routers(registry),
             *SERVER_CARD_HANDLERS,
+            *ICON_HANDLERS,
             *extra_handlers,
         ],
         dependencies={

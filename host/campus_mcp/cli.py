@@ -118,10 +118,14 @@ def _startup(overrides: dict[str, Any], *, check: Callable[[Settings], str | Non
             f"cannot read or make the demo mode's secret key in {settings.var_dir} ({exc.strerror}). "
             "Make the folder writable by this user (CAMPUS_MCP_VAR_DIR) or set CAMPUS_MCP_SECRET_KEY."
         ) from None
+    from campus_mcp.icons import IconError, icons_of
+
     try:
-        return load_registry(settings)
-    except PluginError as exc:
+        registry = load_registry(settings)
+        icons_of(registry)  # an icon that cannot be read stops the start, not the first tools/list
+    except (PluginError, IconError) as exc:
         raise StartupError(str(exc)) from None
+    return registry
 
 
 class CampusCommands(click.Group):

@@ -45,6 +45,8 @@ class PluginInfo:
     depends_on: tuple[str, ...] = ()
     settings_model: type[PluginSettings] | None = None
     warm_up: Callable[[async_sessionmaker[AsyncSession]], Awaitable[None]] | None = None
+    # The family's icon (campus_mcp.icons): an image file's path or an https:// URL; "" shows the campus's.
+    icon: str | Path = ""
     plugin: str = ""
 
 

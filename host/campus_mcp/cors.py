@@ -24,9 +24,10 @@ from litestar.middleware import DefineMiddleware
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 from campus_mcp.endpoint import MCP_PATH, PRM_PATH, transport_security
+from campus_mcp.icons import ICONS_PATH
 from campus_mcp.oauth.server import REGISTER_PATH, REVOKE_PATH, TOKEN_PATH
 from campus_mcp.registry import Registry
-from campus_mcp.server_card import CARD_PATH, CARDS_PATH
+from campus_mcp.server_card import AI_CATALOG_PATH, CARD_PATH, CARD_SUFFIX, CARDS_PATH
 
 AS_METADATA_PATH = "/.well-known/oauth-authorization-server"
 OIDC_METADATA_PATH = "/.well-known/openid-configuration"
@@ -41,8 +42,10 @@ EXPOSED = "ETag, WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Ver
 
 def public_methods(path: str) -> str | None:
     """The methods a cross-origin page may use on ``path`` when it is a public sign-in route."""
-    if path in (AS_METADATA_PATH, OIDC_METADATA_PATH, CARD_PATH):
+    if path in (AS_METADATA_PATH, OIDC_METADATA_PATH, CARD_PATH, AI_CATALOG_PATH):
         return "GET"
+    if (is_mcp_path(path) and path.endswith(CARD_SUFFIX)) or path.startswith(ICONS_PATH + "/"):
+        return "GET"  # the cards where the draft puts them, and the icons they name
     if path == PRM_PATH or path.startswith(PRM_PATH + "/") or path.startswith(CARDS_PATH + "/"):
         return "GET"
     if path in (REGISTER_PATH, TOKEN_PATH, REVOKE_PATH):

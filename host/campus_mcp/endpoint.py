@@ -190,18 +190,27 @@ def transport_security(registry: Registry) -> TransportSecuritySettings:
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
-def endpoint_servers(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> dict[str, CampusServer]:
-    """The MCP server of each endpoint, by path: the flat one, toolbox mode, one per family with tools.
+def serves_endpoint(registry: Registry, family: str) -> bool:
+    """Whether ``family`` has an endpoint of its own: it contributes a tool or a prompt.
 
-    A family of prompts only (``prompts``) or of views only (``apps``) gets no endpoint of its own:
-    its prompts and views go with other families' tools, which such an endpoint would not have.
+    A family of prompts (``prompts``) gets one: its endpoint brings the families it depends on,
+    whose tools its prompts name. A family of views only (``apps``) gets none: a view draws
+    another family's tool result, and is served with that family's endpoint.
     """
+    return any(t.plugin == family for t in registry.tools.values()) or any(
+        p.plugin == family for p in registry.prompts.values()
+    )
+
+
+def endpoint_servers(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> dict[str, CampusServer]:
+    """The MCP server of each endpoint, by path: the flat one, toolbox mode, one per family with
+    tools or prompts (:func:`serves_endpoint`)."""
     servers = {
         MCP_PATH: CampusServer(registry, sessions),
         TOOLBOXES_PATH: CampusServer(registry, sessions, toolboxes=True),
     }
     for name in registry.plugins:
-        if not any(tool.plugin == name for tool in registry.tools.values()):
+        if not serves_endpoint(registry, name):
             continue
         path = f"{MCP_PATH}/{name}"
         if path in servers:
@@ -278,7 +287,8 @@ class McpEndpoint:
             "error_description": (
                 f"There is no MCP endpoint at {path}. This server's MCP endpoints are: {listed} "
                 f"({MCP_PATH} has every tool, {TOOLBOXES_PATH} the same in toolboxes, the others one family "
-                "each); a family that is not enabled or has no tools has none. Connect to one of them."
+                "each); a family that is not enabled has none, nor one of views only (apps: its views come "
+                "with the tools they draw). Connect to one of them."
             ),
             "endpoints": [f"{base}{p}" for p in self.servers],
         }

@@ -42,6 +42,7 @@ from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.contributions import AppResource, Completion, PageLink, Prompt, Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.errors import CampusError, PermissionMissing, quote_input, without_echoes
+from campus_mcp.icons import icons_of
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.limits import RateLimited, refused_call
 from campus_mcp.mcp_paths import MCP_PATH
@@ -110,7 +111,7 @@ def output_schema(tool: Tool) -> dict[str, Any]:
     return compact_output_schema(with_advisory(schema) if tool.data_sources else schema)
 
 
-def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
+def describe_tool(registry: Registry, tool: Tool, *, inline_icons: bool = False) -> types.Tool:
     meta: dict[str, Any] = {}
     if tool.app_resource:
         meta["ui"] = {"resourceUri": tool.app_resource}
@@ -139,6 +140,7 @@ def describe_tool(registry: Registry, tool: Tool) -> types.Tool:
             idempotent_hint=tool.idempotent if tool.writes else None,
             open_world_hint=tool.open_world,
         ),
+        icons=icons_of(registry).of(tool.plugin, inline=inline_icons),
         _meta=meta or None,
     )
 
@@ -263,7 +265,8 @@ class CampusServer:
     """Builds the SDK server of one endpoint and holds what its handlers need.
 
     ``family``: serve only that plugin's contributions and its dependencies' (``/api/mcp/{plugin}``);
-    ``toolboxes``: list the meta-tools of seed 004 instead of the tools (``/api/mcp/toolboxes``).
+    ``toolboxes``: list the meta-tools of seed 004 instead of the tools (``/api/mcp/toolboxes``);
+    ``inline_icons``: icons as ``data:`` URIs (stdio, which has no origin; campus_mcp.icons).
     """
 
     def __init__(
@@ -273,9 +276,12 @@ class CampusServer:
         *,
         family: str | None = None,
         toolboxes: bool = False,
+        inline_icons: bool = False,
     ) -> None:
         set_sdk_log_level(registry.settings.sdk_log_level)
         self.registry = registry
+        self.inline_icons = inline_icons
+        self.icons = icons_of(registry)
         self._log_key: bytes | None = None  # made on the first call: reading the key may read a file
         self.sessions = sessions
         self.family = family
@@ -310,7 +316,7 @@ class CampusServer:
         return [tool for tool in visible_tools(self.registry, principal) if tool.name in self.tools]
 
     def describe(self, tool: Tool) -> types.Tool:
-        return describe_tool(self.registry, tool)
+        return describe_tool(self.registry, tool, inline_icons=self.inline_icons)
 
     def _input_schema_of(self, name: str) -> dict[str, Any] | None:
         if self.toolboxes is not None:
@@ -342,6 +348,7 @@ class CampusServer:
             version=__version__,
             title=registry.settings.product_name,
             description=server_description(registry, served),
+            icons=self.icons.of(self.family, inline=self.inline_icons),
             instructions=assemble_instructions(registry, served, first),
             cache_hints={m: CACHE_HINT for m in CACHEABLE},  # type: ignore[misc]
             get_tool_input_schema=self._header_schema_of,
@@ -595,6 +602,7 @@ class CampusServer:
                         types.PromptArgument(name=a.name, description=a.description, required=a.required)
                         for a in prompt.arguments
                     ],
+                    icons=self.icons.of(prompt.plugin, inline=self.inline_icons),
                 )
                 for prompt in self.prompts.values()
             ]
@@ -642,7 +650,12 @@ class CampusServer:
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
-                    uri=app.uri, name=app.name, title=app.title, description=app.description, mime_type=APP_MIME_TYPE
+                    uri=app.uri,
+                    name=app.name,
+                    title=app.title,
+                    description=app.description,
+                    mime_type=APP_MIME_TYPE,
+                    icons=self.icons.of(app.plugin, inline=self.inline_icons),
                 )
                 for app in self.app_resources.values()
             ]

@@ -389,6 +389,13 @@ class Settings(BaseSettings):
     campus_name: str = "Wentworth Institute of Technology"
     campus_short_name: str = "WIT"
     product_name: str = "Campus MCP"
+    icon: str = Field(
+        default="",
+        description=(
+            "The campus icon clients show: an image file (.svg, .png, .jpg, .webp; served at /icons/campus.EXT) "
+            "or an https:// URL; unset, the product's own drawing."
+        ),
+    )
     advisor_message: str = Field(
         default=DEFAULT_ADVISOR_MESSAGE,
         description="The advisory text put in answers; `{campus}` becomes the short name, `{product}` the product's name.",

@@ -121,7 +121,8 @@ async def serve_stdio(registry: Registry, token: str | None = None) -> None:
             PersonalTokens(sessions, registry.settings), build_oauth(registry, sessions).resolve_token
         )
         await principal_of(registry, resolve, token)
-        campus = CampusServer(registry, sessions)
+        # No origin to serve icons from: they come inline (campus_mcp.icons).
+        campus = CampusServer(registry, sessions, inline_icons=True)
         campus.door = "stdio"
         campus.access_log = access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
         server = campus.server

@@ -144,7 +144,9 @@ class Toolboxes:
         self.server = server
 
     def list_tools(self) -> list[types.Tool]:
-        return list(META_TOOLS)
+        # The meta-tools are the campus's own: its icon (a toolbox of list_toolboxes has its family's).
+        icons = self.server.icons.of(None, inline=self.server.inline_icons)
+        return [tool.model_copy(update={"icons": icons}) for tool in META_TOOLS]
 
     @staticmethod
     def input_schema(name: str) -> dict[str, Any] | None:
@@ -194,6 +196,11 @@ class Toolboxes:
             "description": box.description,
             "tools": [tool.name for tool in box.tools],
             "prompts": list(box.prompts),
+            # The family's icon, as its tools carry it (campus_mcp.icons), so a client can show the box.
+            "icons": [
+                icon.model_dump(mode="json", by_alias=True, exclude_none=True)
+                for icon in self.server.icons.of(box.name, inline=self.server.inline_icons)
+            ],
         }
 
     def _open(self, principal: Principal, arguments: Mapping[str, Any]) -> types.CallToolResult:

@@ -38,6 +38,7 @@ def campus_plugin_info() -> PluginInfo:
     return PluginInfo(
         name="dining",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="Dining hours",
         description="When the campus dining halls and cafés are open.",
         settings_model=DiningSettings,

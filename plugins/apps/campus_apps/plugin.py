@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from campus_mcp import AppResource, PluginInfo, Settings, hookimpl
 
 from campus_apps.views import app_resources
@@ -14,6 +16,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
     return PluginInfo(
         name="apps",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="Interactive views",
         description="MCP Apps pages that draw tool results: week grid, busy times, catalog and finals.",
         depends_on=("catalog",),

@@ -39,6 +39,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
     return PluginInfo(
         name="catalog",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="Course catalog",
         description="Terms, subjects, sections, courses, instructors, reviews, programs, electives and the academic calendar: public catalog data.",
         depends_on=(),

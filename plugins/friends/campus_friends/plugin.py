@@ -40,6 +40,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
     return PluginInfo(
         name="friends",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="Friends",
         description="The student's friends and when they are busy, without course details.",
         depends_on=("schedule",),

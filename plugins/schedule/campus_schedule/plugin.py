@@ -37,6 +37,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
     return PluginInfo(
         name="schedule",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="My schedule",
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),

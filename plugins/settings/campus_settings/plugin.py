@@ -35,6 +35,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
     return PluginInfo(
         name="settings",
         version=__version__,
+        icon=Path(__file__).with_name("icon.svg"),
         title="Calendar settings",
         description="The student's calendar event settings and reminders, changed only with the student's confirmation.",
         depends_on=("schedule",),
