@@ -3,7 +3,9 @@ and each answer's text, measured the same way by ``bench/context_size.py`` and b
 ``tests/test_context_size.py`` (which holds the size goals so they cannot regress).
 
 A definition is counted as the compact JSON of the listed tool (what a client forwards to the
-model); an answer as the UTF-8 bytes of its text content (the JSON the model reads).
+model), less its ``icons``: a client shows them in its own interface and gives the model none (and
+over stdio they are data URIs, which would count a picture as words); an answer as the UTF-8 bytes
+of its text content (the JSON the model reads).
 """
 
 from __future__ import annotations
@@ -44,13 +46,19 @@ def _compact_bytes(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
+def _for_the_model(tool: ListedTool) -> dict[str, Any]:
+    listed: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    listed.pop("icons", None)
+    return listed
+
+
 def definition_bytes(tool: ListedTool) -> int:
-    return _compact_bytes(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return _compact_bytes(_for_the_model(tool))
 
 
 def definition_parts(tool: ListedTool) -> dict[str, int]:
     """Where a definition's bytes are: each of DEFINITION_PARTS (its JSON value), and ``other``."""
-    listed: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    listed = _for_the_model(tool)
     parts = {part: _compact_bytes(listed[part]) if part in listed else 0 for part in DEFINITION_PARTS}
     parts["other"] = _compact_bytes(listed) - sum(parts.values())
     return parts
