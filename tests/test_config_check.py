@@ -52,13 +52,14 @@ async def test_a_ready_configuration_passes_and_each_problem_is_one_line_with_it
         "CAMPUS_MCP_PUBLIC_URL": ("http://campus.example.edu", "is not https"),
         "CAMPUS_MCP_DEMO": ("true", "demo mode is on"),
         "CAMPUS_MCP_SECRET_KY": ("a typo", "CAMPUS_MCP_SECRET_KY is not a setting"),
+        "CAMPUS_MCP_ICON": (str(tmp_path / "seal.png"), "seal.png' cannot be read"),
     }
     for name, (value, complaint) in cases.items():
         answer = await asyncio.to_thread(run_command, "check", env={**env, name: value})
         assert answer.returncode == 1, (name, answer.stdout)
         lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
         assert len(lines) == 1 and complaint in lines[0], (name, answer.stdout)
-        assert value not in lines[0] or name == "CAMPUS_MCP_PUBLIC_URL"  # never a secret's value
+        assert value not in lines[0] or name in ("CAMPUS_MCP_PUBLIC_URL", "CAMPUS_MCP_ICON")  # never a secret's value
     # A disabled plugin's own setting is not a typo (READY enables only the catalog).
     disabled = await asyncio.to_thread(run_command, "check", env={**env, "CAMPUS_MCP_DINING_FEED_FILE": "x.json"})
     assert disabled.returncode == 0, disabled.stdout

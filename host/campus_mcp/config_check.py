@@ -213,12 +213,32 @@ def saml_problems(settings: Settings) -> list[Problem]:
     return [Problem("error", problem)] if problem else []
 
 
+def icon_problems(registry: Registry) -> list[Problem]:
+    """The campus and family icons (campus_mcp.icons): each readable, a URL one over https."""
+    from campus_mcp.icons import IconError, icons_of
+
+    try:
+        icons = icons_of(registry)
+    except IconError as exc:
+        return [Problem("error", str(exc))]
+    if isinstance(icons.campus, str) and icons.campus.startswith("http://"):
+        return [
+            Problem(
+                "note",
+                f"CAMPUS_MCP_ICON is an http:// URL ({icons.campus}): clients on https pages may not show it. "
+                "Give its https:// URL, or the file itself (the server then serves it).",
+            )
+        ]
+    return []
+
+
 def all_problems(registry: Registry, *, workers: int = 1, database: bool = True) -> list[Problem]:
     """Every check: ``campus-mcp check``'s, and ``serve``'s (without the database when it migrates)."""
     found = settings_problems(registry.settings, workers=workers)
     found += unknown_variables(registry)
     found += identity_provider_problems(registry.settings)
     found += saml_problems(registry.settings)
+    found += icon_problems(registry)
     if database:
         found += asyncio.run(database_problems(registry))
     return found
