@@ -49,6 +49,11 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (
         "campus-mcp token refused at plugin or settings load; its SQLite URL is never opened"
     ),
+    "test_icons.py::test_an_icon_that_cannot_be_read_stops_the_start": (
+        "campus-mcp serve refused before a SQLite URL is opened, CAMPUS_MCP_ variables removed"
+    ),
+    "test_distributions.py::test_server_json_is_in_step_with_the_product_and_the_registry_rules": "files only",
+    "test_distributions.py::test_server_json_out_of_step_is_named_with_what_to_do": "files only",
     "test_engine_independent_marker.py": "collects a copy of this conftest in a folder of its own; no database",
     "test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"

@@ -144,7 +144,7 @@ async def test_the_campus_icon_setting_takes_a_file_or_a_url(campus_factory: Cam
 
 def test_an_icon_that_cannot_be_read_stops_the_start(tmp_path: Path) -> None:
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if not name.startswith("CAMPUS_MCP_")},
         "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'never.db'}",
         "CAMPUS_MCP_ICON": str(tmp_path / "seal.svg"),
         "CAMPUS_MCP_SECRET_KEY": "test-only-secret-key",
