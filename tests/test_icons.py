@@ -56,7 +56,8 @@ async def test_icons_on_server_info_every_list_the_card_and_the_toolboxes(served
             tools = (await client.list_tools()).tools
             prompts = (await client.list_prompts()).prompts
             resources = (await client.list_resources()).resources
-        assert tools and prompts and resources
+            templates = (await client.list_resource_templates()).resource_templates
+        assert tools and prompts and resources and templates
         for tool in tools:
             family = registry.tools[tool.name].plugin
             # The host's own tools (core) have no family icon: they show the campus's.
@@ -66,6 +67,10 @@ async def test_icons_on_server_info_every_list_the_card_and_the_toolboxes(served
             assert icon_json(prompt.icons) == svg_of(base, "prompts"), prompt.name
         for resource in resources:
             assert icon_json(resource.icons) == svg_of(base, "apps"), resource.uri
+        # campus://sections/... is the catalog's, campus://me/... the schedule family's.
+        for template in templates:
+            family = registry.resources[template.uri_template].plugin
+            assert icon_json(template.icons) == svg_of(base, family), template.uri_template
         # A family's endpoint shows the family's icon.
         async with mcp_client(f"{base}/api/mcp/catalog", token, mode) as client:
             assert client.server_info is not None

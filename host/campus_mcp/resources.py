@@ -70,7 +70,11 @@ class CampusResources:
     def __bool__(self) -> bool:
         return bool(self.served)
 
-    def templates(self) -> list[types.ResourceTemplate]:
+    def templates(self, *, inline_icons: bool = False) -> list[types.ResourceTemplate]:
+        """The templates, each with its family's icon (inline: a data URI, for stdio)."""
+        from campus_mcp.icons import icons_of
+
+        icons = icons_of(self.registry)
         return [
             types.ResourceTemplate(
                 uri_template=key,
@@ -78,6 +82,7 @@ class CampusResources:
                 title=served.template.title,
                 description=_description(served),
                 mime_type=JSON_MIME_TYPE,
+                icons=icons.of(served.template.plugin, inline=inline_icons),
             )
             for key, served in self.served.items()
         ]
