@@ -664,7 +664,9 @@ class CampusServer:
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=self.resources.templates(inline_icons=self.inline_icons))
+        return types.ListResourceTemplatesResult(
+            resource_templates=self.resources.templates(inline_icons=self.inline_icons)
+        )
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
