@@ -151,7 +151,8 @@ def test_an_icon_that_cannot_be_read_stops_the_start(tmp_path: Path) -> None:
     env = {
         **{name: value for name, value in os.environ.items() if not name.startswith("CAMPUS_MCP_")},
         "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'never.db'}",
-        "CAMPUS_MCP_ICON": str(tmp_path / "seal.svg"),
+        # A long folder path is named whole: it is the operator's to fix, not a client's input.
+        "CAMPUS_MCP_ICON": str(tmp_path / ("campus-" * 12) / "seal.svg"),
         "CAMPUS_MCP_SECRET_KEY": "test-only-secret-key",
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),

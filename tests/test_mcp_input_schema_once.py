@@ -20,9 +20,9 @@ async def test_the_input_schema_is_made_once_for_many_calls(
     made: list[str] = []
     real = mcp_server.input_schema
 
-    def counted(tool: Any) -> dict[str, Any]:  # the real function, counted
+    def counted(tool: Any, *rest: Any) -> dict[str, Any]:  # the real function, counted
         made.append(tool.name)
-        return real(tool)
+        return real(tool, *rest)
 
     monkeypatch.setattr(mcp_server, "input_schema", counted)
     # Over HTTP: the in-memory client skips the transport that checks the headers.

@@ -54,6 +54,10 @@ CACHE_SECONDS = 86400
 # An SVG is a document that can hold a script: served as an image of our origin, it may run none.
 SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
+# The operator's own setting, named whole (a long folder path is still the path to fix); a
+# client's input stays short (QUOTE_LIMIT).
+SETTING_QUOTE_LIMIT = 1000
+
 
 class IconError(ValueError):
     """An icon setting that cannot be used: the sentence says which and what to do."""
@@ -93,7 +97,7 @@ def _load(name: str, source: str, setting: str) -> IconFile | str:
     if source.startswith(("https://", "http://")):
         if Path(source.split("?", 1)[0]).suffix.lower() not in MEDIA_TYPES:
             raise IconError(
-                f"{setting}={quote_input(source)} does not end in .svg, .png, .jpg or .webp, so a client cannot "
+                f"{setting}={quote_input(source, SETTING_QUOTE_LIMIT)} does not end in .svg, .png, .jpg or .webp, so a client cannot "
                 "tell what picture it is. Give the URL of an image file of one of those types."
             )
         return source
@@ -101,19 +105,19 @@ def _load(name: str, source: str, setting: str) -> IconFile | str:
     media_type = MEDIA_TYPES.get(path.suffix.lower())
     if media_type is None:
         raise IconError(
-            f"{setting}={quote_input(source)} is not an .svg, .png, .jpg or .webp file. Give the path of an image "
+            f"{setting}={quote_input(source, SETTING_QUOTE_LIMIT)} is not an .svg, .png, .jpg or .webp file. Give the path of an image "
             "file of one of those types, or an https:// URL."
         )
     try:
         body = path.read_bytes()
     except OSError as exc:
         raise IconError(
-            f"{setting}={quote_input(source)} cannot be read ({exc.strerror or type(exc).__name__}). Give the path "
+            f"{setting}={quote_input(source, SETTING_QUOTE_LIMIT)} cannot be read ({exc.strerror or type(exc).__name__}). Give the path "
             "of an image file the server can read, or an https:// URL."
         ) from None
     if not body or len(body) > MAX_BYTES:
         raise IconError(
-            f"{setting}={quote_input(source)} is {len(body)} bytes; an icon is 1 byte to {MAX_BYTES // 1024} KiB. "
+            f"{setting}={quote_input(source, SETTING_QUOTE_LIMIT)} is {len(body)} bytes; an icon is 1 byte to {MAX_BYTES // 1024} KiB. "
             "Give a small square image (an SVG, or a PNG of 64x64 to 512x512)."
         )
     sizes = ("any",) if media_type == "image/svg+xml" else _png_size(body) if media_type == "image/png" else ()
