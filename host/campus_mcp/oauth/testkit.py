@@ -160,6 +160,10 @@ async def serve_on_loopback(app: Any, port: int, *, host: str = "127.0.0.1", **c
 
     import uvicorn
 
+    # uvicorn closes a keep-alive connection idle for 5 s; on a loaded CI machine a test's next
+    # request can meet that close on the reused connection (httpx.ReadError). A test's server keeps
+    # its connections a minute.
+    config.setdefault("timeout_keep_alive", 60)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", **config))
     # The test process owns the signals; uvicorn must not replace pytest's handlers.
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
