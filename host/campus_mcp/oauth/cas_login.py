@@ -11,7 +11,7 @@ from litestar.response import Redirect
 from campus_mcp.oauth.cas import CALLBACK_PATH, CasClient, CasError
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY
 from campus_mcp.oauth.oidc import OidcRefused
-from campus_mcp.oauth.pages import error_body, html_response, page
+from campus_mcp.oauth.pages import sign_in_refused
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -49,19 +49,9 @@ class CasLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the CAS server, not admitted here: nothing was created (rolled back).
-            return html_response(
-                page(
-                    "Not admitted",
-                    error_body("You cannot sign in to this service", str(exc)),
-                    product=settings.product_name,
-                ),
-                status=403,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=False)
         except CasError as exc:
-            return html_response(
-                page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=settings.product_name),
-                status=400,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)
         request.set_session({**session_data(request), "idp": "cas"})
         return Redirect(next_url, status_code=303)

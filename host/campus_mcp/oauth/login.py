@@ -28,7 +28,7 @@ from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
 from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
-from campus_mcp.oauth.pages import error_body, html_response, login_body, page
+from campus_mcp.oauth.pages import html_response, login_body, page, sign_in_refused
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.saml import saml_configured
 from campus_mcp.oauth.server import OAuthService
@@ -257,19 +257,9 @@ class OidcLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the provider, not admitted here: nothing was created (the transaction rolled back).
-            return html_response(
-                page(
-                    "Not admitted",
-                    error_body("You cannot sign in to this service", str(exc)),
-                    product=settings.product_name,
-                ),
-                status=403,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=False)
         except OidcError as exc:
-            return html_response(
-                page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=settings.product_name),
-                status=400,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)
         request.set_session({**session_data(request), "idp": True})
         return Redirect(next_url, status_code=303)

@@ -356,3 +356,12 @@ def consent_body(
 
 def error_body(title: str, message: str) -> str:
     return f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(message)}</p>'
+
+
+def sign_in_refused(exc: Exception, *, product: str, admitted: bool) -> Response[str]:
+    """The page after an identity provider's answer that signs nobody in (OIDC, SAML and CAS alike):
+    403 for a person the campus does not admit here, 400 for an answer that failed its checks."""
+    if not admitted:
+        body = error_body("You cannot sign in to this service", str(exc))
+        return html_response(page("Not admitted", body, product=product), status=403)
+    return html_response(page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=product), status=400)

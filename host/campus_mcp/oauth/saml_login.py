@@ -18,7 +18,7 @@ from litestar.response import Redirect
 
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY, login_page
 from campus_mcp.oauth.oidc import OidcRefused
-from campus_mcp.oauth.pages import error_body, hidden, html_response, page
+from campus_mcp.oauth.pages import hidden, html_response, page, sign_in_refused
 from campus_mcp.oauth.saml import ACS_PATH, METADATA_PATH, SamlClient, SamlError, sp_metadata
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
@@ -80,19 +80,9 @@ class SamlLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the IdP, not admitted here: nothing was created (the transaction rolled back).
-            return html_response(
-                page(
-                    "Not admitted",
-                    error_body("You cannot sign in to this service", str(exc)),
-                    product=settings.product_name,
-                ),
-                status=403,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=False)
         except SamlError as exc:
-            return html_response(
-                page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=settings.product_name),
-                status=400,
-            )
+            return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)
         request.set_session({**session_data(request), "idp": "saml"})
         return Redirect(next_url, status_code=303)
