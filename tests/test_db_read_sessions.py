@@ -5,7 +5,10 @@ session on the same pooled connection."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,18 +17,25 @@ import aiosqlite
 import pytest
 import pytest_asyncio
 from campus_mcp.db import make_engine, make_sessions
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 @pytest.fixture
-def rollbacks_sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the rollbacks that reach aiosqlite (the real rollback still runs)."""
+def rollbacks_sent(engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the rollbacks that reach aiosqlite on this test's engine (the real rollback still
+    runs). Only its own: the session's event loop may run other tests' background writers."""
     sent: list[int] = []
+    ours: set[int] = set()
     real = aiosqlite.Connection.rollback
 
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _checked_out(_dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        ours.add(id(record.driver_connection))
+
     async def counted(self: aiosqlite.Connection) -> None:
-        sent.append(1)
+        if id(self) in ours:
+            sent.append(1)
         await real(self)
 
     monkeypatch.setattr(aiosqlite.Connection, "rollback", counted)
@@ -94,4 +104,38 @@ async def test_a_failed_write_leaves_nothing_open(engine: AsyncEngine) -> None:
             await session.execute(text("INSERT INTO notes (id, body) VALUES (1, 'duplicate')"))
     async with sessions() as session:
         assert (await session.execute(text("SELECT body FROM notes"))).scalars().all() == ["kept"]
+    assert _bodies_seen_by_another_process(engine.url) == ["kept", "other"]
+
+
+async def test_a_write_cancelled_before_it_ran_leaves_no_lock(engine: AsyncEngine, both_ways: bool) -> None:
+    """A call cancelled while its write waits for aiosqlite's thread (an MCP client's
+    notifications/cancelled, a server stopping) leaves no transaction open on a pooled connection:
+    every other writer of the campus would wait on it, then fail "database is locked". The thread
+    is held by a slow statement, the write queued behind it and the call cancelled while SQLite
+    still reports no transaction (the rollback skip must not be fooled: SQLAlchemy discards a
+    connection whose statement was cancelled, and the write's transaction goes with it)."""
+    sessions = make_sessions(engine)
+    release = threading.Event()
+
+    def slow() -> int:
+        release.wait(5)
+        return 1
+
+    async with sessions() as session:
+        raw = await (await session.connection()).get_raw_connection()
+        driver: aiosqlite.Connection = raw.driver_connection  # type: ignore[assignment]
+        await driver.create_function("held_here", 0, slow)
+    async with sessions() as session:
+        raw = await (await session.connection()).get_raw_connection()
+        driver = raw.driver_connection  # type: ignore[assignment]
+        holding = asyncio.create_task(driver.execute_fetchall("SELECT held_here()"))
+        await asyncio.sleep(0.05)
+        write = asyncio.create_task(session.execute(text("INSERT INTO notes (body) VALUES ('cancelled')")))
+        await asyncio.sleep(0.05)
+        write.cancel()
+        await asyncio.sleep(0.05)
+        release.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await write
+    await holding
     assert _bodies_seen_by_another_process(engine.url) == ["kept", "other"]

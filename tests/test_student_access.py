@@ -25,16 +25,17 @@ from typing import Any
 
 import httpx
 import httpx2
+from campus_mcp.accounts import Student, create_local_student, student_by_username
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.student_access import PRUNE_JOB_ID, StudentAccess
+from campus_mcp.student_access import PRUNE_JOB_ID, AccessLog, StudentAccess
 from campus_mcp.testing import CampusFactory
 from campus_mcp.testing_browser import StudentBrowser
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 CLI = Path(sys.executable).parent / "campus-mcp"
 PERSONAL_TOKEN = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
@@ -263,3 +264,25 @@ async def test_a_call_over_stdio_is_recorded_with_the_token_name(campus_factory:
     assert [(r.student_id, r.app_kind, r.app_name, r.door, r.action, r.outcome) for r in stored] == [
         (1, "token", "Claude Desktop", "stdio", "my_calendar_settings", "ok")
     ]
+
+
+async def test_entries_of_a_removed_student_are_dropped_and_the_rest_written(campus_factory: CampusFactory) -> None:
+    """A student deleted while their entries waited: the batch's insert would fail on the foreign
+    key every second for ever, and every other student's entries with it."""
+    campus = await campus_factory(demo=True)
+    log = AccessLog(campus.sessions)
+    async with campus.sessions() as session:
+        leaving = (await create_local_student(session, "leaving", "a long enough password")).id
+        staying = (await student_by_username(session, "student1")).id  # type: ignore[union-attr]
+        await session.commit()
+    for student in (leaving, staying, leaving):
+        log.record(student, app_kind="feed", app_id="feed", door="feed", action="calendar feed", outcome="ok")
+    async with campus.sessions() as session:
+        await session.execute(delete(Student).where(Student.id == leaving))
+        await session.commit()
+    assert await log.write_pending() == 1
+    assert await log.write_pending() == 0  # nothing left waiting to be tried again
+    async with campus.sessions() as session:
+        written = (await session.execute(select(StudentAccess.student_id, StudentAccess.action))).all()
+    assert written == [(staying, "calendar feed")]
+    await log.close()

@@ -16,6 +16,8 @@ Invariants, each held by a test (tests/test_student_access.py):
   :meth:`AccessLog.close`). A reader of the log (the student's page, the export) writes what is
   pending first, so it sees its own process's latest calls.
 - Rows older than ``student_access_days`` are deleted by the job ``core.student_access_prune``.
+- An entry whose student was removed while it waited is dropped, as the student's rows are
+  (``ON DELETE CASCADE``): the writer never retries an entry the database can never take.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from sqlalchemy import ForeignKey, Index, Integer, String, delete, func, insert,
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from campus_mcp.accounts import Student
 from campus_mcp.contributions import Cron, Job, JobOutcome
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.job_context import JobContext
@@ -168,6 +171,9 @@ class AccessLog:
             return 0
         try:
             async with self.sessions() as session:
+                batch = await self._of_current_students(session, batch)
+                if not batch:
+                    return 0
                 names = await self._app_names(session, batch)
                 await session.execute(
                     insert(StudentAccess),
@@ -190,6 +196,20 @@ class AccessLog:
             self._pending[:0] = batch[: MAX_PENDING - len(self._pending)]
             raise
         return len(batch)
+
+    async def _of_current_students(self, session: AsyncSession, batch: list[_Pending]) -> list[_Pending]:
+        """``batch`` less the entries of students removed since they were queued (an account an
+        operator deleted): the insert of one such entry would fail the whole statement on the
+        foreign key, and the writer would try it again every second for ever."""
+        wanted = {entry.student_id for entry in batch}
+        present = set((await session.scalars(select(Student.id).where(Student.id.in_(wanted)))).all())
+        if present == wanted:
+            return batch
+        kept = [entry for entry in batch if entry.student_id in present]
+        log.info(
+            "the access log dropped %d entries of %d removed students", len(batch) - len(kept), len(wanted - present)
+        )
+        return kept
 
     async def _app_names(self, session: AsyncSession, batch: list[_Pending]) -> dict[tuple[str, str], str]:
         """The name of each app in ``batch``: the OAuth client's, the token's, "calendar feed"."""

@@ -524,7 +524,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
 
     yield factory
     for harness in made:
-        await harness.deployment.engine.dispose()
+        await _close(harness)
         await campus_databases.drop(harness.settings.database_url)
 
 
@@ -536,5 +536,14 @@ async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHa
         await asyncio.to_thread(upgrade, registry)
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     yield harness
-    await harness.deployment.engine.dispose()
+    await _close(harness)
     await campus_databases.drop(url)
+
+
+async def _close(harness: CampusHarness) -> None:
+    """What the app's shutdown does for a campus whose lifespan a test never ran: the access
+    log's queue written and its writer stopped (the session's loop outlives the test, and a writer
+    left on it kept writing to a disposed engine), then the engine's connections closed."""
+    if harness.deployment.access_log is not None:
+        await harness.deployment.access_log.close()
+    await harness.deployment.engine.dispose()
