@@ -103,9 +103,9 @@ def test_only_a_schema_that_declares_a_param_header_goes_to_the_sdks_header_chec
     # there is nothing to check, so it gets none, and a tool with one keeps its check.
     server = CampusServer(demo_campus.registry, demo_campus.sessions, family="catalog")
     server.tools["routed"] = dataclasses.replace(server.tools["list_terms"], name="routed", input_model=Routed)
-    declared = server._header_schema_of("routed")
+    declared = server.header_schema_of("routed")
     assert declared is not None and declared["properties"]["region"]["x-mcp-header"] == "Region"
-    assert server._header_schema_of("search_sections") is None
+    assert server.header_schema_of("search_sections") is None
     assert server._input_schema_of("search_sections") is not None  # still made, for everything else
-    assert server._header_schema_of("no_such_tool") is None
+    assert server.header_schema_of("no_such_tool") is None
     assert "no_such_tool" not in server._header_schemas  # a client's made-up names are not kept

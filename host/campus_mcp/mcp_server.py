@@ -327,7 +327,7 @@ class CampusServer:
             self._input_schemas[name] = input_schema(self.tools[name], self.registry.settings.confirmation_fallback)
         return self._input_schemas.get(name)
 
-    def _header_schema_of(self, name: str) -> dict[str, Any] | None:
+    def header_schema_of(self, name: str) -> dict[str, Any] | None:
         """The schema the SDK checks a 2026-07-28 call's ``Mcp-Param-*`` headers against: the tool's
         input schema when it declares such a header (``x-mcp-header``), else None. A schema without
         one makes the SDK check nothing, but only after walking it twice per call."""
@@ -351,7 +351,7 @@ class CampusServer:
             icons=self.icons.of(self.family, inline=self.inline_icons),
             instructions=assemble_instructions(registry, served, first),
             cache_hints={m: CACHE_HINT for m in CACHEABLE},  # type: ignore[misc]
-            get_tool_input_schema=self._header_schema_of,
+            get_tool_input_schema=self.header_schema_of,
             on_list_tools=self.list_tools,
             # Toolbox mode: the meta-tools, whose proxies end in call_tool (the direct call's path).
             on_call_tool=self.toolboxes.call if self.toolboxes is not None else self.call_tool,
@@ -423,17 +423,16 @@ class CampusServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         """One ``tools/call`` of a tool: a direct call, or one a toolbox proxy passes on (the same
         checks for both, so nothing here may assume the request named this tool itself)."""
-        return (await self.answer_call(ctx, params)).result
-
-    async def answer_call(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> ToolAnswer:
-        """:meth:`call_tool`'s result, with its object's JSON when the reply may reuse it
-        (:class:`ToolAnswer`: campus_mcp.speedups.fast_call does)."""
-        return await self.answer_request(params, _request_version(ctx), _request_meta(ctx))
+        return (await self.answer_request(params, _request_version(ctx), _request_meta(ctx))).result
 
     async def answer_request(
         self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
     ) -> ToolAnswer:
-        """:meth:`_answer_request`, with the call's log line (campus_mcp.call_log)."""
+        """The one answer of a ``tools/call``, given what a call uses of its request: its params, the
+        protocol version and the ``_meta`` object (:meth:`call_tool` for the SDK,
+        campus_mcp.speedups.fast_call for the hot read, without the SDK's request context). With
+        the call's log line (campus_mcp.call_log) and its access-log entry (student_access); the
+        answer comes as a :class:`ToolAnswer`, its object's JSON kept when the reply may reuse it."""
         started = time.perf_counter()
         token = tool_outcome.set(None)
         try:
@@ -457,9 +456,8 @@ class CampusServer:
     async def _answer_request(
         self, params: types.CallToolRequestParams, protocol_version: str | None, request_meta: dict[str, Any]
     ) -> ToolAnswer:
-        """:meth:`answer_call` given what a call uses of its request context: the protocol version
-        and the ``_meta`` object. campus_mcp.speedups.fast_call answers a read with it, without building the
-        SDK's request context, session and connection, which a call never uses."""
+        """:meth:`answer_request` without its log lines: find the tool, check the limit, run it
+        (a write through campus_mcp.write_call), and word every failure for the model."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)
         if tool is None or tool not in self.visible_tools(principal):

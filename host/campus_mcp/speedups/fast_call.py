@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -137,6 +138,43 @@ def _request_id(message: Mapping[str, Any]) -> str | int | None:
     return request_id
 
 
+@dataclass(frozen=True, slots=True)
+class HotRead:
+    """A request the short way answers: its id, typed params, protocol version, ``_meta`` object
+    and wire (2026-07-28 or not)."""
+
+    request_id: str | int
+    params: types.CallToolRequestParams
+    version: str
+    meta: dict[str, Any]
+    modern: bool
+
+
+def _envelope(body: bytes) -> tuple[str | int, dict[str, Any], dict[str, Any]] | None:
+    """The id, params and whole message of a body that is ONE JSON-RPC ``tools/call`` request
+    with nothing else in it, else None."""
+    try:
+        # The SDK's own parser (NaN, big numbers and duplicate keys read the same way as there).
+        message = pydantic_core.from_json(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.keys() != ENVELOPE_KEYS:
+        return None
+    request_id = _request_id(message)
+    params = message["params"]
+    if (
+        request_id is None
+        or message["jsonrpc"] != "2.0"
+        or message["method"] != METHOD
+        or not isinstance(params, dict)
+        or not params.keys() <= PARAMS_KEYS
+        or not isinstance(params.get("name"), str)
+        or not isinstance(params.get("arguments", {}), dict)
+    ):
+        return None
+    return request_id, params, message
+
+
 class FastReads:
     """The short way for one endpoint's server (see the module docstring)."""
 
@@ -147,60 +185,39 @@ class FastReads:
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, body: bytes, principal: Principal) -> bool:
         """Answer the request if it is the hot read; False (nothing sent) hands it to the SDK."""
-        server = self.server
-        if server.toolboxes is not None:
-            return False  # a proxied call is the toolbox's to unpack
-        names = [name for name, _value in scope["headers"]]
-        if len(set(names)) != len(names) or any(
-            name in REFUSED_HEADERS or name.startswith(PARAM_HEADER_PREFIX) for name in names
-        ):
+        read = await self.hot_read(scope, receive, body, principal)
+        if read is None:
             return False
+        await self._answer(read, scope, receive, send)
+        return True
+
+    async def hot_read(self, scope: Scope, receive: Receive, body: bytes, principal: Principal) -> HotRead | None:
+        """The request as the short way answers it, or None when it is anything else (decided
+        before any answer is begun: the SDK then serves it whole, errors included)."""
+        if self.server.toolboxes is not None:
+            return None  # a proxied call is the toolbox's to unpack
         request = Request(scope, receive)
-        headers = request.headers
-        header_version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
-        modern = header_version in MODERN_PROTOCOL_VERSIONS
-        if not modern and header_version is not None and header_version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            return False
-        if await self.security.validate_request(request, is_post=True) is not None:
-            return False
-        has_json, _has_sse = check_accept_headers(request)
-        if not has_json or not _json_content_type(headers):
-            return False
-        try:
-            # The SDK's own parser (NaN, big numbers and duplicate keys read the same way as there).
-            message = pydantic_core.from_json(body)
-        except (ValueError, RecursionError):
-            return False
-        if not isinstance(message, dict) or message.keys() != ENVELOPE_KEYS:
-            return False
-        request_id = _request_id(message)
-        params = message["params"]
-        if (
-            request_id is None
-            or message["jsonrpc"] != "2.0"
-            or message["method"] != METHOD
-            or not isinstance(params, dict)
-            or not params.keys() <= PARAMS_KEYS
-            or not isinstance(params.get("name"), str)
-            or not isinstance(params.get("arguments", {}), dict)
-        ):
-            return False
-        tool = server.tools.get(params["name"])
-        if tool is None or tool.writes or server._header_schema_of(tool.name) is not None:
-            return False
-        if tool not in server.visible_tools(principal):
-            return False  # the SDK words "unknown tool" (call_tool raises it there)
+        transport = await self._transport(scope, request)
+        if transport is None:
+            return None
+        modern, header_version = transport
+        envelope = _envelope(body)
+        if envelope is None:
+            return None
+        request_id, params, message = envelope
+        if not self._answers(params["name"], principal):
+            return None  # a write, a header-schema tool, one this caller does not see: the SDK's
         meta = params.get("_meta")
         if modern:
             if not isinstance(meta, dict) or not meta.keys() <= MODERN_META_KEYS:
-                return False  # a progress token, a log level, anything else: the SDK's
-            verdict = classify_inbound_request(message, headers=dict(headers))
+                return None  # a progress token, a log level, anything else: the SDK's
+            verdict = classify_inbound_request(message, headers=dict(request.headers))
             if not isinstance(verdict, InboundModernRoute):
-                return False
+                return None
             version = verdict.protocol_version
         else:
             if meta is not None:
-                return False
+                return None
             version = header_version if header_version is not None else types.DEFAULT_NEGOTIATED_VERSION
         try:
             # The runner's surface check, then the handler's typed params, as the SDK makes them.
@@ -208,30 +225,61 @@ class FastReads:
             typed = types.CallToolRequestParams.model_validate(params, by_name=False)
             request_meta = types.RequestParams.model_validate(params, by_name=False).meta if meta else None
         except (ValidationError, KeyError, ValueError):
+            return None
+        return HotRead(request_id, typed, version, meta_object(request_meta), modern)
+
+    async def _transport(self, scope: Scope, request: Request) -> tuple[bool, str | None] | None:
+        """Whether the request is on the 2026-07-28 wire, and its version header, when its headers
+        ask for nothing the short way does not do and pass the SDK's own checks; else None."""
+        names = [name for name, _value in scope["headers"]]
+        if len(set(names)) != len(names) or any(
+            name in REFUSED_HEADERS or name.startswith(PARAM_HEADER_PREFIX) for name in names
+        ):
+            return None
+        headers = request.headers
+        header_version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        modern = header_version in MODERN_PROTOCOL_VERSIONS
+        if not modern and header_version is not None and header_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return None
+        if await self.security.validate_request(request, is_post=True) is not None:
+            return None
+        has_json, _has_sse = check_accept_headers(request)
+        if not has_json or not _json_content_type(headers):
+            return None
+        return modern, header_version
+
+    def _answers(self, name: str, principal: Principal) -> bool:
+        """Whether the tool ``name`` is one the short way answers for ``principal``: served here,
+        seen by the caller, reading only, with no argument in a header."""
+        server = self.server
+        tool = server.tools.get(name)
+        if tool is None or tool.writes or server.header_schema_of(tool.name) is not None:
             return False
-        # A read uses nothing of its request context but the version and the _meta (the SDK's
-        # ServerRequestContext.meta, as a JSON object): no session, connection or dispatch context
-        # is made for a request that would never use them.
+        return tool in server.visible_tools(principal)  # else the SDK words "unknown tool"
+
+    async def _answer(self, read: HotRead, scope: Scope, receive: Receive, send: Send) -> None:
+        """The answer, written as the SDK writes it. A read uses nothing of its request context
+        but the version and the _meta (the SDK's ServerRequestContext.meta, as a JSON object): no
+        session, connection or dispatch context is made for a request that would never use them."""
         reply: types.JSONRPCResponse | types.JSONRPCError
         try:
-            answer = await server.answer_request(typed, version, meta_object(request_meta))
-            spliced = self._spliced(answer, version, request_id, modern)
+            answer = await self.server.answer_request(read.params, read.version, read.meta)
+            spliced = self._spliced(answer, read.version, read.request_id, read.modern)
             if spliced is not None:
-                await _response(spliced, 200, modern)(scope, receive, send)
-                return True
-            reply = self._reply(answer.result, version, request_id)
+                await _response(spliced, 200, read.modern)(scope, receive, send)
+                return
+            reply = self._reply(answer.result, read.version, read.request_id)
         except Exception as exc:
             # The SDK's mapping of a raised handler: its own error, or (unexpected) a generic one.
             error = handler_exception_to_error_data(exc)
             if error is None:
                 error = (
                     types.ErrorData(code=types.INTERNAL_ERROR, message="Internal server error")
-                    if modern
+                    if read.modern
                     else types.ErrorData(code=0, message=str(exc))
                 )
-            reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-        await self._write(reply, modern, scope, receive, send)
-        return True
+            reply = types.JSONRPCError(jsonrpc="2.0", id=read.request_id, error=error)
+        await self._write(reply, read.modern, scope, receive, send)
 
     def _reply(
         self, result: types.CallToolResult | types.InputRequiredResult, version: str, request_id: str | int
