@@ -7,9 +7,10 @@ back, a writer sets student1's sections of a term to one whole list of three CRN
 another; two more connections stay idle after one request. Mid-load the test sends SIGTERM. What
 a client and the operator see:
 
-- every call answered is a whole answer (200, a JSON-RPC result, not a tool error); a call that
-  is not answered met a clean close (refused, or closed before any byte of an answer), never a
-  half answer or a server error;
+- every call answered is a whole answer (200, a JSON-RPC result, not a tool error), calls in
+  flight at the signal too; a call that is not answered met a clean close (refused, or closed
+  before any byte of an answer: uvicorn closes a connection it sees idle, and a request that
+  reached it at that moment is never read, so never run), never a half answer or a server error;
 - a new connection is refused soon after the signal;
 - the process ends on its own well within ``CAMPUS_MCP_SHUTDOWN_GRACE_SECONDS`` (idle keep-alive
   connections do not hold it), as uvicorn ends a SIGTERM (test_shutdown.py), after its lifespan;
@@ -24,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,10 @@ GRACE_SECONDS = 20.0
 # Well within the grace: every call is short, and an idle connection must not be waited for.
 STOPS_WITHIN_SECONDS = 10.0
 READERS = 4
+LONG_QUERY = (
+    "{ sections(limit: 50) { total sections { crn title course { code title "
+    "offered_sections(limit: 10) { total sections { crn title section_number course { code } } } } } } }"
+)
 IDLE = 2
 HEADERS = {
     "Accept": "application/json, text/event-stream",
@@ -62,7 +69,7 @@ class Calls:
 
     answers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     ended: str = ""  # how the connection ended: "refused" or "closed"
-    sent_after_signal: int = 0
+    error: str = ""  # the client's error at the end
 
 
 def structured(response: httpx.Response) -> dict[str, Any]:
@@ -75,32 +82,28 @@ def structured(response: httpx.Response) -> dict[str, Any]:
     return answer
 
 
-async def keep_calling(
-    base: str, token: str, calls: Calls, signalled: asyncio.Event, arguments_of: Any, name: str
-) -> None:
+async def keep_calling(base: str, token: str, calls: Calls, arguments_of: Any, name: str) -> None:
     """Calls ``name`` on one keep-alive connection until the server closes it."""
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     headers = {**HEADERS, "Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=30) as http:
         turn = 0
         while True:
-            if signalled.is_set():
-                calls.sent_after_signal += 1
             try:
                 response = await http.post("/api/mcp", content=tool_call(name, arguments_of(turn)))
             except httpx.ConnectError:
-                calls.ended = "refused"
+                calls.ended, calls.error = "refused", repr(sys.exc_info()[1])
                 return
             except httpx.RemoteProtocolError as closed:
                 # Closed before any byte of an answer; "without sending complete message body"
                 # would be a half answer, and fails here.
                 assert "without sending a response" in str(closed), repr(closed)
-                calls.ended = "closed"
+                calls.ended, calls.error = "closed", repr(sys.exc_info()[1])
                 return
             except httpx.ReadError as reset:
                 # The request met the close of an idle connection (a reset): never read, never run.
                 assert "reset" in str(reset).lower() or not str(reset), repr(reset)
-                calls.ended = "closed"
+                calls.ended, calls.error = "closed", repr(sys.exc_info()[1])
                 return
             calls.answers.append(structured(response))
             turn += 1
@@ -146,6 +149,7 @@ async def test_sigterm_under_load_answers_whole_refuses_new_stops_and_keeps_the_
         # A plain HTTP client cannot be asked: the deployment lets its writes through (no code to
         # pass back), so that every write call is one request.
         "CAMPUS_MCP_CONFIRMATION_FALLBACK": "apply",
+        "CAMPUS_MCP_CATALOG_GRAPHQL_IN_FLIGHT": str(READERS),  # every reader's query runs
         "CAMPUS_MCP_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS),
         "CAMPUS_MCP_CONFIG": str(tmp_path / "absent.toml"),
         "CAMPUS_MCP_VAR_DIR": str(tmp_path / "var"),
@@ -173,22 +177,19 @@ async def test_sigterm_under_load_answers_whole_refuses_new_stops_and_keeps_the_
         lists = (crns[:3], crns[3:6])
         assert len(set(crns)) == 6, page
 
-        signalled = asyncio.Event()
         readers = [Calls() for _ in range(READERS)]
         writer = Calls()
-        subjects = ("COMP", "MATH", "BIOL", "ENGL")
+        # Two readers make short calls, two long ones (a GraphQL query near the cost limit, a few
+        # hundred milliseconds), so calls are in flight when the signal comes.
+        reads = [
+            ("search_sections", lambda turn: {"subject": "COMP", "offset": turn % 5}),
+            ("search_sections", lambda turn: {"subject": "MATH", "offset": turn % 5}),
+            ("catalog_graphql", lambda turn: {"query": LONG_QUERY}),
+            ("catalog_graphql", lambda turn: {"query": LONG_QUERY}),
+        ]
         loops = [
-            asyncio.create_task(
-                keep_calling(
-                    base,
-                    token,
-                    calls,
-                    signalled,
-                    lambda turn, s=subjects[n]: {"subject": s, "offset": turn % 5},
-                    "search_sections",
-                )
-            )
-            for n, calls in enumerate(readers)
+            asyncio.create_task(keep_calling(base, token, calls, arguments_of, name))
+            for calls, (name, arguments_of) in zip(readers, reads, strict=True)
         ]
         loops.append(
             asyncio.create_task(
@@ -196,7 +197,6 @@ async def test_sigterm_under_load_answers_whole_refuses_new_stops_and_keeps_the_
                     base,
                     token,
                     writer,
-                    signalled,
                     lambda turn: {"term": term, "crns": lists[turn % 2]},
                     "set_my_sections",
                 )
@@ -212,8 +212,9 @@ async def test_sigterm_under_load_answers_whole_refuses_new_stops_and_keeps_the_
             for task in loops:
                 if task.done():
                     task.result()  # a client that failed before the signal fails the test with its reason
+            ended = [calls for calls in [*readers, writer] if calls.ended]
+            assert not ended, f"a connection ended before the signal: {ended}\n{tail(log)}"
             server.send_signal(signal.SIGTERM)
-            signalled.set()
             sent_at = time.monotonic()
 
             async def refused() -> bool:
@@ -245,11 +246,17 @@ async def test_sigterm_under_load_answers_whole_refuses_new_stops_and_keeps_the_
     assert took < STOPS_WITHIN_SECONDS, f"serve took {took:.1f}s to stop (grace {GRACE_SECONDS:g}s)\n{tail(log)}"
     assert "graceful shutdown exceeded" not in said, tail(log)
     assert "Traceback" not in said, said[-3000:]
+    # Each client's connection ended cleanly: closed before any byte of an answer (a request that
+    # met the close of a connection uvicorn saw idle: never read, never run) or refused after.
     for calls in [*readers, writer]:
         assert calls.ended in ("refused", "closed"), calls
-        assert calls.sent_after_signal >= 1, "a client should have called after the signal"
-    for calls in readers:
+    for calls in readers[:2]:
         assert all(answer["sections"] for answer in calls.answers)
+    for calls in readers[2:]:
+        assert all(answer["data"]["sections"]["sections"] and not answer.get("errors") for answer in calls.answers)
+    # Calls were in flight at the signal: answered (logged) after uvicorn began shutting down.
+    stopping = said[said.index("Shutting down") :]
+    assert re.search(r"tools/call \w+: ok", stopping), tail(log)
     # What the last answer said is what is stored: the whole list, no mix of the two.
     last = writer.answers[-1]
     assert last["term"]["uid"] == term
