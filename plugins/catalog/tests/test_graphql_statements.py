@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.graphql import MAX_COST, query_cost, run_graphql
 from campus_catalog.graphql_io import GraphQLRequest
 from campus_catalog.queries import courses, sections
 from campus_catalog.schemas import CourseLookup, SectionSearch
+from campus_mcp import InvalidInput
 from campus_mcp.testing import CampusHarness
 from graphql import parse
 from sqlalchemy import event
@@ -113,3 +115,16 @@ async def test_the_links_answer_what_get_course_and_search_sections_answer(demo_
 
 def _without(key: str, fields: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if name != key}
+
+
+async def test_a_links_bad_argument_is_answered_in_words(demo_campus: CampusHarness) -> None:
+    """Every course's link fails alike; the fields are not nullable, so the whole query is refused
+    with the words once (as before the links were read per page)."""
+    query = (
+        '{ sections(limit: 3) { sections { crn course { code offered_sections(term: "Winter 1850") { total } } } } }'
+    )
+    async with demo_campus.sessions() as session:
+        with pytest.raises(InvalidInput) as refused:
+            await run_graphql(session, GraphQLRequest(query=query), demo_campus.settings, CatalogSettings())
+    assert refused.value.message.startswith("Unknown term 'Winter 1850'. Pass a term uid or name from list_terms")
+    assert refused.value.message.count("Unknown term") == 1
