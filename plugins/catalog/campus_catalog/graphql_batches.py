@@ -14,6 +14,7 @@ course gets ``get_course``'s error, on that field only.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from campus_mcp import Settings
@@ -35,11 +36,11 @@ class Batches:
         self._courses: DataLoader[str, JSON] = DataLoader(self._load_courses)
         self._offered: dict[tuple[str | None, int, int, bool], DataLoader[str, JSON]] = {}
 
-    def course(self, code: str) -> Any:
+    def course(self, code: str) -> Awaitable[JSON]:
         """The JSON of ``get_course`` for a normalized code (``CourseLookup``'s)."""
         return self._courses.load(code)
 
-    def offered_sections(self, code: str, query: SectionSearch) -> Any:
+    def offered_sections(self, code: str, query: SectionSearch) -> Awaitable[JSON]:
         """The JSON of ``search_sections`` for the course ``code`` with ``query``'s term, page and
         open_only (the only arguments the link has)."""
         key = (query.term, query.offset, query.limit, query.open_only)
