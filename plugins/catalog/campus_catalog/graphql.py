@@ -17,6 +17,9 @@ Invariants (``tests/test_graphql*.py`` and ``test_equality*.py`` hold them):
   per query (``semantic.semantic_allowance``).
 - One ``AsyncSession`` serves the whole query, so resolvers take turns on it (graphql-core runs
   sibling fields concurrently, and a session allows one operation at a time).
+- The links are read per page, not per item (``graphql_batches``): every ``course`` of a page in
+  one read, every ``offered_sections`` in another, so a query's statements do not grow with its
+  results.
 """
 
 from __future__ import annotations
@@ -46,11 +49,11 @@ from campus_catalog import graphql_limits as limits
 from campus_catalog import schemas as s
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.graphql_batches import Batches
 from campus_catalog.graphql_io import GraphQLAnswer, GraphQLErrorOut, GraphQLRequest
 from campus_catalog.graphql_limits import MAX_COST as MAX_COST  # the tests and the docstring name it here
 from campus_catalog.graphql_limits import MAX_DEPTH
 from campus_catalog.operations import OPERATIONS, QueryFunction
-from campus_catalog.queries import courses, sections
 
 PATH = "/api/v1/graphql"
 
@@ -80,11 +83,7 @@ PAGED_LINKS = frozenset({"offered_sections"})
 def _course_link() -> Any:
     async def course(root: strawberry.Parent[Any], info: Info) -> GqlCourseDetail:  # type: ignore[name-defined]  # noqa: F821
         context: _Context = info.context
-        async with context.lock:
-            answer = await courses.get_course(
-                context.session, s.CourseLookup(code=root["course_code"]), context.settings, context.catalog
-            )
-        return answer.model_dump(mode="json")
+        return await context.batches.course(s.CourseLookup(code=root["course_code"]).code)
 
     return strawberry.field(resolver=course, description="The course of this section (get_course).")
 
@@ -98,14 +97,8 @@ def _sections_link() -> Any:
         open_only: bool | None = None,
     ) -> GqlSectionPage:  # type: ignore[name-defined]  # noqa: F821
         context: _Context = info.context
-        subject, number = root["code"].split(" ", 1)
-        query = _arguments(
-            s.SectionSearch,
-            {"term": term, "limit": limit, "open_only": open_only, "subject": subject, "course_number": number},
-        )
-        async with context.lock:
-            answer = await sections.search_sections(context.session, query, context.settings, context.catalog)
-        return answer.model_dump(mode="json")
+        query = _arguments(s.SectionSearch, {"term": term, "limit": limit, "open_only": open_only})
+        return await context.batches.offered_sections(root["code"], query)
 
     return strawberry.field(
         resolver=offered_sections, description="Sections of this course in a term (search_sections); paged."
@@ -207,6 +200,10 @@ class _Context:
     # The document ``graphql_limits.check_query`` parsed and checked: strawberry runs that one.
     document: DocumentNode | None = None
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+    batches: Batches = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batches = Batches(self.session, self.settings, self.catalog, self.lock)
 
 
 def _arguments(model: type[BaseModel], given: Mapping[str, Any]) -> Any:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from campus_mcp import NotFound, Settings
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, Select, String, and_, bindparam, cast, func, or_, select
+from sqlalchemy import ColumnElement, Row, Select, String, and_, bindparam, cast, func, or_, select, tuple_
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -276,6 +277,13 @@ def _json_value(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
+def course_not_found(code: str) -> NotFound:
+    return NotFound(
+        f"No course {code} is in the catalog. Check the code, or find it with search_courses by title words.",
+        field="code",
+    )
+
+
 async def get_course(
     session: AsyncSession, query: CourseLookup, settings: Settings, catalog: CatalogSettings
 ) -> CourseDetail:
@@ -294,12 +302,16 @@ async def get_course(
         )
     ).first()
     if course is None:
-        raise NotFound(
-            f"No course {query.code} is in the catalog. Check the code, or find it with search_courses by title words.",
-            field="code",
-        )
-    code = f"{course.subject_code} {course.course_number}"
+        raise course_not_found(query.code)
     titles = await _titles(session, _codes_in(course.prerequisites))
+    return _detail(course, titles, _json_value(course.unlocks_json))
+
+
+def _detail(course: Row[*tuple[Any, ...]], titles: dict[str, str], candidates: Sequence[Sequence[Any]]) -> CourseDetail:
+    """A course's answer from its row of :func:`_detail_select` (or of :func:`get_courses`), the
+    titles of the courses its prerequisites name, and the candidates of :func:`unlocks`
+    (subject, number, title, prerequisite tree), in the catalog order."""
+    code = f"{course.subject_code} {course.course_number}"
     # JSON has no dates: the start date is ISO text on both engines, which sorts as the dates do.
     offered = sorted(_json_value(course.offered_json), key=lambda term: (str(term[3]), term[0]))
     return CourseDetail(
@@ -321,7 +333,7 @@ async def get_course(
         terms_offered=list(course.terms_offered or []),
         unlocks=[
             CourseLink(code=f"{subject_code} {course_number}", title=title)
-            for subject_code, course_number, title, tree in _json_value(course.unlocks_json)
+            for subject_code, course_number, title, tree in candidates
             if code in _codes_in(tree)
         ],
         offered_in=[
@@ -329,6 +341,63 @@ async def get_course(
             for _id, uid, name, _start, count in offered
         ],
     )
+
+
+# get_courses' statement per dialect: _detail_select's row without the unlocks, for many codes
+# (one expanding parameter of (subject, number) pairs, so one compiled statement serves any count).
+_many_details: dict[str, Select[*tuple[Any, ...]]] = {}
+
+
+def _many_select(dialect: str) -> Select[*tuple[Any, ...]]:
+    statement = _many_details.get(dialect)
+    if statement is None:
+        statement = _many_details[dialect] = (
+            select(*_DETAIL_COLUMNS, _offered(dialect))
+            .outerjoin(Subject, Subject.code == Course.subject_code)
+            .where(tuple_(Course.subject_code, Course.course_number).in_(bindparam("codes", expanding=True)))
+        )
+    return statement
+
+
+async def get_courses(
+    session: AsyncSession, codes: Sequence[str], settings: Settings, catalog: CatalogSettings
+) -> dict[str, CourseDetail]:
+    """:func:`get_course` for many codes (normalized, as ``CourseLookup`` gives them) in three
+    statements whatever their number: the rows, the courses that may be unlocked by them, the
+    titles their prerequisites name. A code of no course is absent from the answer.
+
+    For GraphQL's ``course`` link, asked for every section of a page: one get_course each was
+    about 3,200 calls (and twice as many statements) for one query at the cost limit (issue 30)."""
+    wanted = list(dict.fromkeys(codes))
+    if not wanted:
+        return {}
+    pairs = [tuple(code.split(" ", 1)) for code in wanted]
+    rows = (
+        await session.execute(
+            _many_select(session.get_bind().dialect.name),
+            {"codes": pairs, "today": campus_today(settings.timezone)},
+        )
+    ).all()
+    if not rows:
+        return {}
+    found = [f"{row.subject_code} {row.course_number}" for row in rows]
+    # unlocks()' candidates for every course at once: any of their quoted codes in the JSON text.
+    candidates = (
+        await session.execute(
+            select(Course.subject_code, Course.course_number, Course.title, Course.prerequisites)
+            .where(
+                Course.prerequisites.is_not(None),
+                or_(*(cast(Course.prerequisites, String).like(f"%{json.dumps(code)}%") for code in found)),
+            )
+            .order_by(Course.subject_code, Course.course_number)
+        )
+    ).all()
+    unlocked_by: dict[str, list[Sequence[Any]]] = {}
+    for candidate in candidates:
+        for named in _codes_in(candidate.prerequisites):
+            unlocked_by.setdefault(named, []).append(candidate)
+    titles = await _titles(session, set().union(*(_codes_in(row.prerequisites) for row in rows)))
+    return {code: _detail(row, titles, unlocked_by.get(code, [])) for code, row in zip(found, rows, strict=True)}
 
 
 async def course_codes_starting_with(session: AsyncSession, prefix: str) -> list[str]:
