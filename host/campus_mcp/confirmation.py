@@ -58,10 +58,16 @@ INVALID_STATE_MESSAGE = "Invalid or expired requestState"
 
 @dataclasses.dataclass(frozen=True)
 class PlannedChange:
-    """What a change would do: the question's exact text and the version of the record it writes."""
+    """What a change would do: the question's exact text and the version of the record it writes.
+
+    ``reading``: what the plan read to word the question, handed to the tool's run of the same
+    call as ``context.planned.reading`` (a plugin's own object), so a confirmed change does not
+    read the student's state again. It is as fresh as the plan: both run in the one call, and the
+    change itself still writes with its own version check. Never part of the question."""
 
     message: str
     version: str
+    reading: Any = dataclasses.field(default=None, compare=False, repr=False)
 
 
 Planner = Callable[["ToolContext", Any], Awaitable[PlannedChange | None]]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.confirmation import Decision
+from campus_mcp.confirmation import Decision, PlannedChange
 from campus_mcp.principal import Principal
 from campus_mcp.read_sessions import read_sessions
 from campus_mcp.settings import Settings
@@ -34,6 +34,9 @@ class ToolContext:
     # A write tool's run: what the student answered the host's question (campus_mcp.confirmation).
     # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
     confirmation: Decision = "not_asked"
+    # A write tool's run: the plan this call made (its ``reading`` is what the plan read), or None
+    # (nothing to change, or the REST twin, which plans nothing).
+    planned: PlannedChange | None = None
     # A read session already open for this call (an operation's answer cache read its key in it):
     # ``session(read_only=True)`` hands it on, so the call's reads share it. Set by the host only.
     _reading: AsyncSession | None = dataclasses.field(default=None, repr=False, compare=False)

@@ -145,7 +145,7 @@ async def call_write_tool(
         kept = await idempotency.reserve(context.sessions, owner, tool.name, key, digest)
         if kept is not None:
             return WriteAnswer(result=kept, replayed=True)
-    context = dataclasses.replace(context, confirmation=decision)
+    context = dataclasses.replace(context, confirmation=decision, planned=plan)
     try:
         raw = await tool.handler(context, args)
         result, links = await finish(tool, context, raw)

@@ -3,6 +3,7 @@ makes too. Every function reads and writes the signed-in student's own rows only
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import datetime, timedelta
 from typing import Any
@@ -316,17 +317,40 @@ async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange
         keeps.insert(0, note)
     head = f"Change the calendar settings of {_affects(level)} ({level})."
     return PlannedChange(
-        message=question(head, field_lines(old, new), keeps), version=str(row.version) if row else "none"
+        message=question(head, field_lines(old, new), keeps),
+        version=str(row.version) if row else "none",
+        reading=_LevelReading(level, row, own, colors, note),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _LevelReading:
+    """What the plan of ``update_calendar_settings`` read, which its run needs again."""
+
+    level: str
+    row: LevelSetting | None
+    own: int
+    colors: int
+    note: str | None
+
+
+async def _level_reading(context: ToolContext, args: LevelSettingsChange | LevelPath) -> _LevelReading:
+    """The plan's reading when this call planned (a confirmed change reads the state once), else
+    read now (nothing to change, or the REST twin, which plans nothing)."""
+    planned = context.planned.reading if context.planned is not None else None
+    if isinstance(planned, _LevelReading):
+        return planned
+    level, row, _bundle, own, colors = await _level_state(context, args.level)
+    return _LevelReading(level, row, own, colors, await _no_event_note(context, level))
 
 
 async def run_update_calendar_settings(
     context: ToolContext, args: LevelSettingsChange | LevelPath
 ) -> LevelSettingsAnswer:
     change = _level_change(args)
-    level, row, _bundle, own, colors = await _level_state(context, args.level)
+    reading = await _level_reading(context, args)
+    level, row, own, colors, note = reading.level, reading.row, reading.own, reading.colors, reading.note
     zone = context.settings.timezone
-    note = await _no_event_note(context, level)
     if context.confirmation in UNCHANGED:
         return LevelSettingsAnswer(
             result="unchanged",
