@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from campus_mcp.accounts import student_for_feed
-    from campus_mcp.advisory import forget_freshness
     from campus_mcp.answer_cache import AnswerCache
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
@@ -51,8 +50,8 @@ if TYPE_CHECKING:
         Tool,
         ToolExample,
     )
+    from campus_mcp.data_versions import read_versions, version_bump
     from campus_mcp.db import Base, UTCDateTime, utcnow
-    from campus_mcp.demo import CampusState
     from campus_mcp.deployment import Deployment, open_deployment
     from campus_mcp.errors import CampusError, ChangedMeanwhile, InvalidInput, NotFound, PermissionMissing
     from campus_mcp.fields import MAX_ROW_ID, RowId
@@ -89,7 +88,6 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("student_for_feed",),
-    "campus_mcp.advisory": ("forget_freshness",),
     "campus_mcp.answer_cache": ("AnswerCache",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
@@ -127,7 +125,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolExample",
     ),
     "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
-    "campus_mcp.demo": ("CampusState",),
+    "campus_mcp.data_versions": ("read_versions", "version_bump"),
     "campus_mcp.deployment": ("Deployment", "open_deployment"),
     "campus_mcp.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
     "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
@@ -190,7 +188,6 @@ __all__ = [
     "AppResource",
     "Base",
     "CampusError",
-    "CampusState",
     "ChangedMeanwhile",
     "Completion",
     "Connection",
@@ -246,7 +243,6 @@ __all__ = [
     "csrf_token",
     "dashboard_page",
     "escaped",
-    "forget_freshness",
     "format_number",
     "hidden",
     "hookimpl",
@@ -259,6 +255,7 @@ __all__ = [
     "operation_tools",
     "plural",
     "publish_changes",
+    "read_versions",
     "record_run",
     "session_user",
     "streaming_read",
@@ -267,4 +264,5 @@ __all__ = [
     "take_for_display",
     "to_login",
     "utcnow",
+    "version_bump",
 ]

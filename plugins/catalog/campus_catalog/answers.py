@@ -20,23 +20,16 @@ import json
 from importlib import metadata
 from typing import Any
 
-from campus_mcp import AnswerCache, ToolContext, __version__, forget_freshness
+from campus_mcp import AnswerCache, ToolContext, __version__
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import data_version, semantic
 from campus_catalog.queries.clock import campus_today
 
-
-def _forget_freshness(_moved: frozenset[str]) -> None:
-    """The advisory's freshness times are cached ten minutes (seed 000); a change committed in
-    this process (an import job, a section refresh, whatever it moved) shows at once instead.
-    Other processes' changes show within the ten minutes, as the seed allows."""
-    forget_freshness()
-
-
-data_version.on_change.append(_forget_freshness)
-
+# The advisory's freshness times (cached ten minutes, seed 000) are forgotten by the host when a
+# commit of this process bumps the data version (campus_mcp.version_bump), so an import job or a
+# section refresh shows at once; other processes' changes show within the ten minutes.
 
 # The releases whose code computes the answers: the host's (the tool layer, the shared schemas)
 # and the catalog plugin's (the queries).

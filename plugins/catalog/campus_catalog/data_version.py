@@ -1,8 +1,9 @@
 """The catalog's data version: a number that grows with every committed change to catalog data.
 
 Cached answers are keyed by it (``campus_mcp.answer_cache``), so an import or a refresh makes
-every older answer unreachable at once, in every process that shares the database. It lives in
-the host's ``campus_state`` table (row ``catalog_data_version``, column ``version``).
+every older answer unreachable at once, in every process that shares the database. It is one of
+the host's data versions (``campus_mcp.read_versions``, ``campus_mcp.version_bump``), key
+``catalog_data_version``.
 
 The bump is not called by each importer: a listener on every ORM session notes a write to a
 ``catalog_*`` table (an ORM flush, or a Core insert, update or delete through
@@ -37,10 +38,8 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from campus_mcp import CampusState
-from sqlalchemy import ClauseElement, Table, event, inspect, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from campus_mcp import read_versions, version_bump
+from sqlalchemy import ClauseElement, Table, event, inspect
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
@@ -79,7 +78,7 @@ _ASSIGNED = re.compile(r",\s*[`\"\[]?(\w+)[`\"\]]?\s*=")
 
 
 def version_key(kind: str) -> str:
-    """The ``campus_state`` key of one kind's version (``HELD_KINDS``)."""
+    """The data version key of one kind's version (``HELD_KINDS``)."""
     # The roster's row is named for what it counts; the vectors' rows keep the names they have.
     return "catalog_roster_version" if kind == ROSTER else f"catalog_vectors_version:{kind}"
 
@@ -108,10 +107,9 @@ async def current(session: AsyncSession) -> int:
     Noted on the session for the rest of its transaction (:func:`known`), with the versions of
     the kinds held in process, read in the same statement (the answer cache's read serves the
     vector index and the roster too)."""
-    rows = await session.execute(select(CampusState.key, CampusState.version).where(CampusState.key.in_(_KEYS_READ)))
-    found = {key: int(version or 0) for key, version in rows}
-    session.info[_READ] = version = found.get(KEY, 0)
-    session.info[_VECTORS_READ] = {kind: found.get(version_key(kind), 0) for kind in HELD_KINDS}
+    found = await read_versions(session, _KEYS_READ)
+    session.info[_READ] = version = found[KEY]
+    session.info[_VECTORS_READ] = {kind: found[version_key(kind)] for kind in HELD_KINDS}
     return version
 
 
@@ -143,16 +141,9 @@ def writing(session: AsyncSession) -> bool:
 
 
 def _bump(session: Session, kinds: set[str]) -> None:
-    # The deployment's two engines both have INSERT ... ON CONFLICT: one statement for the first
-    # bump and the later ones, so two first importers cannot collide on the key; the vectors
-    # versions that move ride in the same statement.
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    # The vectors versions that move ride in the same statement as the data version.
     keys = [KEY, *(version_key(kind) for kind in HELD_KINDS if kind in kinds)]
-    session.execute(
-        insert(CampusState)
-        .values([{"key": key, "value": "", "version": 1} for key in keys])
-        .on_conflict_do_update(index_elements=[CampusState.key], set_={"version": CampusState.version + 1})
-    )
+    session.execute(version_bump(session.get_bind().dialect.name, keys))
 
 
 _cascades: dict[str, frozenset[str]] | None = None

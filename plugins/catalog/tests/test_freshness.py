@@ -139,3 +139,24 @@ async def test_last_refresh_is_a_full_runs_time_per_current_and_future_term(camp
         # The latest *completed* schedule.
         assert await sources["finals"].last_refresh(session) == {"202131": synced}
         assert await sources["university_calendar"].last_refresh(session) is None
+
+
+async def test_a_change_committed_in_this_process_shows_in_the_next_advisory(campus_factory: CampusFactory) -> None:
+    # The freshness times are cached ten minutes; a commit that bumps the catalog's data version
+    # (campus_mcp.version_bump, by the catalog's commit listener) has the host forget them.
+    campus = await campus_factory(demo=True)
+
+    async def sections_refreshed() -> object:
+        result = await campus.call("search_sections", {"limit": 1})
+        assert not result.is_error, result.content
+        sources = {s["key"]: s for s in (result.structured_content or {})["advisory"]["data_sources"]}
+        return sources["sections"]["last_refresh_by_term"]
+
+    before = await sections_refreshed()
+    synced = datetime(2030, 1, 2, 3, 4, tzinfo=UTC)
+    async with campus.sessions() as session:
+        await session.execute(update(Term).values(sections_synced_at=synced, catalog_imported_at=None))
+        await session.commit()
+    after = await sections_refreshed()
+    assert after != before and isinstance(after, dict) and after, (before, after)
+    assert set(after.values()) == {"2030-01-02T03:04:00+00:00"}, after

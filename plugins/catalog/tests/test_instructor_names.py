@@ -16,9 +16,9 @@ from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Instructor
 from campus_catalog.queries import instructor_filter, instructor_names, instructors, lookups
 from campus_catalog.schemas import InstructorSearch
-from campus_mcp import CampusState
+from campus_mcp import version_bump
 from campus_mcp.testing import CampusFactory, CampusHarness
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 NAMES = (
@@ -125,9 +125,7 @@ async def _add_as_another_process_would(campus: CampusHarness, pub_id: str, name
         await connection.execute(insert(Instructor).values(pub_id=pub_id, name=name))
         if bump:  # another process's commit bumps the versions it moved in the same transaction
             moved = (data_version.KEY, data_version.version_key(data_version.ROSTER))
-            await connection.execute(
-                update(CampusState).where(CampusState.key.in_(moved)).values(version=CampusState.version + 1)
-            )
+            await connection.execute(version_bump(connection.dialect.name, moved))
 
 
 async def _named(campus: CampusHarness, part: str, *, read_version: bool) -> list[int] | None:

@@ -19,9 +19,9 @@ from campus_catalog.queries import lookups, sections
 from campus_catalog.queries.terms import known_term
 from campus_catalog.schemas import SectionSearch
 from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp import CampusState, InvalidInput
+from campus_mcp import InvalidInput, version_bump
 from campus_mcp.testing import CampusFactory, CampusHarness
-from sqlalchemy import insert, update
+from sqlalchemy import insert
 
 FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
 BANNER_FIXTURE = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
@@ -51,9 +51,7 @@ async def _add_term_as_another_process_would(campus: CampusHarness, uid: str, na
             insert(Term).values(uid=uid, name=name, start_date=date(2031, 1, 10), end_date=date(2031, 5, 5))
         )
         if bump:  # another process's commit bumps the version in the same transaction
-            await connection.execute(
-                update(CampusState).where(CampusState.key == data_version.KEY).values(version=CampusState.version + 1)
-            )
+            await connection.execute(version_bump(connection.dialect.name, [data_version.KEY]))
 
 
 async def test_an_import_in_this_process_is_seen_by_the_next_call(campus_factory: CampusFactory) -> None:

@@ -19,7 +19,7 @@ import pytest
 from campus_catalog import data_version
 from campus_catalog.models import Instructor, Section, SectionInstructor, Term
 from campus_catalog.queries import instructor_names, lookups
-from campus_mcp import CampusState
+from campus_mcp import read_versions
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
@@ -52,7 +52,7 @@ async def campus(campus_factory: CampusFactory) -> CampusHarness:
 async def _versions(campus: CampusHarness) -> Versions:
     """The data version (``data``) and each held kind's version, as committed."""
     async with campus.sessions() as session:
-        rows: dict[str, int] = dict((await session.execute(select(CampusState.key, CampusState.version))).all())
+        rows = await read_versions(session, [data_version.KEY, *map(data_version.version_key, data_version.HELD_KINDS)])
     found = {"data": rows.get(data_version.KEY, 0)}
     found.update({kind: rows.get(data_version.version_key(kind), 0) for kind in data_version.HELD_KINDS})
     return found

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from campus_catalog import semantic
+from campus_catalog import data_version, semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section
 from campus_catalog.queries import sections
 from campus_catalog.queries.terms import resolve_term
 from campus_catalog.schemas import SectionSearch
-from campus_mcp import CampusState, InvalidInput
+from campus_mcp import InvalidInput, read_versions, version_bump
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -131,15 +131,16 @@ async def test_two_databases_at_the_same_version_keep_their_own_vectors(
     demo_campus: CampusHarness, campus_factory: CampusFactory
 ) -> None:
     other = await campus_factory(demo=True)
-    async with demo_campus.sessions() as session:
-        version = await session.scalar(select(CampusState.version).where(CampusState.key == "catalog_data_version"))
     await _set_vectors(other, "FINC 3500", None)
-    # The copy's version is put back to the demo campus's: only the database tells them apart.
-    async with other.sessions() as session:
-        await session.execute(
-            update(CampusState).where(CampusState.key == "catalog_data_version").values(version=version)
-        )
-        await session.commit()
+    # The campus behind has its data version bumped to the other's: only the database tells them apart.
+    key = [data_version.KEY]
+    async with demo_campus.sessions() as demo, other.sessions() as copy:
+        first, second = [(await read_versions(session, key))[data_version.KEY] for session in (demo, copy)]
+        behind = demo if first < second else copy
+        for _ in range(abs(first - second)):
+            await behind.execute(version_bump(behind.get_bind().dialect.name, key))
+        await behind.commit()
+        assert await read_versions(demo, key) == await read_versions(copy, key)
     # Limits no other test asks for: the answer cache (keyed by the version too) must not answer.
     demo_first = await _search(demo_campus, {"q": STOCK_MARKET, "limit": 99})
     question = {"q": STOCK_MARKET, "limit": 98}

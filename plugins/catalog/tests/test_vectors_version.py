@@ -16,7 +16,7 @@ from campus_catalog import data_version, semantic, vector_index
 from campus_catalog.models import Course, Instructor, Review, Section, Term
 from campus_catalog.queries import instructor_names
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp import CampusState
+from campus_mcp import read_versions
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import delete, select, update
 
@@ -29,7 +29,7 @@ async def _versions(campus: CampusHarness) -> Versions:
     """The data version (``data``) and each held kind's version (the vectors', the roster's), as
     committed."""
     async with campus.sessions() as session:
-        rows: dict[str, int] = dict((await session.execute(select(CampusState.key, CampusState.version))).all())
+        rows = await read_versions(session, [data_version.KEY, *map(data_version.version_key, data_version.HELD_KINDS)])
     found = {"data": rows.get(data_version.KEY, 0)}
     found.update({kind: rows.get(data_version.version_key(kind), 0) for kind in data_version.HELD_KINDS})
     return found
