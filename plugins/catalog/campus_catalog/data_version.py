@@ -135,6 +135,16 @@ def known(session: AsyncSession, kind: str | None = None) -> int | None:
     return value if isinstance(value, int) else None
 
 
+async def version_of(session: AsyncSession, kind: str | None = None) -> int:
+    """The data version (or that kind's version), read in this session's transaction at most once
+    (:func:`current` reads every version in one query)."""
+    known_now = known(session, kind)
+    if known_now is None:
+        await current(session)
+        known_now = known(session, kind)
+    return known_now or 0
+
+
 def writing(session: AsyncSession) -> bool:
     """Whether this session holds catalog writes it has not committed (they may be rolled back)."""
     return bool(session.info.get(_CHANGED)) or _pending_data(session.sync_session)

@@ -18,8 +18,8 @@ Held by ``lookups.HeldTable``, as the terms are, but keyed by the roster's own v
 (an insert, a delete, a rename): a seat refresh, which moves the data version every 30 minutes of
 registration and at every section the refresh queue reads from Banner, read every name again
 (slow at ``--scale 67``). So: per database (the engine's URL), forgotten when this process
-commits a change to the roster, compared with the roster's version when the call read the
-versions (else trusted for ``lookups.MAX_AGE_S``), never kept from a read a commit overtook; and
+commits a change to the roster, always compared with the roster's version (read once per
+call), never kept from a read a commit overtook; and
 never used by a session with uncommitted catalog writes (the caller then asks the database, see
 ``instructor_filter``).
 """

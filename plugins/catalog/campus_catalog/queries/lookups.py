@@ -13,9 +13,10 @@ Correct, not just fast:
   sees may still be rolled back.
 - A read that a commit overtook keeps nothing either (each table's generation check), so a slow
   reader cannot put back what the commit just replaced.
-- Another process's change: when the call already read the catalog's data version (the answer
-  cache reads it on every tool call and REST request), a table held at another version is read
-  again, so that path is exact; otherwise a table is kept at most ``MAX_AGE_S``.
+- Another process's change: a held table is always compared with the version in the database.
+  The call's session reads the versions once (one small query, none when the answer cache read
+  them already for its key), and a table held at another version is read again. One rule, no
+  time to trust a table for: every committed catalog write moves the version.
 
 Which version: the terms and subjects (a few rows, cheap to read) follow the data version, which
 every catalog commit moves. A table slow to read names a kind of ``data_version.HELD_KINDS``
@@ -25,7 +26,6 @@ only a write of what it reads moves: a seat refresh does not read 20,100 names a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -36,9 +36,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import data_version
 from campus_catalog.models import Subject, Term
-
-# How long a table read by this process is trusted when the call has no data version to compare.
-MAX_AGE_S = 30.0
 
 Rows = TypeVar("Rows")
 
@@ -61,8 +58,7 @@ _tables: list[HeldTable[Any]] = []
 @dataclass(frozen=True, slots=True)
 class _Held(Generic[Rows]):
     rows: Rows
-    read_at: float
-    version: int | None
+    version: int
 
 
 class HeldTable(Generic[Rows]):
@@ -89,21 +85,15 @@ class HeldTable(Generic[Rows]):
         if data_version.writing(session):
             return await self._read(session)
         database = data_version.database_key(session)
-        version = data_version.known(session, self.kind)
+        version = await data_version.version_of(session, self.kind)
         held = self._held.get(database)
-        if held is not None and _still_good(held, version):
+        if held is not None and held.version == version:
             return held.rows
         generation = self._generation
         rows = await self._read(session)
         if generation == self._generation:
-            self._held[database] = _Held(rows, time.monotonic(), version)
+            self._held[database] = _Held(rows, version)
         return rows
-
-
-def _still_good(held: _Held[Rows], version: int | None) -> bool:
-    if version is not None:
-        return held.version == version
-    return time.monotonic() - held.read_at < MAX_AGE_S
 
 
 async def _read_terms(session: AsyncSession) -> tuple[KnownTerm, ...]:
