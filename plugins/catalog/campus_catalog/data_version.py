@@ -84,8 +84,8 @@ def version_key(kind: str) -> str:
 
 
 # Called in the process that committed a change (after the commit), for caches of its own that
-# cannot wait for a version read (the advisory's freshness times, the lookup tables), with the
-# kinds (``HELD_KINDS``) the commit moved: the data version moved with every commit.
+# cannot wait for a version read (the lookup tables; the host forgets the advisory's freshness
+# times itself after a committed bump), with the kinds (``HELD_KINDS``) the commit moved: the data version moved with every commit.
 on_change: list[Callable[[frozenset[str]], None]] = []
 
 
