@@ -15,9 +15,10 @@ its ten minutes; other processes see it within those minutes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-from sqlalchemy import Insert, event, select
+from sqlalchemy import Insert, Select, event, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
@@ -31,9 +32,20 @@ _TABLE = CampusState.__tablename__
 
 async def read_versions(session: AsyncSession | AsyncConnection, keys: Sequence[str]) -> dict[str, int]:
     """Each of ``keys`` with its version, read in one statement (0 for a key never bumped)."""
-    rows = await session.execute(select(CampusState.key, CampusState.version).where(CampusState.key.in_(keys)))
+    wanted = tuple(keys)
+    # A Core statement, built once per set of keys, on the session's connection: an answer cache
+    # reads versions on every call, and the ORM's execute and building the statement each time
+    # were most of that read's cost. Nothing pending needs flushing first: bumps are executed.
+    connection = await session.connection() if isinstance(session, AsyncSession) else session
+    rows = await connection.execute(_versions_of(wanted))
     found = {str(key): int(version or 0) for key, version in rows}
-    return {key: found.get(key, 0) for key in keys}
+    return {key: found.get(key, 0) for key in wanted}
+
+
+@functools.lru_cache(maxsize=64)
+def _versions_of(keys: tuple[str, ...]) -> Select[str, int]:
+    table = CampusState.__table__
+    return select(table.c.key, table.c.version).where(table.c.key.in_(keys))
 
 
 def version_bump(dialect: str, keys: Sequence[str]) -> Insert:
