@@ -5,8 +5,8 @@ student tool with the real SDK client on ``/api/mcp`` and through the toolbox pr
 access token reads the REST twin, and a calendar app fetches the feed. Each appears in student1's
 Recent activity page and in ``campus-mcp audit`` (a real subprocess), with the app's name, and
 never in student2's; a public catalog call is not a student's data and is not recorded; nothing of
-the arguments is stored. A call over ``campus-mcp stdio`` is recorded with the token's name. The export (dashboard download and ``campus-mcp export``) holds the
-student's data and activity without any secret. Old entries are deleted by the prune job.
+the arguments is stored. A call over ``campus-mcp stdio`` is recorded with the token's name. The export (dashboard download and ``campus-mcp export``, the same
+document) holds the student's data and activity without any secret. Old entries are deleted by the prune job.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ from campus_mcp.accounts import Student, create_local_student, student_by_userna
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.student_access import PRUNE_JOB_ID, AccessLog, StudentAccess
+from campus_mcp.student_access import PRUNE_JOB_ID, AccessLog, StudentAccess, entries
 from campus_mcp.testing import CampusFactory
 from campus_mcp.testing_browser import StudentBrowser
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 
 CLI = Path(sys.executable).parent / "campus-mcp"
 PERSONAL_TOKEN = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
@@ -155,7 +155,7 @@ async def test_a_tool_call_a_rest_call_and_a_feed_fetch_reach_the_student_and_th
 
         download = await student1.get("/dashboard/activity/export")
         assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
-        document = download.json()
+        downloaded = document = download.json()
         assert document["student"]["username"] == "student1" and len(document["activity"]) == 4
         assert document["data"]["sections"] and document["data"]["calendar_feed"]["on"] is True
         assert [t["name"] for t in document["personal_access_tokens"]] == [TOKEN_NAME]
@@ -204,6 +204,8 @@ async def test_a_tool_call_a_rest_call_and_a_feed_fetch_reach_the_student_and_th
     assert exported.returncode == 0, exported.stderr
     document = json.loads(exported.stdout)
     assert len(document["activity"]) == 4 and document["data"]["friends"]
+    # The student's download is the same document as the privacy office's export.
+    assert {**document, "exported_at": ""} == {**downloaded, "exported_at": ""}
     assert personal not in exported.stdout and app_token not in exported.stdout
 
 
@@ -286,3 +288,28 @@ async def test_entries_of_a_removed_student_are_dropped_and_the_rest_written(cam
         written = (await session.execute(select(StudentAccess.student_id, StudentAccess.action))).all()
     assert written == [(staying, "calendar feed")]
     await log.close()
+
+
+async def test_a_reader_sees_the_entries_the_writer_is_writing(campus_factory: CampusFactory) -> None:
+    # The writer task takes the queue, then waits on the database; a page read meanwhile must wait
+    # for that batch, not find an empty queue and show the student a log without their last call.
+    campus = await campus_factory(demo=True)
+    access_log = AccessLog(campus.sessions)
+    access_log.record(1, app_kind="feed", app_id="calendar-feed", door="feed", action="calendar_feed", outcome="ok")
+    async with campus.sessions() as blocker:
+        # Another transaction holds the table, so the writer's insert waits (as on a busy database).
+        if campus.settings.database_url.startswith("postgresql"):
+            await blocker.execute(text("LOCK TABLE student_access IN EXCLUSIVE MODE"))
+        else:
+            await blocker.execute(text("DELETE FROM student_access WHERE id < 0"))  # SQLite's write lock
+        under_way = asyncio.create_task(access_log.write_pending())
+        await asyncio.sleep(0.2)  # the task has taken the queue and waits on the database
+        reader = asyncio.create_task(access_log.write_pending())  # what Recent activity and the export do first
+        await asyncio.sleep(0.2)
+        assert not reader.done(), "the reader did not wait for the batch under way"
+        await blocker.rollback()
+    assert await under_way == 1 and await reader == 0
+    async with campus.sessions() as session:
+        seen = await entries(session, student_id=1)
+    assert [(entry.app_name, entry.action) for entry in seen] == [("calendar feed", "calendar_feed")]
+    await access_log.close()

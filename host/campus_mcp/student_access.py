@@ -14,7 +14,7 @@ Invariants, each held by a test (tests/test_student_access.py):
 - Recording never waits for the database: :meth:`AccessLog.record` appends to a list in memory,
   and a task of the process writes the list in one statement about once a second (and at shutdown,
   :meth:`AccessLog.close`). A reader of the log (the student's page, the export) writes what is
-  pending first, so it sees its own process's latest calls.
+  pending first, and waits for a write under way, so it sees its own process's latest calls.
 - Rows older than ``student_access_days`` are deleted by the job ``core.student_access_prune``.
 - An entry whose student was removed while it waited is dropped, as the student's rows are
   (``ON DELETE CASCADE``): the writer never retries an entry the database can never take.
@@ -135,6 +135,9 @@ class AccessLog:
         self._pending: list[_Pending] = []
         self._writer: asyncio.Task[None] | None = None
         self._names: dict[tuple[str, str], str] = {}
+        # One batch at a time: a reader's write_pending waits for the writer task's batch under
+        # way (taken from the queue, not yet committed), which it would otherwise miss.
+        self._writing = asyncio.Lock()
 
     def record_call(self, principal: Principal, *, door: str, action: str, outcome: str) -> None:
         """A call by an app for its student (the caller checked :func:`touches_student_data`)."""
@@ -164,8 +167,12 @@ class AccessLog:
                 log.warning("the access log could not be written; %d entries wait", len(self._pending), exc_info=True)
 
     async def write_pending(self) -> int:
-        """Write every queued entry in one statement; how many. The queue is taken whole before the
-        first await, so two writers at once (the task and a reader) never write an entry twice."""
+        """Write every queued entry in one statement; how many. Batches take turns, so a reader's
+        call returns only once every entry queued before it is committed, and none is written twice."""
+        async with self._writing:
+            return await self._write_batch()
+
+    async def _write_batch(self) -> int:
         batch, self._pending = self._pending, []
         if not batch:
             return 0
@@ -245,7 +252,9 @@ class AccessLog:
                 with contextlib.suppress(RuntimeError):  # that loop is closed: nothing runs it
                     writer.get_loop().call_soon_threadsafe(writer.cancel)
         try:
-            await self.write_pending()
+            # Not write_pending: a writer cancelled on another loop, closed since, never gives the
+            # turn back (and an asyncio lock is not to be waited on from two loops).
+            await self._write_batch()
         except Exception:
             log.warning("the access log lost %d entries at shutdown", len(self._pending), exc_info=True)
 
