@@ -364,11 +364,17 @@ StudentDataReader = Callable[["AsyncSession", int], Awaitable[Any]]
 class StudentData:
     """What a plugin holds about one student, for the student's export (``campus-mcp export``,
     the dashboard's download): ``read(session, student_id)`` returns it as JSON values (dicts,
-    lists, strings, numbers, ISO dates), under ``key`` in the export. Never a secret."""
+    lists, strings, numbers, ISO dates), under ``key`` in the export. Never a secret.
+
+    ``tables`` names the tables whose rows about the student ``read`` returns. Every table with a
+    foreign key to ``students`` must be in one part's ``tables``: ``uncovered_student_tables``
+    (campus_mcp.student_export) names the ones that are not, and the export test fails on them, so
+    a new table of student data cannot be left out of the export unnoticed."""
 
     key: str
     description: str
     read: StudentDataReader
+    tables: tuple[str, ...] = ()
     plugin: str = ""
 
 

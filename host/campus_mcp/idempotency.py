@@ -63,10 +63,15 @@ class IdempotencyKey(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
+def student_owner(student_id: int) -> str:
+    """The owner of a student's keys (also what the student's export reads them by)."""
+    return f"student:{student_id}"
+
+
 def owner_of(principal: Principal) -> str:
     """Whose keys these are: a student's keys are theirs whatever app they use."""
     if principal.user_id is not None:
-        return f"student:{principal.user_id}"
+        return student_owner(principal.user_id)
     return f"client:{principal.client_id or 'anonymous'}"
 
 

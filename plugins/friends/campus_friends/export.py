@@ -35,5 +35,10 @@ async def friends_of(session: AsyncSession, student_id: int) -> list[dict[str, A
 
 
 STUDENT_DATA = [
-    StudentData(key="friends", description="Friends and friend requests, with the other student.", read=friends_of)
+    StudentData(
+        key="friends",
+        description="Friends and friend requests, with the other student.",
+        read=friends_of,
+        tables=("friendships",),
+    )
 ]

@@ -1,5 +1,6 @@
 """What the schedule family holds about one student, for the student's export (``register_student_data``):
-the sections on their schedule and the meetings they made or were invited to."""
+the sections on their schedule, the full sections they watch for a seat, and the meetings they
+made or were invited to."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from campus_mcp import StudentData
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_schedule.models import Enrollment, StudentEvent, StudentEventAttendee
+from campus_schedule.models import Enrollment, SeatWatch, StudentEvent, StudentEventAttendee
 
 
 async def sections_of(session: AsyncSession, student_id: int) -> list[dict[str, Any]]:
@@ -20,6 +21,13 @@ async def sections_of(session: AsyncSession, student_id: int) -> list[dict[str, 
         {"term": row.term_uid, "crn": row.crn, "added_by": row.source, "added_at": row.created_at.isoformat()}
         for row in rows
     ]
+
+
+async def seat_watches_of(session: AsyncSession, student_id: int) -> list[dict[str, Any]]:
+    rows = await session.scalars(
+        select(SeatWatch).where(SeatWatch.student_id == student_id).order_by(SeatWatch.term_uid, SeatWatch.crn)
+    )
+    return [{"term": row.term_uid, "crn": row.crn, "watching_since": row.created_at.isoformat()} for row in rows]
 
 
 async def meetings_of(session: AsyncSession, student_id: int) -> dict[str, list[dict[str, Any]]]:
@@ -45,6 +53,22 @@ async def meetings_of(session: AsyncSession, student_id: int) -> dict[str, list[
 
 
 STUDENT_DATA = [
-    StudentData(key="sections", description="The sections on the student's schedule, by term.", read=sections_of),
-    StudentData(key="meetings", description="Meetings the student made or was invited to.", read=meetings_of),
+    StudentData(
+        key="sections",
+        description="The sections on the student's schedule, by term.",
+        read=sections_of,
+        tables=("schedule_enrollments",),
+    ),
+    StudentData(
+        key="seat_watches",
+        description="Full sections the student watches for a free seat (watch_section), by term.",
+        read=seat_watches_of,
+        tables=("schedule_seat_watches",),
+    ),
+    StudentData(
+        key="meetings",
+        description="Meetings the student made or was invited to.",
+        read=meetings_of,
+        tables=("schedule_events", "schedule_event_attendees"),
+    ),
 ]

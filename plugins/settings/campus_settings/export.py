@@ -48,8 +48,12 @@ STUDENT_DATA = [
         key="calendar_settings",
         description="Calendar settings per level and class, and the reminders' pause.",
         read=calendar_settings_of,
+        tables=("settings_level_settings", "settings_class_settings", "settings_notifications"),
     ),
     StudentData(
-        key="calendar_feed", description="Whether the calendar feed is on, and since when.", read=calendar_feed_of
+        key="calendar_feed",
+        description="Whether the calendar feed is on, and since when.",
+        read=calendar_feed_of,
+        tables=("settings_calendar_feeds",),
     ),
 ]
