@@ -53,8 +53,8 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -410,6 +410,9 @@ class Row:
     p95: float
     answer_bytes: int
     rounds: list[float]  # requests/s of each round
+    # The server's CPU milliseconds per answer in each round (when measure() knows its process):
+    # what the other processes on a shared machine move far less than requests/s.
+    cpu_ms: list[float] = field(default_factory=list)
 
 
 # wrk's Lua hook at the end of a run: the percentiles (us) and every kind of error, on one line.
@@ -503,10 +506,16 @@ async def load_slice(
 
 
 async def measure(
-    targets: list[Target], rounds: int, seconds: float, connections: int, load: str = "httpx"
+    targets: list[Target],
+    rounds: int,
+    seconds: float,
+    connections: int,
+    load: str = "httpx",
+    pids: Mapping[str, int] | None = None,
 ) -> list[Row]:
     """Every target, interleaved: ``rounds`` rounds of ``seconds / rounds`` each, round r starting
-    at another target (the list turned by r/rounds of its length), loaded by ``load`` (wrk or httpx)."""
+    at another target (the list turned by r/rounds of its length), loaded by ``load`` (wrk or httpx).
+    ``pids`` (an origin's server process) adds each slice's server CPU per answer to its row."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     clients = {origin: httpx.AsyncClient(limits=limits, timeout=60) for origin in {t.origin for t in targets}}
     scratch = tempfile.TemporaryDirectory()
@@ -523,9 +532,12 @@ async def measure(
             starts[target], sizes[target] = response.content[:SAME_START], len(response.content)
         rates: dict[Target, list[float]] = {t: [] for t in targets}
         latencies: dict[Target, list[float]] = {t: [] for t in targets}
+        cpu_ms: dict[Target, list[float]] = {t: [] for t in targets}
         for number in range(rounds):
             turn = number * len(targets) // rounds
             for target in targets[turn:] + targets[:turn]:
+                pid = (pids or {}).get(target.origin)
+                cpu_before = cpu_seconds(pid) if pid else 0.0
                 if load == "wrk":
                     rate, p50, p95 = run_wrk(target, scripts[target], seconds / rounds, connections)
                     percentiles[target].append((p50, p95))
@@ -535,6 +547,9 @@ async def measure(
                     )
                     latencies[target] += times
                 rates[target].append(rate)
+                if pid:
+                    answers = rate * seconds / rounds
+                    cpu_ms[target].append((cpu_seconds(pid) - cpu_before) * 1000 / answers)
             print(f"  round {number + 1}/{rounds} done, load average {os.getloadavg()[0]:.1f}")
     finally:
         for client in clients.values():
@@ -558,6 +573,7 @@ async def measure(
                 p95,
                 sizes[target],
                 rates[target],
+                cpu_ms[target],
             )
         )
     return rows
@@ -772,6 +788,7 @@ def student_run(options: argparse.Namespace) -> None:
     with contextlib.ExitStack() as servers:
         targets: list[Target] = []
         pids: dict[str, int] = {}
+        origins: dict[str, int] = {}
         for label, state in LOG_STATES.items():
             port = free_port()
             args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-prepare"]
@@ -780,10 +797,12 @@ def student_run(options: argparse.Namespace) -> None:
             process = servers.enter_context(
                 running(args, served, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE)
             )
-            pids[label] = process.pid
+            pids[label] = origins[f"http://127.0.0.1:{port}"] = process.pid
             targets += student_targets(f"http://127.0.0.1:{port}", label, token)
         cpu_before = {label: cpu_seconds(pid) for label, pid in pids.items()}
-        rows = asyncio.run(measure(targets, options.rounds, options.seconds, options.connections, options.load))
+        rows = asyncio.run(
+            measure(targets, options.rounds, options.seconds, options.connections, options.load, origins)
+        )
         cpu = {label: cpu_seconds(pid) - cpu_before[label] for label, pid in pids.items()}
     engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
     print(f"\n{date.today()} · {os.cpu_count()} cores · {engine} · {options.connections} connections · {options.load}")
@@ -791,12 +810,14 @@ def student_run(options: argparse.Namespace) -> None:
         f"{options.seconds:g} s per row in {options.rounds} interleaved rounds; requests/s the median of the rounds\n"
     )
     print(
-        "| tool | path | access log | requests/s | rounds | p50 ms | p95 ms |\n| --- | --- | --- | --- | --- | --- | --- |"
+        "| tool | path | access log | requests/s | rounds | p50 ms | p95 ms | server CPU ms/answer |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- |"
     )
     for row in rows:
         print(
             f"| {row.tool} | {row.path} | {row.cache} | {row.requests_per_s:.1f} "
-            f"| {min(row.rounds):.0f}-{max(row.rounds):.0f} | {row.p50:.1f} | {row.p95:.1f} |"
+            f"| {min(row.rounds):.0f}-{max(row.rounds):.0f} | {row.p50:.1f} | {row.p95:.1f} "
+            f"| {statistics.median(row.cpu_ms):.2f} |"
         )
 
     def rate(path: str, label: str) -> float:
@@ -824,6 +845,30 @@ def student_run(options: argparse.Namespace) -> None:
             f"  {wire}: {on:.3f}x on, {off:.3f}x off: on/off {on / off:.3f} (median of the rounds' own: {paired:.3f})"
         )
     print(f"  REST twin alone: on/off {rate('REST twin', 'log on') / rate('REST twin', 'log off'):.3f}")
+
+    def cpu_of(path: str, label: str) -> list[float]:
+        return next(r.cpu_ms for r in rows if r.path == path and r.cache == label)
+
+    # The same ratios by the server's CPU per answer, slice by slice: MCP/REST is REST's CPU per
+    # answer over MCP's (the ratio of answers a busy core gives), on/off within each round, then
+    # the median of the rounds. The machine's other load moves a slice's wall time, little its CPU.
+    print("\nBy server CPU per answer (the median of the rounds' own ratios):")
+    for wire in WIRES:
+        by_cpu = {
+            label: [
+                rest / mcp
+                for mcp, rest in zip(cpu_of(f"/api/mcp {wire}", label), cpu_of("REST twin", label), strict=True)
+            ]
+            for label in LOG_STATES
+        }
+        paired = statistics.median(on / off for on, off in zip(by_cpu["log on"], by_cpu["log off"], strict=True))
+        print(
+            f"  {wire}: MCP/REST {statistics.median(by_cpu['log on']):.3f}x on, "
+            f"{statistics.median(by_cpu['log off']):.3f}x off: on/off {paired:.3f}"
+        )
+    for path in (*(f"/api/mcp {wire}" for wire in WIRES), "REST twin"):
+        each = [on / off for on, off in zip(cpu_of(path, "log on"), cpu_of(path, "log off"), strict=True)]
+        print(f"  {path}: CPU per answer on/off {statistics.median(each):.3f} (rounds {min(each):.2f}-{max(each):.2f})")
     # CPU time a server spent per answer, over the whole run (the warm-up's few answers included):
     # what the load of the other processes on a shared machine moves least.
     slice_s = options.seconds / options.rounds
