@@ -789,7 +789,11 @@ def student_run(options: argparse.Namespace) -> None:
         targets: list[Target] = []
         pids: dict[str, int] = {}
         origins: dict[str, int] = {}
-        for label, state in LOG_STATES.items():
+        # --off-first: the log-off server starts first and its rows lead each round, so a run in
+        # each order cancels what comes of the order alone (a control run shows ~5% by CPU).
+        states = list(LOG_STATES.items())[:: -1 if options.off_first else 1]
+        for label, state in states:
+            state = "true" if options.control else state
             port = free_port()
             args = [command("campus-mcp"), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-prepare"]
             served = env | {"CAMPUS_MCP_STUDENT_ACCESS_LOG": state}
@@ -806,6 +810,8 @@ def student_run(options: argparse.Namespace) -> None:
         cpu = {label: cpu_seconds(pid) - cpu_before[label] for label, pid in pids.items()}
     engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
     print(f"\n{date.today()} · {os.cpu_count()} cores · {engine} · {options.connections} connections · {options.load}")
+    if options.control:
+        print("CONTROL RUN: both servers have the log on; every on/off below is the machine's noise alone")
     print(
         f"{options.seconds:g} s per row in {options.rounds} interleaved rounds; requests/s the median of the rounds\n"
     )
@@ -908,6 +914,12 @@ def main() -> None:
         "--student",
         action="store_true",
         help="Measure the access log of student data instead: a student's own tool, the log on and off.",
+    )
+    parser.add_argument("--off-first", action="store_true", help="With --student: the log-off server and rows first.")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="With --student: both servers with the log on, so on/off shows what the machine's noise alone gives.",
     )
     options = parser.parse_args()
     options.load = load_tool(options.load)
