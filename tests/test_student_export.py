@@ -211,9 +211,10 @@ def without_time(document: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in document.items() if key != "exported_at"}
 
 
-async def new_student(campus: CampusHarness, name: str) -> int:
+async def new_student(campus: CampusHarness, name: str, subject: str | None = None) -> int:
     async with campus.sessions() as session:
-        student = Student(username=name, display_name=name.title())
+        issuer = "https://login.campus.example" if subject else None
+        student = Student(username=name, display_name=name.title(), oidc_issuer=issuer, oidc_subject=subject)
         session.add(student)
         await session.commit()
         return student.id
@@ -274,9 +275,11 @@ async def test_every_table_of_student_data_is_in_the_export_and_no_other_student
             grant_types=["authorization_code"],
         ),
     )
-    bystander = await new_student(campus, "bystander")
+    bystander = await new_student(campus, "bystander", subject="a1b2c3")
     other = await new_student(campus, "classmate")
     empty = without_time(await student_export(campus.deployment, bystander))
+    # The students row itself: who the identity provider says the student is, never a password hash.
+    assert empty["student"]["identity_provider"] == {"issuer": "https://login.campus.example", "subject": "a1b2c3"}
 
     for number, table in enumerate(sorted(ROW_MAKERS)):
         student = await new_student(campus, f"fresh{number}")

@@ -62,6 +62,10 @@ async def student_export(deployment: Deployment, student_id: int) -> dict[str, A
             "email": student.email,
             "campus_id": student.campus_id,
             "signs_in_with": kind_of(student),
+            # Who the identity provider says they are (no secret): the campus's link to its records.
+            "identity_provider": {"issuer": student.oidc_issuer, "subject": student.oidc_subject}
+            if student.oidc_subject
+            else None,
             "disabled": student.disabled,
             "created_at": student.created_at.isoformat(),
         }
