@@ -66,7 +66,7 @@ async def campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness
     registry = load_registry(settings_for(url))
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(url)
 
 

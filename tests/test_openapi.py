@@ -44,7 +44,7 @@ async def served(campus_databases: TestDatabases) -> AsyncIterator[Served]:
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("application/vnd.oai.openapi+json")
     yield Served(campus=campus, document=response.json(), page=page, unknown=unknown)
-    await campus.deployment.engine.dispose()
+    await campus.close()
     await campus_databases.drop(url)
 
 

@@ -71,6 +71,7 @@ from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 from campus_mcp.speedups import Switches
 from campus_mcp.testing_browser import StudentBrowser
+from campus_mcp.testing_pool import pool_on_this_loop
 from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
@@ -258,6 +259,16 @@ class CampusHarness:
         """The server instructions an MCP client gets from this campus (every plugin's fragments)."""
         return assemble_instructions(self.registry)
 
+    async def close(self) -> None:
+        """What the app's shutdown does, for a campus whose lifespan a test never ran (the in-process
+        MCP client does not): the access log's queue written and its writer stopped, then the
+        engine's connections closed; before the campus's database goes. A writer left on the
+        session's loop kept retrying against a PostgreSQL database already dropped, every second
+        for the rest of the run (953 failed connections in plugins/schedule/tests alone)."""
+        if self.deployment.access_log is not None:
+            await self.deployment.access_log.close()
+        await self.deployment.engine.dispose()
+
     async def migrate(self) -> None:
         """Upgrade the enabled plugins' branches to their heads, as ``campus-mcp db upgrade`` does."""
         await asyncio.to_thread(upgrade, self.registry)
@@ -276,16 +287,20 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
 
 
 def harness_app(registry: Registry) -> Litestar:
-    """The app of a harness: no scheduler, and on PostgreSQL an engine without a connection pool.
+    """The app of a harness: no scheduler, and on PostgreSQL connections pooled on this loop only.
 
     Litestar's test client runs the app on an event loop of its own (a portal thread), while the
     MCP client of the same harness runs on the test's loop. An asyncpg connection belongs to the
     loop that opened it, so a pooled one handed to the other loop fails ("attached to a different
-    loop"). Without a pool every session opens its connection on the loop that uses it. aiosqlite
-    has no such tie, so SQLite keeps the default pool.
+    loop"). The engine pools connections on the loop the harness is made on (the test's) and opens
+    one per session on any other (campus_mcp.testing_pool). aiosqlite has no such tie, so SQLite
+    keeps the default pool.
     """
     url = registry.settings.database_url
-    engine = None if url.startswith("sqlite") else make_engine(url, poolclass=NullPool)
+    engine = None
+    if not url.startswith("sqlite"):
+        engine = make_engine(url, poolclass=NullPool)
+        pool_on_this_loop(engine)
     return create_app(registry=registry, run_scheduler=False, engine=engine)
 
 
@@ -524,7 +539,7 @@ async def campus_factory(campus_databases: TestDatabases) -> AsyncIterator[Campu
 
     yield factory
     for harness in made:
-        await _close(harness)
+        await harness.close()
         await campus_databases.drop(harness.settings.database_url)
 
 
@@ -536,14 +551,5 @@ async def demo_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHa
         await asyncio.to_thread(upgrade, registry)
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     yield harness
-    await _close(harness)
+    await harness.close()
     await campus_databases.drop(url)
-
-
-async def _close(harness: CampusHarness) -> None:
-    """What the app's shutdown does for a campus whose lifespan a test never ran: the access
-    log's queue written and its writer stopped (the session's loop outlives the test, and a writer
-    left on it kept writing to a disposed engine), then the engine's connections closed."""
-    if harness.deployment.access_log is not None:
-        await harness.deployment.access_log.close()
-    await harness.deployment.engine.dispose()

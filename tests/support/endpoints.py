@@ -46,7 +46,7 @@ async def served_demo_campus(databases: TestDatabases, **settings: Any) -> Async
         async with serve_on_loopback(campus.app, port) as base:
             yield base, campus
     finally:
-        await campus.deployment.engine.dispose()
+        await campus.close()
         await databases.drop(url)
 
 

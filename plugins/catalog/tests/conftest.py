@@ -35,7 +35,7 @@ from campus_catalog.models import (
     UniversityEvent,
 )
 from campus_catalog.queries.clock import campus_today
-from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins, prepare_database, test_settings
+from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins, test_settings
 from sqlalchemy.ext.asyncio import AsyncSession
 
 SYNCED = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -331,9 +331,9 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
 
 
 async def build_catalog_campus(databases: TestDatabases, **overrides: Any) -> CampusHarness:
-    url = await databases.empty()
+    # A copy of the catalog's migrated template: an upgrade from nothing costs far more.
+    url = await databases.migrated_copy(["catalog"])
     registry = load_plugins(test_settings(url, plugins=["catalog"], **overrides))
-    await prepare_database(registry, demo=False)
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     async with harness.sessions() as session:
         await seed_catalog(session, campus_today(harness.settings.timezone))
@@ -345,7 +345,7 @@ async def catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[Campu
     """The small catalog above, shared by the session: read-only tests only."""
     harness = await build_catalog_campus(campus_databases)
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(harness.settings.database_url)
 
 
@@ -396,7 +396,7 @@ async def rest_catalog_campus(campus_databases: TestDatabases) -> AsyncIterator[
     so one module gets it (use ``rest_answers``)."""
     harness = await build_catalog_campus(campus_databases)
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(harness.settings.database_url)
 
 

@@ -38,7 +38,7 @@ async def test_no_source_and_no_data_lists_no_catalog_tool(campus_factory: Campu
         assert not terms.is_error and terms.structured_content is not None
         assert terms.structured_content["terms"]
     finally:
-        await restarted.deployment.engine.dispose()
+        await restarted.close()
 
 
 async def test_a_configured_source_lists_the_catalog_tools_before_any_data(

@@ -140,7 +140,7 @@ async def test_a_days_and_times_search_follows_meetings_as_they_change(campus_da
         assert await crns(days="TR", begins_after="10:00") == ["20002"]
         assert "20002" in await crns(free_days="F")
     finally:
-        await campus.deployment.engine.dispose()
+        await campus.close()
         await campus_databases.drop(campus.settings.database_url)
 
 
@@ -255,5 +255,5 @@ async def test_a_section_found_by_its_own_title(campus_databases: TestDatabases)
         assert [s.crn for s in page.sections] == ["20002"]
         assert page.total == 1
     finally:
-        await campus.deployment.engine.dispose()
+        await campus.close()
         await campus_databases.drop(campus.settings.database_url)

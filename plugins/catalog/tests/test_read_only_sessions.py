@@ -14,7 +14,7 @@ import pytest
 from campus_catalog.examples import add_sparse_catalog
 from campus_catalog.operations import OPERATIONS, CatalogOperation
 from campus_mcp import Principal, ToolContext, ToolExample, testing
-from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins, prepare_database
+from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins
 
 _CALLS = [
     pytest.param(row, example, id=f"{row.name}-{example.data}-{number}")
@@ -27,13 +27,14 @@ _CALLS = [
 async def sparse_campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness]:
     """The sparse catalog of the examples (``add_sparse_catalog``), once for the module."""
     # testing.test_settings by its module: imported by name, pytest would collect it as a test.
-    registry = load_plugins(testing.test_settings(await campus_databases.empty(), plugins=["catalog"]))
-    await prepare_database(registry, demo=False)
+    registry = load_plugins(
+        testing.test_settings(await campus_databases.migrated_copy(["catalog"]), plugins=["catalog"])
+    )
     harness = CampusHarness(app=harness_app(registry), registry=registry)
     async with harness.sessions() as session:
         await add_sparse_catalog(session)
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(harness.settings.database_url)
 
 

@@ -66,7 +66,7 @@ async def campus(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness
         await session.commit()
         assert current.status == "completed"
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(harness.settings.database_url)
 
 

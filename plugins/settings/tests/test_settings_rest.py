@@ -50,7 +50,7 @@ async def unwritten(campus_databases: TestDatabases) -> AsyncIterator[CampusHarn
     if not campus_databases.demo_copy_is_current(harness.registry):
         await harness.migrate()
     yield harness
-    await harness.deployment.engine.dispose()
+    await harness.close()
     await campus_databases.drop(url)
 
 
