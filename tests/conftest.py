@@ -16,6 +16,16 @@ One more kind is marked without a listing: the SQLite half of ``both_engines``
 shutdown). Its ``sqlite`` parameter is a SQLite file in the test's ``tmp_path`` on either pass, so
 the PostgreSQL pass ran it a second time for nothing (~180 s); its ``postgresql`` half still runs
 there, and is skipped on SQLite as before.
+
+A second, looser kind is marked ``once`` (the ``ONCE`` listing below), and the PostgreSQL pass
+leaves it out too. These tests do reach the database, but what they assert is made outside it: a
+page as Chromium renders it and a keyboard drives it, or the wire of a client program nobody here
+wrote (the Node MCP clients, a CAS server). The database work under them (the tool's or page's
+queries, the sign-in's rows, a confirmed write) is the same code that other tests, named in each
+reason, run on PostgreSQL; what the browser or the client adds cannot differ by engine. Chromium
+and Node cost the same on either pass, and the PostgreSQL pass is CI's longest step. Unlike
+``engine_independent`` this is a judgement per file, so each reason names where its database side
+is proven on both engines.
 """
 
 from __future__ import annotations
@@ -60,6 +70,54 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     ),
 }
 
+# Module -> what it asserts outside the database, and the tests that run its database side on
+# PostgreSQL (the marker ``once``; see the module's docstring).
+ONCE: dict[str, str] = {
+    "test_apps_browser.py": (
+        "the four app views in Chromium (postMessage, CSP, layout); the tool results they show come "
+        "from the tools that test_apps_resources.py and the plugins' contract tests call on PostgreSQL"
+    ),
+    "test_asking_app_browser.py": (
+        "how the consent page names the asking app in Chromium; the client records it reads are "
+        "test_oauth_cimd.py's and test_security_registration.py's on PostgreSQL"
+    ),
+    "test_calendar_feed_connections_browser.py": (
+        "the settings page at phone width in Chromium; the feed and its connections are "
+        "test_calendar_feed_connections.py's on PostgreSQL"
+    ),
+    "test_consent_browser.py": (
+        "the consent page answered with the keyboard in Chromium; the grants it makes are "
+        "test_oauth_end_to_end.py's and test_oauth_rules.py's on PostgreSQL"
+    ),
+    "test_friends_browser.py": "the friends page in Chromium; its links and rows are test_friends_pages.py's on PostgreSQL",
+    "test_pages_browser.py": (
+        "the student pages in Chromium (layout, CSP, keyboard); their data is test_dashboard.py's "
+        "and plugins/settings/tests/test_settings_pages.py's on PostgreSQL"
+    ),
+    "test_pages_readable_browser.py": (
+        "word breaks and heights of the dashboard's pages in Chromium; what they show is test_dashboard.py's "
+        "and plugins/settings/tests/test_settings_pages.py's on PostgreSQL"
+    ),
+    "test_personal_tokens_browser.py": (
+        "the token pages in Chromium; making, listing and revoking tokens is test_personal_tokens.py's on PostgreSQL"
+    ),
+    "test_secrets_shown_once_browser.py": (
+        "a secret shown once and gone after a reload, in Chromium; the stored secrets are "
+        "test_personal_tokens.py's and test_security_registration.py's on PostgreSQL"
+    ),
+    "test_student_access_browser.py": (
+        "the access-log page in Chromium; the entries are written and read by test_student_access.py on PostgreSQL"
+    ),
+    "test_confirmation_clients.py": (
+        "what the Node clients (TypeScript SDK, Inspector CLI, mcp-remote) do with the question and the code; "
+        "the confirmed and refused writes are test_confirmation.py's and test_confirmation_in_band.py's on PostgreSQL"
+    ),
+    "test_cas_server.py": (
+        "the CAS 3.0 protocol with a real CAS server and its login page in Chromium; the student it signs "
+        "in is found by oidc_student, which test_oidc_provider.py and test_oauth_oidc.py run on PostgreSQL"
+    ),
+}
+
 # The kit's fixtures that open a database on the run's engine (PostgreSQL on the second pass).
 ENGINE_FIXTURES = frozenset({"campus_databases", "campus_factory", "demo_campus", "database_url"})
 
@@ -78,11 +136,21 @@ def _sqlite_half_of_both_engines(item: pytest.Item) -> bool:
     return bool(definitions) and getattr(definitions[-1].func, "__name__", "") == "both_engines"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "once: reaches the database, but asserts a browser's page or a client's wire; CI's PostgreSQL pass "
+        "leaves it out (set in tests/conftest.py, with the tests that prove its database side there)",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     misused: list[str] = []
     for item in items:
         if item.path.parent != HERE:
             continue
+        if item.path.name in ONCE:
+            item.add_marker(pytest.mark.once)
         if _sqlite_half_of_both_engines(item):
             item.add_marker(pytest.mark.engine_independent)
             continue
