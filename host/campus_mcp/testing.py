@@ -71,7 +71,7 @@ from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 from campus_mcp.speedups import Switches
 from campus_mcp.testing_browser import StudentBrowser
-from campus_mcp.testing_pool import pool_on_this_loop
+from campus_mcp.testing_pool import HomeLoopPool
 from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
@@ -297,10 +297,7 @@ def harness_app(registry: Registry) -> Litestar:
     keeps the default pool.
     """
     url = registry.settings.database_url
-    engine = None
-    if not url.startswith("sqlite"):
-        engine = make_engine(url, poolclass=NullPool)
-        pool_on_this_loop(engine)
+    engine = None if url.startswith("sqlite") else make_engine(url, poolclass=HomeLoopPool)
     return create_app(registry=registry, run_scheduler=False, engine=engine)
 
 
