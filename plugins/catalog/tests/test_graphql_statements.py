@@ -77,8 +77,9 @@ async def test_a_query_near_the_cost_limit_sends_as_few_statements_as_a_small_on
     assert sum(len(s["course"]["offered_sections"]["sections"]) for s in found) > 200
     # The page; its courses (their rows, what they unlock, their prerequisites' titles: none
     # to read for the two first courses); their sections; and those sections' courses, already
-    # read. As many for 200 results as for 2,000.
-    assert narrow_sent <= medium_sent == wide_sent <= 5, (narrow_sent, medium_sent, wide_sent)
+    # read; and the catalog's data versions (held tables compare them on every call without the
+    # answer cache, as a GraphQL query is). As many for 200 results as for 2,000.
+    assert narrow_sent <= medium_sent == wide_sent <= 6, (narrow_sent, medium_sent, wide_sent)
     assert narrow["sections"]["sections"], narrow
 
 
