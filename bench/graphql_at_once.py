@@ -28,7 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from search_sections import START_TIMEOUT_S, build_campus, campus_env, command, free_port
+from search_sections import build_campus, campus_env, command, free_port, wait_until_answering
 
 AT_ONCE = 10
 # Near the cost limit (10,000): 75 sections, each with its course and ten of its sections.
@@ -51,16 +51,7 @@ def served(database: Path, log: Path, in_flight: int) -> Iterator[str]:
     with log.open("wb") as out:
         process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while True:
-                if process.poll() is not None:
-                    raise SystemExit(f"campus-mcp serve exited with {process.returncode}; see {log}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"campus-mcp serve did not answer in {START_TIMEOUT_S}s; see {log}")
-                time.sleep(0.3)
+            wait_until_answering(process, port, log)
             time.sleep(5)  # the catalog's start-up work in the background
             yield f"http://127.0.0.1:{port}"
         finally:

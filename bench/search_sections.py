@@ -145,6 +145,21 @@ def build_campus(database: Path, scale: int) -> float | None:
     return time.perf_counter() - started
 
 
+def wait_until_answering(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    """Wait until the ``campus-mcp serve`` of ``process`` answers /healthz on ``port``; stop the
+    benchmark, naming its log, when it exits or takes longer than START_TIMEOUT_S."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if process.poll() is not None:
+            raise SystemExit(f"campus-mcp serve exited with {process.returncode}; see {log}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"campus-mcp serve did not answer in {START_TIMEOUT_S}s; see {log}")
+        time.sleep(0.3)
+
+
 @contextlib.contextmanager
 def serve(database: Path, log: Path, url: str | None = None) -> Iterator[str]:
     port = free_port()
@@ -154,16 +169,7 @@ def serve(database: Path, log: Path, url: str | None = None) -> Iterator[str]:
             args, env=cold_env(database, url), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
         try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while True:
-                if process.poll() is not None:
-                    raise SystemExit(f"campus-mcp serve exited with {process.returncode}; see {log}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"campus-mcp serve did not answer in {START_TIMEOUT_S}s; see {log}")
-                time.sleep(0.3)
+            wait_until_answering(process, port, log)
             deadline = time.monotonic() + WARM_TIMEOUT_S
             while WARM_LINE not in log.read_bytes():
                 if process.poll() is not None or time.monotonic() > deadline:
