@@ -8,20 +8,16 @@ a person scrolls. Screenshots go to test-artifacts/pages/ for a person to look a
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import Registry, load_registry
-from campus_mcp.testing import TestDatabases, harness_app
-from campus_mcp.testing import test_settings as campus_settings
+from campus_mcp.registry import Registry
+from campus_mcp.testing import TestDatabases
 from sqlalchemy import text
 
-from tests.support.chromium import chromium, require_chromium
+from tests.support.chromium import chromium, require_chromium, served_demo_campus
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "pages"
 DESKTOP = {"width": 1280, "height": 800}
@@ -54,17 +50,8 @@ BROKEN_WORDS = """
 
 @pytest.fixture(scope="module")
 async def site(campus_databases: TestDatabases) -> AsyncIterator[tuple[str, Registry]]:
-    port = free_port()
-    url = await campus_databases.demo_copy()
-    registry = load_registry(campus_settings(url, anonymous_access=False, public_url=f"http://127.0.0.1:{port}"))
-    await asyncio.to_thread(upgrade, registry)
-    app = harness_app(registry)
-    try:
-        async with serve_on_loopback(app, port) as base:
-            yield base, registry
-    finally:
-        await app.state.deployment.engine.dispose()
-        await campus_databases.drop(url)
+    async with served_demo_campus(campus_databases) as served:
+        yield served
 
 
 async def signed_in(browser: Any, base: str, path: str, viewport: dict[str, int]) -> Any:

@@ -8,20 +8,15 @@ gets the 401 on the MCP endpoint.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import Registry, load_registry
-from campus_mcp.testing import TestDatabases, harness_app
-from campus_mcp.testing import test_settings as campus_settings
+from campus_mcp.registry import Registry
+from campus_mcp.testing import TestDatabases
 
-from tests.support.chromium import chromium, require_chromium
+from tests.support.chromium import chromium, fits, require_chromium, served_demo_campus
 
 TOKEN = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
 PHONE = {"width": 390, "height": 844}
@@ -31,22 +26,8 @@ require_chromium("the access tokens page test")
 
 @pytest.fixture(scope="module")
 async def site(campus_databases: TestDatabases) -> AsyncIterator[tuple[str, Registry]]:
-    port = free_port()
-    url = await campus_databases.demo_copy()
-    registry = load_registry(campus_settings(url, anonymous_access=False, public_url=f"http://127.0.0.1:{port}"))
-    await asyncio.to_thread(upgrade, registry)
-    app = harness_app(registry)
-    try:
-        async with serve_on_loopback(app, port) as base:
-            yield base, registry
-    finally:
-        await app.state.deployment.engine.dispose()
-        await campus_databases.drop(url)
-
-
-async def fits(page: Any) -> None:
-    width = await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"the page is {width[0]} px wide in a {width[1]} px window"
+    async with served_demo_campus(campus_databases) as served:
+        yield served
 
 
 async def test_make_see_once_and_disconnect_a_token(site: tuple[str, Registry]) -> None:

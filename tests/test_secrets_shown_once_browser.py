@@ -9,20 +9,15 @@ just copied still answers, and neither secret is on the page any more.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import load_registry
-from campus_mcp.testing import TestDatabases, harness_app
-from campus_mcp.testing import test_settings as campus_settings
+from campus_mcp.testing import TestDatabases
 
-from tests.support.chromium import chromium, require_chromium
+from tests.support.chromium import chromium, require_chromium, served_demo_campus
 
 TOKEN = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
 FEED = re.compile(r"http://127\.0\.0\.1:\d+/calendar/[A-Za-z0-9_-]+\.ics")
@@ -33,17 +28,8 @@ require_chromium("the shown-once secrets test")
 
 @pytest.fixture(scope="module")
 async def site(campus_databases: TestDatabases) -> AsyncIterator[str]:
-    port = free_port()
-    url = await campus_databases.demo_copy()
-    registry = load_registry(campus_settings(url, anonymous_access=False, public_url=f"http://127.0.0.1:{port}"))
-    await asyncio.to_thread(upgrade, registry)
-    app = harness_app(registry)
-    try:
-        async with serve_on_loopback(app, port) as base:
-            yield base
-    finally:
-        await app.state.deployment.engine.dispose()
-        await campus_databases.drop(url)
+    async with served_demo_campus(campus_databases) as (base, _registry):
+        yield base
 
 
 async def signed_in(browser: Any, base: str, path: str) -> Any:
