@@ -30,16 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import mcp_types as types
 import pytest
 import pytest_asyncio
 from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.support.endpoints import mcp_client
 from tests.support.scale_out import SHARED_KEY, campus_mcp, run_command, running, tail, wait_for
 
 MODERN = "2026-07-28"
@@ -121,15 +120,8 @@ async def never_called(_context: Any, params: types.ElicitRequestParams) -> type
 @asynccontextmanager
 async def student1_on(campus: TwoProcesses, mcp_url: str) -> AsyncIterator[Client]:
     """An SDK session of student1 (the bearer token) with one process, in the 2026-07-28 era."""
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {campus.token}"}, timeout=60) as http,
-        Client(
-            streamable_http_client(mcp_url, http_client=http),  # type: ignore[arg-type]
-            mode=MODERN,
-            # Declares that the client can be asked; the tests answer by hand (input_responses).
-            elicitation_callback=never_called,
-        ) as session,
-    ):
+    # never_called declares that the client can be asked; the tests answer by hand (input_responses).
+    async with mcp_client(mcp_url, campus.token, MODERN, elicitation_callback=never_called) as session:
         yield session
 
 

@@ -25,15 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import mcp_types as types
 from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases, private_redis
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from sqlalchemy.engine import make_url
 
+from tests.support.endpoints import mcp_client
 from tests.support.scale_out import SHARED_KEY, campus_mcp, run_command, running, tail, wait_for
 
 MODERN = "2026-07-28"
@@ -48,14 +47,7 @@ async def never_called(_context: Any, params: types.ElicitRequestParams) -> type
 
 @asynccontextmanager
 async def student1(mcp_url: str, token: str) -> AsyncIterator[Client]:
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
-        Client(
-            streamable_http_client(mcp_url, http_client=http),  # type: ignore[arg-type]
-            mode=MODERN,
-            elicitation_callback=never_called,
-        ) as session,
-    ):
+    async with mcp_client(mcp_url, token, MODERN, elicitation_callback=never_called) as session:
         yield session
 
 
