@@ -58,7 +58,7 @@ from campus_mcp import accounts
 from campus_mcp.app import create_app
 from campus_mcp.cli import main as cli_main
 from campus_mcp.contributions import Job
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.db import make_engine, make_sessions, sqlite_file
 from campus_mcp.demo import load_demo
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import assemble_instructions
@@ -293,11 +293,14 @@ def harness_app(registry: Registry) -> Litestar:
     MCP client of the same harness runs on the test's loop. An asyncpg connection belongs to the
     loop that opened it, so a pooled one handed to the other loop fails ("attached to a different
     loop"). The engine pools connections on the loop the harness is made on (the test's) and opens
-    one per session on any other (campus_mcp.testing_pool). aiosqlite has no such tie, so SQLite
-    keeps the default pool.
+    one per session on any other (campus_mcp.testing_pool). SQLite too: an aiosqlite connection
+    works from any loop, but the default pool's queue is an asyncio one, and a checkout waiting on
+    one loop for a connection given back on the other was never woken (a page test hung for good
+    in CI, every thread idle).
     """
     url = registry.settings.database_url
-    engine = None if url.startswith("sqlite") else make_engine(url, poolclass=HomeLoopPool)
+    in_memory = url.startswith("sqlite") and sqlite_file(url) is None
+    engine = None if in_memory else make_engine(url, poolclass=HomeLoopPool)
     return create_app(registry=registry, run_scheduler=False, engine=engine)
 
 
