@@ -109,6 +109,39 @@ async def test_each_statement_of_a_read_session_is_its_own_transaction(
     assert second == first, "the read session left its connection in autocommit"
 
 
+async def test_a_read_session_streams_on_every_database_and_gives_its_connection_back_clean(
+    engine: AsyncEngine, sessions: async_sessionmaker[AsyncSession], simple_queries: list[str]
+) -> None:
+    """``session.stream`` (the catalog's ranking by meaning) in a read session: on PostgreSQL its
+    server-side cursor needs a transaction, which the session begins READ ONLY at the first stream
+    and rolls back when it lets go of its connection; the next session on that one pooled
+    connection is an ordinary transaction again (a leaked read-only one would refuse its write)."""
+    async with sessions() as session:
+        await session.execute(insert(notes), [{"body": f"note {n}"} for n in range(1, 6)])
+        await session.commit()
+    simple_queries.clear()
+    expected = ["kept", *(f"note {n}" for n in range(1, 6))]
+    streamed = select(notes.c.body).order_by(notes.c.id).execution_options(yield_per=2)
+    async with read_sessions(sessions)() as session:
+        assert (await session.scalar(select(func.count()).select_from(notes))) == 6
+        assert simple_queries == [], "a read that does not stream begins nothing"
+        result = await session.stream(streamed)
+        assert [row.body async for row in result] == expected
+        # A second stream, then one after a rollback in the middle of the session.
+        assert [body async for body in await session.stream_scalars(streamed)] == expected
+        await session.rollback()
+        assert [row.body async for row in await session.stream(streamed)] == expected
+    if engine.dialect.name == "postgresql":
+        assert simple_queries == ["BEGIN", "ROLLBACK", "BEGIN", "ROLLBACK"]
+    async with sessions() as session:
+        await session.execute(insert(notes).values(body="never committed"))
+        await session.rollback()
+    async with sessions() as session:
+        await session.execute(insert(notes).values(body="committed"))
+        await session.commit()
+    assert await _bodies(sessions) == [*expected, "committed"]
+
+
 _WRITES: dict[str, Any] = {
     "an ORM insert": lambda session: _flush_new_note(session),
     "a Core insert": lambda session: session.execute(insert(notes).values(body="written")),

@@ -70,7 +70,6 @@ if TYPE_CHECKING:
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
     from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.principal import Principal
-    from campus_mcp.read_sessions import streaming_read
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
     from campus_mcp.settings import Settings
@@ -143,7 +142,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
     "campus_mcp.principal": ("Principal",),
-    "campus_mcp.read_sessions": ("streaming_read",),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
     "campus_mcp.settings": ("Settings",),
@@ -258,7 +256,6 @@ __all__ = [
     "read_versions",
     "record_run",
     "session_user",
-    "streaming_read",
     "student_for_feed",
     "student_text",
     "take_for_display",

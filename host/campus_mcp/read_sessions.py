@@ -10,10 +10,8 @@ rolled back, and a lock would end with its own statement.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import weakref
-from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy import event
@@ -45,6 +43,69 @@ _MADE: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], async_session
 )
 
 
+class ReadSession(AsyncSession):
+    """A session of :func:`read_sessions`: no transaction, and ``stream`` works on every database.
+
+    A stream (``session.stream``, a ranking over thousands of vectors) reads through a server-side
+    cursor, which PostgreSQL keeps only inside a transaction (asyncpg: "cursor cannot be created
+    outside of a transaction"). So on PostgreSQL a read session's first stream begins one on the
+    driver's connection, ``BEGIN READ ONLY`` (PostgreSQL itself then refuses a write in it too),
+    and the session ends it with a ROLLBACK when it lets go of its connection: at ``close``,
+    ``commit``, ``rollback`` or ``reset``. Two round trips, paid only by the sessions that stream,
+    never by a page. On SQLite nothing changes."""
+
+    # asyncpg's Transaction (asyncpg ships no type information).
+    _read_transaction: Any = None
+
+    async def stream(self, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        await self._hold_read_transaction()
+        return await super().stream(statement, *args, **kwargs)
+
+    async def stream_scalars(self, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        await self._hold_read_transaction()
+        return await super().stream_scalars(statement, *args, **kwargs)
+
+    async def _hold_read_transaction(self) -> None:
+        if self._read_transaction is not None:
+            return
+        connection = await self.connection()
+        if connection.dialect.name != "postgresql":
+            return
+        driver = (await connection.get_raw_connection()).driver_connection
+        if driver is None or driver.is_in_transaction():
+            return
+        transaction = driver.transaction(readonly=True)
+        await transaction.start()
+        self._read_transaction = transaction
+
+    async def _end_read_transaction(self) -> None:
+        transaction, self._read_transaction = self._read_transaction, None
+        if transaction is None:
+            return
+        try:
+            await transaction.rollback()
+        except BaseException:
+            # A connection whose transaction could not end never goes back to the pool.
+            await super().invalidate()
+            raise
+
+    async def commit(self) -> None:
+        await self._end_read_transaction()
+        await super().commit()
+
+    async def rollback(self) -> None:
+        await self._end_read_transaction()
+        await super().rollback()
+
+    async def reset(self) -> None:
+        await self._end_read_transaction()
+        await super().reset()
+
+    async def close(self) -> None:
+        await self._end_read_transaction()
+        await super().close()
+
+
 def read_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
     """Sessions over the same engine and pool as ``sessions`` (same options) that open no
     transaction.
@@ -73,7 +134,8 @@ def read_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionma
         reading = bind.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True})
     else:
         reading = bind.execution_options(**{READ_ONLY_OPTION: True})
-    made = async_sessionmaker(reading, **{key: value for key, value in sessions.kw.items() if key != "bind"})
+    options = {key: value for key, value in sessions.kw.items() if key not in ("bind", "class_")}
+    made = async_sessionmaker(reading, class_=ReadSession, **options)
     _MADE[sessions] = made
     return made
 
@@ -114,30 +176,3 @@ def _compiled_write(context: Any, compiled: Any, sql: str) -> bool:
     if _LOCKING_TAIL.search(sql[-LOCKING_TAIL_CHARS:]):
         return True
     return any(isinstance(cte.element, UpdateBase) for cte in getattr(compiled, "ctes", None) or ())
-
-
-@contextlib.asynccontextmanager
-async def streaming_read(session: AsyncSession) -> AsyncIterator[None]:
-    """Hold a read-only transaction around a streamed read (``session.stream``) when ``session``
-    is a read session on PostgreSQL; elsewhere nothing changes.
-
-    A stream reads through a server-side cursor, which PostgreSQL keeps only inside a
-    transaction (asyncpg: "cursor cannot be created outside of a transaction"). The transaction
-    is begun on the driver's connection, ``BEGIN READ ONLY``, so PostgreSQL itself refuses a write
-    in it, and it ends (ROLLBACK) when the block does: two round trips, paid only by the loads
-    and rankings that stream thousands of vectors, never by a page."""
-    connection = await session.connection()
-    sync = connection.sync_connection
-    if (
-        connection.dialect.name != "postgresql"
-        or sync is None
-        or not sync.get_execution_options().get(READ_ONLY_OPTION)
-    ):
-        yield
-        return
-    driver = (await connection.get_raw_connection()).driver_connection
-    if driver is None or driver.is_in_transaction():
-        yield
-        return
-    async with driver.transaction(readonly=True):
-        yield

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import LRU, InvalidInput, RateLimit, check_rate_limit, count_metric, streaming_read
+from campus_mcp import LRU, InvalidInput, RateLimit, check_rate_limit, count_metric
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, case, func, literal_column, select, union_all, update
 
@@ -536,21 +536,20 @@ async def _rank_rows_counted(
     best_ids: list[int] = []
     best_scores: list[float] = []
     counted = 0
-    async with streaming_read(session):
-        result = await session.stream(statement.execution_options(yield_per=RANK_CHUNK))
-        async for chunk in result.partitions(RANK_CHUNK):
-            ids = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
-            matrix = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4").reshape(len(chunk), DIMENSIONS)
-            # einsum, as vector_index scores: every row summed alike, and no BLAS threads.
-            scores = np.einsum("ij,j->i", matrix, target.astype(np.float32, copy=False))
-            if floor is not None:
-                reaching = scores >= floor
-                ids, scores = ids[reaching], scores[reaching]
-            counted += len(ids)
-            keep = min(limit, len(ids))
-            top = np.argpartition(-scores, keep - 1)[:keep] if keep else np.array([], dtype=np.int64)
-            best_ids.extend(int(i) for i in ids[top])
-            best_scores.extend(float(s) for s in scores[top])
+    result = await session.stream(statement.execution_options(yield_per=RANK_CHUNK))
+    async for chunk in result.partitions(RANK_CHUNK):
+        ids = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
+        matrix = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4").reshape(len(chunk), DIMENSIONS)
+        # einsum, as vector_index scores: every row summed alike, and no BLAS threads.
+        scores = np.einsum("ij,j->i", matrix, target.astype(np.float32, copy=False))
+        if floor is not None:
+            reaching = scores >= floor
+            ids, scores = ids[reaching], scores[reaching]
+        counted += len(ids)
+        keep = min(limit, len(ids))
+        top = np.argpartition(-scores, keep - 1)[:keep] if keep else np.array([], dtype=np.int64)
+        best_ids.extend(int(i) for i in ids[top])
+        best_scores.extend(float(s) for s in scores[top])
 
     order = sorted(range(len(best_ids)), key=lambda i: (-best_scores[i], best_ids[i]))[:limit]
     return [Match(id=best_ids[i], score=round(best_scores[i], 4)) for i in order], counted

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import numpy as np
-from campus_mcp import LRU, streaming_read
+from campus_mcp import LRU
 from numpy.typing import NDArray
 from sqlalchemy import select
 
@@ -308,12 +308,11 @@ async def _load_compact(session: AsyncSession, kind: str, dimensions: int) -> Co
     columns = [table.id, table.embedding] + ([Review.sentiment] if kind == "reviews" else [])
     statement = select(*columns).where(table.embedding.is_not(None)).order_by(table.id)
     building = _CompactBuilder(dimensions, with_sentiment=kind == "reviews")
-    async with streaming_read(session):
-        result = await session.stream(statement.execution_options(yield_per=LOAD_CHUNK))
-        async for chunk in result.partitions(LOAD_CHUNK):
-            # In a worker thread: hashing 20,000 vectors would hold the event loop, and a
-            # server's warm-up runs while it answers students.
-            await anyio.to_thread.run_sync(building.take, chunk)
+    result = await session.stream(statement.execution_options(yield_per=LOAD_CHUNK))
+    async for chunk in result.partitions(LOAD_CHUNK):
+        # In a worker thread: hashing 20,000 vectors would hold the event loop, and a
+        # server's warm-up runs while it answers students.
+        await anyio.to_thread.run_sync(building.take, chunk)
     return building.vectors()
 
 

@@ -40,6 +40,7 @@ def fixture_sections() -> list[dict[str, Any]]:
 
 async def current_campus(campus_factory: CampusFactory, *, synced_hours_ago: float = 40) -> CampusHarness:
     """The fixture's term made current, every section last read from Banner ``synced_hours_ago``."""
+    fixture_sections()  # skips without the fixture
     campus = await campus_factory(plugins=["catalog"])
     await import_banner_file(campus.sessions, BANNER_FIXTURE)
     today = campus_today()
