@@ -63,7 +63,16 @@ from urllib.parse import urlencode
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_sections import WARM_LINE, WARM_TIMEOUT_S, build_campus, campus_env, command, free_port, new_questions
+from search_sections import (
+    WARM_LINE,
+    WARM_TIMEOUT_S,
+    build_campus,
+    campus_env,
+    command,
+    free_port,
+    new_questions,
+    speed_switches,
+)
 
 # The version issue 16's table names; bench/fastmcp-constraints.txt pins what it installs with.
 FASTMCP_VERSION = "4.2.3"
@@ -637,6 +646,11 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
         f"{options.connections} connections, {options.seconds:g} s per row in {options.rounds} interleaved rounds "
         f"(requests/s: the median of the rounds, their range beside it), {engine}, one uvicorn worker"
     )
+    switches = speed_switches()
+    print(
+        "speed-ups of the served campuses: "
+        + (", ".join(f"{name}={value}" for name, value in sorted(switches.items())) or "as their defaults (all on)")
+    )
     loader = f"wrk -t1 -c{options.connections}" if options.load == "wrk" else "httpx in this process"
     print(f"load: {loader}\n")
     print("In process, sections.search_sections alone (ms):")
@@ -690,6 +704,7 @@ def student_campus_env(work: Path, url: str | None) -> dict[str, str]:
     """Every family (the schedule's tools need a student), sign-in required, the key in ``work``."""
     database = work / "demo-students.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    env.update(speed_switches())
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": url or f"sqlite+aiosqlite:///{database}",

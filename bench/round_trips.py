@@ -36,6 +36,9 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_sections import speed_switches
+
 # The questions of bench/search_sections.py that the counts are for (no meaning: its model is
 # not the database's business, and its first call loads the vectors).
 QUESTIONS: dict[str, dict[str, Any]] = {
@@ -179,6 +182,7 @@ def sqlite_trips(count: WireCount) -> Iterator[None]:
 
 def campus_environment(url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    env.update(speed_switches())
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": url,

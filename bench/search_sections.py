@@ -102,8 +102,23 @@ def free_port() -> int:
         return port
 
 
+def speed_switches() -> dict[str, str]:
+    """The caller's speed-up switches (``CAMPUS_MCP_SPEEDUPS`` and each mechanism's own), which a
+    served campus must see: ``CAMPUS_MCP_SPEEDUPS=off bench/...`` measures the plain path. The rest
+    of the caller's ``CAMPUS_MCP_`` settings stay out, so a benchmark serves the same campus
+    wherever it is run. (They all used to stay out, and an "off" run's servers ran with every
+    speed-up on.)"""
+    from dataclasses import fields
+
+    from campus_mcp.speedups import Switches
+
+    names = {"CAMPUS_MCP_SPEEDUPS", *(f"CAMPUS_MCP_{switch.name.upper()}" for switch in fields(Switches))}
+    return {name: value for name, value in os.environ.items() if name in names}
+
+
 def campus_env(database: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
+    env.update(speed_switches())
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{database}",

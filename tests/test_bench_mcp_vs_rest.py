@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import importlib.util
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from campus_mcp.speedups import ALL_OFF
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "mcp_vs_rest.py"
 
@@ -168,3 +170,39 @@ def test_whole_second_rounds_pass(bench: ModuleType) -> None:
     assert bench.wrk_slice_problem(5.0, 5) is None
     assert bench.wrk_slice_problem(12.0, 3) is None
     assert bench.wrk_slice_problem(2.0, 4) is not None
+
+
+def _switches_seen_by(env: dict[str, str]) -> str:
+    """The speed-up switches a campus process started with ``env`` reads."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from campus_mcp.speedups import Switches; print(Switches.from_environment())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_the_served_campuses_run_with_the_callers_speed_up_switches(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``CAMPUS_MCP_SPEEDUPS=off bench/mcp_vs_rest.py`` measures the plain path on its servers too:
+    their environment used to leave out every CAMPUS_MCP_ variable, so an "off" run's servers ran
+    with every speed-up on. Other CAMPUS_MCP_ settings of the caller still stay out."""
+    monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", "off")
+    monkeypatch.setenv("CAMPUS_MCP_STATEMENT_SHAPES", "false")
+    monkeypatch.setenv("CAMPUS_MCP_PUBLIC_URL", "https://elsewhere.example")
+    for env in (bench.target_env(tmp_path / "demo.db", None), bench.student_campus_env(tmp_path, None)):
+        assert env["CAMPUS_MCP_SPEEDUPS"] == "off"
+        assert env["CAMPUS_MCP_STATEMENT_SHAPES"] == "false"
+        assert "CAMPUS_MCP_PUBLIC_URL" not in env
+    seen = _switches_seen_by(bench.target_env(tmp_path / "demo.db", None))
+    assert seen == repr(ALL_OFF), seen
+
+    monkeypatch.delenv("CAMPUS_MCP_SPEEDUPS")
+    monkeypatch.delenv("CAMPUS_MCP_STATEMENT_SHAPES")
+    env = bench.target_env(tmp_path / "demo.db", None)
+    assert not any(name in env for name in ("CAMPUS_MCP_SPEEDUPS", "CAMPUS_MCP_STATEMENT_SHAPES"))
+    assert "fast_reads=True" in _switches_seen_by(env)
