@@ -71,6 +71,7 @@ from search_sections import (
     command,
     free_port,
     new_questions,
+    served_env,
     speed_switches,
 )
 
@@ -703,8 +704,7 @@ def cpu_seconds(pid: int) -> float:
 def student_campus_env(work: Path, url: str | None) -> dict[str, str]:
     """Every family (the schedule's tools need a student), sign-in required, the key in ``work``."""
     database = work / "demo-students.db"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
-    env.update(speed_switches())
+    env = served_env()
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": url or f"sqlite+aiosqlite:///{database}",

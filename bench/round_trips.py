@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_sections import speed_switches
+from search_sections import served_env
 
 # The questions of bench/search_sections.py that the counts are for (no meaning: its model is
 # not the database's business, and its first call loads the vectors).
@@ -181,8 +181,7 @@ def sqlite_trips(count: WireCount) -> Iterator[None]:
 
 
 def campus_environment(url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
-    env.update(speed_switches())
+    env = served_env()
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": url,

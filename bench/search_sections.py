@@ -103,11 +103,7 @@ def free_port() -> int:
 
 
 def speed_switches() -> dict[str, str]:
-    """The caller's speed-up switches (``CAMPUS_MCP_SPEEDUPS`` and each mechanism's own), which a
-    served campus must see: ``CAMPUS_MCP_SPEEDUPS=off bench/...`` measures the plain path. The rest
-    of the caller's ``CAMPUS_MCP_`` settings stay out, so a benchmark serves the same campus
-    wherever it is run. (They all used to stay out, and an "off" run's servers ran with every
-    speed-up on.)"""
+    """The caller's speed-up switches: ``CAMPUS_MCP_SPEEDUPS`` and each mechanism's own."""
     from dataclasses import fields
 
     from campus_mcp.speedups import Switches
@@ -116,9 +112,18 @@ def speed_switches() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name in names}
 
 
-def campus_env(database: Path) -> dict[str, str]:
+def served_env() -> dict[str, str]:
+    """The environment a served campus starts from: the caller's, less its ``CAMPUS_MCP_``
+    settings (a benchmark serves the same campus wherever it is run) but for the speed-up
+    switches, which it must see: ``CAMPUS_MCP_SPEEDUPS=off bench/...`` measures the plain path.
+    (The switches used to be left out too, and an "off" run's servers ran with every speed-up on.)"""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAMPUS_MCP_")}
     env.update(speed_switches())
+    return env
+
+
+def campus_env(database: Path) -> dict[str, str]:
+    env = served_env()
     env.update(
         {
             "CAMPUS_MCP_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
