@@ -34,8 +34,9 @@ typecheck: $(STAMP)
 # (`make pytest PYTEST_ARGS=tests/test_x.py` runs in one process).
 PYTEST_ARGS ?= -n auto --maxprocesses 2
 
+# --durations: the ten slowest tests of the run, to keep pyproject's per-test time limit honest.
 pytest: $(STAMP)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q --durations=10 $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 

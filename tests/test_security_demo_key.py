@@ -18,9 +18,8 @@ import pytest
 from campus_mcp.oauth.session import SESSION_COOKIE
 from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.settings import Settings
-from campus_mcp.testing import CampusFactory, harness_app
+from campus_mcp.testing import CampusFactory, RestClient, harness_app
 from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
-from litestar.testing import AsyncTestClient
 
 # What the session key was derived from in every demo deployment until now.
 PUBLIC_DEMO_SECRET = b"campus-mcp-demo-only-key"
@@ -74,7 +73,7 @@ async def test_a_restart_reuses_the_generated_key_and_a_configured_key_replaces_
 
     # A second start on the same folder: the same key, so the student is still signed in.
     restarted = harness_app(first.registry)
-    async with AsyncTestClient(restarted, base_url=first.settings.base_url) as client:
+    async with RestClient(restarted, base_url=first.settings.base_url) as client:
         client.cookies.set(SESSION_COOKIE, cookie)
         assert (await client.get("/dashboard", follow_redirects=False)).status_code == 200
     assert (var / "secret.key").read_bytes() == key

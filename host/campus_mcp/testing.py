@@ -47,7 +47,6 @@ except ModuleNotFoundError as missing:  # campus-mcp without its testing extra
 from alembic.config import Config
 from argon2 import PasswordHasher
 from litestar import Litestar
-from litestar.testing import AsyncTestClient
 from mcp import Client
 from mcp_types import CallToolResult
 from sqlalchemy import make_url, select, text
@@ -72,6 +71,7 @@ from campus_mcp.settings import Settings
 from campus_mcp.speedups import Switches
 from campus_mcp.testing_browser import StudentBrowser
 from campus_mcp.testing_pool import HomeLoopPool
+from campus_mcp.testing_rest import RestClient
 from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
@@ -81,6 +81,7 @@ __all__ = [
     "CampusFactory",
     "CampusHarness",
     "JobRunRecord",
+    "RestClient",
     "ServedCampus",
     "StudentBrowser",
     "TestDatabases",
@@ -222,9 +223,10 @@ class CampusHarness:
         async with self.mcp(scopes, user_id=user_id, principal=principal) as client:
             return await client.call_tool(tool, arguments or {})
 
-    def rest(self) -> AsyncTestClient[Litestar]:
-        """A REST client; use as ``async with harness.rest() as client``. Runs the app's lifespan."""
-        return AsyncTestClient(self.app, base_url=self.settings.base_url)
+    def rest(self) -> RestClient:
+        """A REST client (an ``httpx.AsyncClient``); use as ``async with harness.rest() as client``.
+        It runs the app's lifespan, and serves the app on the test's event loop (campus_mcp.testing_rest)."""
+        return RestClient(self.app, base_url=self.settings.base_url)
 
     async def run_job(self, job: str | Job) -> JobRunRecord:
         """Run a job now, as the scheduler would, and return its recorded run. ``job``: a registered
@@ -287,16 +289,15 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
 
 
 def harness_app(registry: Registry) -> Litestar:
-    """The app of a harness: no scheduler, and on PostgreSQL connections pooled on this loop only.
+    """The app of a harness: no scheduler, and connections pooled on the harness's loop only.
 
-    Litestar's test client runs the app on an event loop of its own (a portal thread), while the
-    MCP client of the same harness runs on the test's loop. An asyncpg connection belongs to the
-    loop that opened it, so a pooled one handed to the other loop fails ("attached to a different
-    loop"). The engine pools connections on the loop the harness is made on (the test's) and opens
-    one per session on any other (campus_mcp.testing_pool). SQLite too: an aiosqlite connection
-    works from any loop, but the default pool's queue is an asyncio one, and a checkout waiting on
-    one loop for a connection given back on the other was never woken (a page test hung for good
-    in CI, every thread idle).
+    The harness's REST client, MCP client and served campuses all run the app on the test's loop
+    (campus_mcp.testing_rest). A test may still use the app from another loop (a command run in a
+    thread with ``asyncio.run``): an asyncpg connection belongs to the loop that opened it, and the
+    default pool's queue is an asyncio one whose waiter on one loop is never woken from another (a
+    page test hung for good in CI that way, every thread idle, when the REST client still ran on a
+    loop of its own). So the engine pools on the loop the harness is made on and opens a connection
+    per session on any other (campus_mcp.testing_pool).
     """
     url = registry.settings.database_url
     in_memory = url.startswith("sqlite") and sqlite_file(url) is None

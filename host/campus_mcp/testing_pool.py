@@ -1,10 +1,12 @@
-"""The connection pool of a test harness on PostgreSQL: pooled on the test's event loop only.
+"""The connection pool of a test harness: pooled on the test's event loop only.
 
-A harness's app is used from two kinds of event loop. The test's own (the session's loop, where
-the harness was made) runs the in-process MCP client, the jobs and the test's own sessions; the
-REST client (Litestar's test client) and a browser test's server run the app on loops of their
-own, each in a thread, for a while. An asyncpg connection belongs to the loop that opened it, so a
-connection pooled on one loop and handed to another fails ("attached to a different loop").
+A harness's app runs on the test's own loop (the session's loop, where the harness was made): the
+in-process MCP client, the REST client (campus_mcp.testing_rest), the served campuses, the jobs and
+the test's own sessions. Until the REST client was moved there it ran the app on a loop of its own,
+in a thread, and a test may still reach the app from another loop (``asyncio.run`` in a thread). An
+asyncpg connection belongs to the loop that opened it, so a connection pooled on one loop and handed
+to another fails ("attached to a different loop"), and a checkout waiting in one loop's queue is
+never woken by a connection given back from another.
 
 The kit gave such an app no pool at all: every session opened a connection. On PostgreSQL that is
 a new server process, its authentication and SQLAlchemy's setup queries, each time (905

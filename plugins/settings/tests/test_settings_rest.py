@@ -15,11 +15,9 @@ from typing import Any
 import mcp_types as types
 import pytest
 import pytest_asyncio
-from campus_mcp.testing import CampusFactory, CampusHarness, TestDatabases, harness_app, load_plugins
+from campus_mcp.testing import CampusFactory, CampusHarness, RestClient, TestDatabases, harness_app, load_plugins
 from campus_mcp.testing import test_settings as settings_for  # not test_*: pytest would collect it
 from campus_settings.demo import first_meeting_id
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 API = "/api/v1/me/calendar-settings"
 NOTIFICATIONS = "/api/v1/me/notifications"
@@ -55,7 +53,7 @@ async def unwritten(campus_databases: TestDatabases) -> AsyncIterator[CampusHarn
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def student1(unwritten: CampusHarness) -> AsyncIterator[AsyncTestClient[Litestar]]:
+async def student1(unwritten: CampusHarness) -> AsyncIterator[RestClient]:
     """student1 signed in to the dashboard of the shared campus, once for every bad-input case."""
     async with unwritten.rest() as client:
         await _sign_in(client, "student1")
@@ -182,7 +180,7 @@ async def test_notifications_answer_what_the_tool_answers(campus: CampusHarness)
 )
 async def test_bad_input_is_a_400_naming_the_field(
     unwritten: CampusHarness,
-    student1: AsyncTestClient[Litestar],
+    student1: RestClient,
     method: str,
     path: str,
     body: dict[str, Any] | None,
