@@ -18,6 +18,6 @@ stop_served_campus() {  # Ctrl-C first (the server's own shutdown), then KILL af
 }
 trap stop_served_campus EXIT
 
-free_port() {  # a loopback port nobody listens on now
-  "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+free_port() {  # a loopback port nobody listens on now, below the ephemeral range (see the kit's free_port)
+  "$PYTHON" -c 'from campus_mcp.oauth.testkit import free_port; print(free_port())'
 }

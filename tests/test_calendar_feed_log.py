@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 
 import httpx
 import uvicorn
-from campus_mcp.testing import CampusFactory
+from campus_mcp.testing import CampusFactory, free_port
 from campus_settings.feed import tokens
 from sqlalchemy import text
 
@@ -25,12 +24,6 @@ class Lines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(record.getMessage())
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def test_the_access_log_of_serve_never_prints_the_feed_token(campus_factory: CampusFactory) -> None:
@@ -45,7 +38,7 @@ async def test_the_access_log_of_serve_never_prints_the_feed_token(campus_factor
         student = int((await session.execute(text("SELECT id FROM students"))).scalar_one())
         token = await tokens.issue(session, student)
         await session.commit()
-    port = _free_port()
+    port = free_port()
     # As campus-mcp serve configures it with the access log on: uvicorn's own logging config.
     config = uvicorn.Config(campus.app, host="127.0.0.1", port=port, log_level="info", lifespan="on")
     seen = Lines()

@@ -142,14 +142,50 @@ def callback_params(location: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
 
 
+# Where free_port looks: above the registered services most machines run (PostgreSQL 5432, Redis
+# 6379, the 8000s), below the kernel's ephemeral range.
+FIRST_TEST_PORT = 20000
+
+
+def ephemeral_ports() -> range:
+    """The ports the kernel gives outgoing connections and ``bind(0)`` (Linux's own default if unread)."""
+    try:
+        low, high = (int(part) for part in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
 def free_port() -> int:
-    """A port free on loopback right now (the server binds it a moment later)."""
+    """A loopback port nobody listens on now, for a server that binds it a moment later.
+
+    Not the kernel's ``bind(0)`` pick: that port comes from the ephemeral range, which every outgoing
+    connection draws its own port from too (each database connection, each HTTP client), and on a
+    busy machine one of them took the port before the test's server bound it ("address already in
+    use", CI with two test passes side by side). A port below that range is never given to a
+    connection; a random one of some ten thousand, checked free, is left to the other tests' servers.
+    """
+    import random
     import socket
 
+    ephemeral = ephemeral_ports()
+    candidates = range(FIRST_TEST_PORT, max(ephemeral.start, FIRST_TEST_PORT + 1000))
+    pick = random.SystemRandom()
+    for _ in range(200):
+        port = pick.choice(candidates)
+        if port in ephemeral:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    # Every try was taken (a machine whose ephemeral range starts low): the kernel's own pick.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        chosen: int = sock.getsockname()[1]
+        return chosen
 
 
 @contextlib.asynccontextmanager
