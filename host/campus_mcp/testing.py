@@ -57,7 +57,7 @@ from campus_mcp import accounts
 from campus_mcp.app import create_app
 from campus_mcp.cli import main as cli_main
 from campus_mcp.contributions import Job
-from campus_mcp.db import make_engine, make_sessions, sqlite_file
+from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.demo import load_demo
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import assemble_instructions
@@ -70,7 +70,6 @@ from campus_mcp.registry import Registry, load_registry
 from campus_mcp.settings import Settings
 from campus_mcp.speedups import Switches
 from campus_mcp.testing_browser import StudentBrowser
-from campus_mcp.testing_pool import HomeLoopPool
 from campus_mcp.testing_rest import RestClient
 from campus_mcp.testing_serve import ServedCampus, private_redis, serve
 
@@ -289,20 +288,11 @@ async def prepare_database(registry: Registry, *, demo: bool, scale: int = 1) ->
 
 
 def harness_app(registry: Registry) -> Litestar:
-    """The app of a harness: no scheduler, and connections pooled on the harness's loop only.
+    """The app of a harness: a deployment's, less the scheduler (a test runs jobs itself).
 
-    The harness's REST client, MCP client and served campuses all run the app on the test's loop
-    (campus_mcp.testing_rest). A test may still use the app from another loop (a command run in a
-    thread with ``asyncio.run``): an asyncpg connection belongs to the loop that opened it, and the
-    default pool's queue is an asyncio one whose waiter on one loop is never woken from another (a
-    page test hung for good in CI that way, every thread idle, when the REST client still ran on a
-    loop of its own). So the engine pools on the loop the harness is made on and opens a connection
-    per session on any other (campus_mcp.testing_pool).
-    """
-    url = registry.settings.database_url
-    in_memory = url.startswith("sqlite") and sqlite_file(url) is None
-    engine = None if in_memory else make_engine(url, poolclass=HomeLoopPool)
-    return create_app(registry=registry, run_scheduler=False, engine=engine)
+    Its engine is a deployment's too: every client of the kit runs the app on the test's one event
+    loop (campus_mcp.testing_rest), so the pool needs nothing of a test's own."""
+    return create_app(registry=registry, run_scheduler=False)
 
 
 class TestDatabases:

@@ -4,10 +4,10 @@ Litestar's ``AsyncTestClient`` runs the app, its lifespan and every request on a
 loop, in a portal thread, while the harness's MCP client, its jobs and the test's own sessions
 run on the test's loop. One app on two loops shares its asyncio objects between them (the
 connection pool's queue, the access log's lock, the refresh queue), and none of those is
-thread-safe: a waiter on one loop, woken from the other, is never run. A page test hung for
-good that way in CI, every thread idle (the pool's case, which campus_mcp.testing_pool works
-around). This client serves the app on the loop it is used from, as ``campus-mcp serve`` does:
-requests through httpx's ASGI transport, the lifespan in a task of the same loop.
+thread-safe: a waiter on one loop, woken from the other, is never run. Tests hung for good that
+way in CI, every thread idle. This client serves the app on the loop it is used from, as
+``campus-mcp serve`` does: requests through httpx's ASGI transport, the lifespan in a task of the
+same loop. So the harness's app needs no pool of its own (it had one pooling per loop until then).
 """
 
 from __future__ import annotations
