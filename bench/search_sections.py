@@ -33,6 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+# The kit's port pick (below the ephemeral range, which the benchmark's own clients draw from);
+# the other benchmarks import it from here.
+from campus_mcp.oauth.testkit import free_port
 from mcp import Client
 
 QUESTIONS: dict[str, dict[str, Any]] = {
@@ -92,13 +96,6 @@ START_TIMEOUT_S = 300
 # (browse, subject) took its time: p95 270-490 ms instead of ~40.
 WARM_LINE = b"search by meaning is ready"
 WARM_TIMEOUT_S = 180
-
-
-def free_port() -> int:
-    # The kit's: a port below the ephemeral range, which the benchmark's own clients draw from.
-    from campus_mcp.oauth.testkit import free_port as loopback_port
-
-    return loopback_port()
 
 
 def speed_switches() -> dict[str, str]:

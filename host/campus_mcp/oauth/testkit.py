@@ -168,20 +168,16 @@ def free_port() -> int:
     import random
     import socket
 
-    ephemeral = ephemeral_ports()
-    candidates = range(FIRST_TEST_PORT, max(ephemeral.start, FIRST_TEST_PORT + 1000))
-    pick = random.SystemRandom()
-    for _ in range(200):
-        port = pick.choice(candidates)
-        if port in ephemeral:
-            continue
+    below = range(FIRST_TEST_PORT, ephemeral_ports().start)  # empty if that range starts low
+    for _ in range(200 if below else 0):
+        port = random.choice(below)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
         return port
-    # Every try was taken (a machine whose ephemeral range starts low): the kernel's own pick.
+    # Every try was taken, or there is no room below the range: the kernel's own pick.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         chosen: int = sock.getsockname()[1]
