@@ -9,7 +9,7 @@ examples of write tools change it), lists the tools as a signed-in student with 
 permission, calls every demo example through the MCP SDK client in process (the same JSON a
 client gets over HTTP), and prints one row per tool (its definition's bytes, split into its
 description, input schema, output schema, annotations, _meta and the rest, then its answers),
-the totals and issue 16's goals (campus_mcp.context_size). Not a test:
+the totals and issue 16's goals (campus_mcp.mcp.context_size). Not a test:
 tests/test_context_size.py holds the goals.
 """
 
@@ -20,9 +20,12 @@ import asyncio
 import os
 from pathlib import Path
 
-from campus_mcp.accounts import student_by_username
-from campus_mcp.app import create_app
-from campus_mcp.context_size import (
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.base.settings import Settings
+from campus_mcp.cli.demo import load_demo
+from campus_mcp.mcp.context_size import (
     ANSWER_GOAL,
     DEFINITION_PARTS,
     SEARCH_PAGE_GOAL,
@@ -32,12 +35,9 @@ from campus_mcp.context_size import (
     definition_parts,
     tools_list_goal,
 )
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.demo import load_demo
-from campus_mcp.migrate import upgrade
-from campus_mcp.principal import ANONYMOUS, Principal, current_principal
-from campus_mcp.registry import Registry, load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.oauth.accounts import student_by_username
+from campus_mcp.plugin.principal import ANONYMOUS, Principal, current_principal
+from campus_mcp.web.app import create_app
 from mcp import Client
 
 

@@ -18,7 +18,7 @@ from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.queries import sections
 from campus_catalog.schemas import SectionSearch
 from campus_mcp import Settings
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.base.db import make_engine, make_sessions
 from fastmcp import FastMCP
 
 

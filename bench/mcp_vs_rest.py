@@ -607,7 +607,7 @@ async def in_process(env: dict[str, str], runs: int) -> dict[str, tuple[float, f
     from campus_catalog.queries import sections
     from campus_catalog.schemas import SectionSearch
     from campus_mcp import Settings
-    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.base.db import make_engine, make_sessions
 
     settings = Settings()
     engine = make_engine(settings.database_url)
@@ -722,7 +722,7 @@ async def student_token(env: dict[str, str]) -> str:
     """A personal access token of demo student 1 that reads the calendar settings (the bench's old ones deleted)."""
     os.environ.update(env)
     from campus_mcp import Settings
-    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.base.db import make_engine, make_sessions
     from campus_mcp.oauth.personal_tokens import PersonalToken, PersonalTokens
     from sqlalchemy import delete
 
@@ -743,8 +743,8 @@ async def access_log_in_process(env: dict[str, str], calls: int = 20_000) -> tup
     off the answers' path). The entries are deleted after."""
     os.environ.update(env)
     from campus_mcp import Settings
-    from campus_mcp.db import make_engine, make_sessions
-    from campus_mcp.student_access import AccessLog, StudentAccess
+    from campus_mcp.base.db import make_engine, make_sessions
+    from campus_mcp.students.access_log import AccessLog, StudentAccess
     from sqlalchemy import delete
 
     engine = make_engine(Settings().database_url)

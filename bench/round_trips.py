@@ -221,9 +221,9 @@ async def in_process(url: str, calls: int, count: WireCount) -> None:
     from campus_catalog.operations import BY_NAME
     from campus_catalog.schemas import SectionSearch
     from campus_mcp import Settings
-    from campus_mcp.deployment import open_deployment
-    from campus_mcp.principal import ANONYMOUS
-    from campus_mcp.tool_context import ToolContext
+    from campus_mcp.assembly.deployment import open_deployment
+    from campus_mcp.plugin.principal import ANONYMOUS
+    from campus_mcp.plugin.tool_context import ToolContext
 
     row = BY_NAME["search_sections"]
     async with open_deployment(Settings(), migrate=False) as deployment:

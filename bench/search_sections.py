@@ -36,7 +36,7 @@ import httpx
 
 # The kit's port pick (below the ephemeral range, which the benchmark's own clients draw from);
 # the other benchmarks import it from here.
-from campus_mcp.oauth.testkit import free_port
+from campus_mcp.testing.oauth import free_port
 from mcp import Client
 
 QUESTIONS: dict[str, dict[str, Any]] = {
@@ -102,7 +102,7 @@ def speed_switches() -> dict[str, str]:
     """The caller's speed-up switches: ``CAMPUS_MCP_SPEEDUPS`` and each mechanism's own."""
     from dataclasses import fields
 
-    from campus_mcp.speedups import Switches
+    from campus_mcp.base.speedups import Switches
 
     names = {"CAMPUS_MCP_SPEEDUPS", *(f"CAMPUS_MCP_{switch.name.upper()}" for switch in fields(Switches))}
     return {name: value for name, value in os.environ.items() if name in names}

@@ -271,11 +271,11 @@ async def mint_tokens(env: dict[str, str], usernames: list[str]) -> tuple[list[S
     """An OAuth access token (as ``campus-mcp token`` issues) and a personal access token per
     student, with the student read scopes this campus has; and those scopes."""
     os.environ.update(env)
-    from campus_mcp.accounts import student_by_username
-    from campus_mcp.deployment import open_deployment
+    from campus_mcp.assembly.deployment import open_deployment
+    from campus_mcp.base.settings import Settings
+    from campus_mcp.oauth.accounts import student_by_username
     from campus_mcp.oauth.personal_tokens import PersonalTokens
     from campus_mcp.oauth.token_cli import issue
-    from campus_mcp.settings import Settings
 
     settings = Settings()
     made = []

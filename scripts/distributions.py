@@ -176,14 +176,14 @@ def bundle_project() -> str:
 
 ENTRY_POINT = '''"""The bundle's entry point: ``campus-mcp stdio`` (the manifest runs the same command through uv)."""
 
-from campus_mcp.cli import main
+from campus_mcp.cli.main import main
 
 main(["stdio"])
 '''
 
 
 def campus_png(size: int = 512) -> bytes:
-    """The campus icon (host/campus_mcp/icons/campus.svg) drawn as a PNG: the bundle's icon must be one.
+    """The campus icon (host/campus_mcp/assembly/icons/campus.svg) drawn as a PNG: the bundle's icon must be one.
 
     The same shapes on the same 64-unit grid, each pixel sampled 4 times so the edges are smooth.
     """

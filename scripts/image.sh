@@ -144,7 +144,7 @@ pids_of_image() {
   done
 }
 
-free_port() { "$PYTHON" -c 'from campus_mcp.oauth.testkit import free_port; print(free_port())'; }  # below the ephemeral range
+free_port() { "$PYTHON" -c 'from campus_mcp.testing.oauth import free_port; print(free_port())'; }  # below the ephemeral range
 
 test_image() {
   local pg_url=${1:?usage: scripts/image.sh test PG_URL (scripts/postgres.sh start prints one)}

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 import httpx2
-from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
+from campus_mcp.testing.oauth import BrowserStudent, MemoryStorage, provider_for
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

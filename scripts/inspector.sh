@@ -69,10 +69,10 @@ PERSONAL_TOKEN=$(campus "$PYTHON" - "$SCOPES" <<'PY'
 import asyncio
 import sys
 
-from campus_mcp.accounts import student_by_username
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.oauth.accounts import student_by_username
+from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.settings import Settings
+from campus_mcp.base.settings import Settings
 
 
 async def main() -> str:

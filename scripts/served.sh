@@ -19,5 +19,5 @@ stop_served_campus() {  # Ctrl-C first (the server's own shutdown), then KILL af
 trap stop_served_campus EXIT
 
 free_port() {  # a loopback port nobody listens on now, below the ephemeral range (see the kit's free_port)
-  "$PYTHON" -c 'from campus_mcp.oauth.testkit import free_port; print(free_port())'
+  "$PYTHON" -c 'from campus_mcp.testing.oauth import free_port; print(free_port())'
 }

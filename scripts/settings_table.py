@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from campus_mcp.contributions import PluginInfo
-from campus_mcp.plugin_settings import env_variable, toml_key
-from campus_mcp.registry import PluginError, _collect, build_plugin_manager, load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.registry import PluginError, _collect, build_plugin_manager, load_registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.plugin.contributions import PluginInfo
+from campus_mcp.plugin.settings import env_variable, toml_key
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 

@@ -194,7 +194,7 @@ def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
 def both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
     """Runs a test with every speed-up on, then with every one off (``CAMPUS_MCP_SPEEDUPS``, read
     by the settings of whatever the test builds after asking for this): each mechanism of
-    campus_mcp.speedups has its tests run both ways, the plain path being the reference. True: on."""
+    campus_mcp.base.speedups has its tests run both ways, the plain path being the reference. True: on."""
     monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", request.param)
     return bool(request.param == "on")
 

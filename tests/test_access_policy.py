@@ -1,4 +1,4 @@
-"""campus_mcp.access: each rule of the access policy, then the same rules as a client sees them.
+"""campus_mcp.assembly.access: each rule of the access policy, then the same rules as a client sees them.
 
 The probe plugin has one scope of each kind: ``probe:public`` (always on), ``probe:read`` and
 ``probe:write`` (changes data, starts unchecked).
@@ -7,13 +7,13 @@ The probe plugin has one scope of each kind: ``probe:public`` (always on), ``pro
 from __future__ import annotations
 
 import pytest
-from campus_mcp import access
-from campus_mcp.errors import PermissionMissing
-from campus_mcp.oauth.testkit import ScopeProbe
-from campus_mcp.principal import ANONYMOUS, Principal
-from campus_mcp.registry import Registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly import access
+from campus_mcp.assembly.registry import Registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.plugin.errors import PermissionMissing
+from campus_mcp.plugin.principal import ANONYMOUS, Principal
 from campus_mcp.testing import CampusFactory, load_plugins
+from campus_mcp.testing.oauth import ScopeProbe
 from mcp.shared.exceptions import MCPError
 
 

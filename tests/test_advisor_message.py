@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from campus_mcp.settings import Settings
+from campus_mcp.base.settings import Settings
 
 
 def test_the_default_advisor_message_names_the_configured_product() -> None:

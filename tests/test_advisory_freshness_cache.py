@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
-from campus_mcp.advisory import FreshnessCache
+from campus_mcp.mcp.advisory import FreshnessCache
 
 
 class Source:

@@ -16,10 +16,10 @@ from typing import Any
 import httpx2
 import pytest
 from campus_mcp import AppResource, PluginError, PluginInfo, hookimpl
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.registry import load_registry
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing import test_settings as settings_for
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     authorization_request,
     free_port,
@@ -25,7 +26,6 @@ from campus_mcp.oauth.testkit import (
     self_signed_certificate,
     serve_on_loopback,
 )
-from campus_mcp.testing import CampusFactory
 from litestar import Litestar, Response, get
 
 from tests.support.chromium import chromium, require_chromium

@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from campus_mcp.speedups import ALL_OFF
+from campus_mcp.base.speedups import ALL_OFF
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "mcp_vs_rest.py"
 
@@ -175,7 +175,7 @@ def test_whole_second_rounds_pass(bench: ModuleType) -> None:
 def _switches_seen_by(env: dict[str, str]) -> str:
     """The speed-up switches a campus process started with ``env`` reads."""
     done = subprocess.run(
-        [sys.executable, "-c", "from campus_mcp.speedups import Switches; print(Switches.from_environment())"],
+        [sys.executable, "-c", "from campus_mcp.base.speedups import Switches; print(Switches.from_environment())"],
         env=env,
         capture_output=True,
         text=True,

@@ -29,8 +29,8 @@ from campus_catalog.models import (
     Term,
     UniversityEvent,
 )
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import parse_forms
 from campus_schedule.busy import MAX_DAYS, busy_blocks
 from campus_schedule.enrollment import set_term_sections
 from campus_schedule.events import create_event

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import parse_forms
 from campus_settings.feed import tokens
 from sqlalchemy import text
 

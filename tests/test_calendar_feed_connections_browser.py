@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from playwright.async_api import ViewportSize
 from sqlalchemy import text
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from campus_mcp import PluginError, PluginInfo, ResourceTemplate, hookimpl
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases
 from campus_mcp.testing import test_settings as settings_for
 from mcp import Client

@@ -20,8 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
-from campus_mcp.oauth.testkit import (
+from campus_mcp.oauth.accounts import Student
+from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     MemoryStorage,
     callback_params,
@@ -29,7 +30,6 @@ from campus_mcp.oauth.testkit import (
     parse_forms,
     serve_on_loopback,
 )
-from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
 from mcp import Client

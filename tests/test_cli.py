@@ -214,8 +214,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_the_readme_names_every_command_and_the_demo_password() -> None:
-    from campus_mcp.cli import every_command
-    from campus_mcp.settings import Settings
+    from campus_mcp.base.settings import Settings
+    from campus_mcp.cli.main import every_command
 
     readme = README.read_text(encoding="utf-8")
     table = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]

@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 import campus_mcp
+import campus_mcp.cli.main as cli
 import click
 import pytest
-from campus_mcp import cli
-from campus_mcp.registry import ENTRY_POINT_GROUP
+from campus_mcp.assembly.registry import ENTRY_POINT_GROUP
 
 CLI = Path(sys.executable).with_name("campus-mcp")
 INIT = Path(campus_mcp.__file__)
@@ -138,7 +138,7 @@ def test_a_plugin_command_still_runs(tmp_path: Path) -> None:
     assert "campus_catalog" in imported
     # Every plugin loaded, and still not the MCP SDK (~2 s of CPU): a command that serves no MCP
     # (db upgrade, jobs list, token; subprocesses of many tests) never needs it. The friends
-    # dashboard's links to the endpoint's paths come from campus_mcp.mcp_paths, not the endpoint.
+    # dashboard's links to the endpoint's paths come from campus_mcp.base.mcp_paths, not the endpoint.
     assert {"campus_friends", "campus_schedule"} <= imported
     assert imported & {"mcp", "mcp_types"} == set()
 

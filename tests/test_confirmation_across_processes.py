@@ -33,8 +33,8 @@ import httpx
 import mcp_types as types
 import pytest
 import pytest_asyncio
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases
+from campus_mcp.testing.oauth import free_port
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 

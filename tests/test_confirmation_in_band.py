@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_mcp import metrics
+from campus_mcp.base import metrics
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp_types import CallToolResult, TextContent
 

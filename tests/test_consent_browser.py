@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     authorization_request,
     exchange_code,
     probe_campus_on_loopback,
     register_app,
 )
-from campus_mcp.testing import CampusFactory
 
 from tests.support.chromium import chromium, require_chromium
 

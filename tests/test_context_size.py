@@ -1,5 +1,5 @@
 """The bytes a student's chat pays for the tools (issue 16, point 5), measured as
-bench/context_size.py measures them (campus_mcp.context_size), so a new field or a long
+bench/context_size.py measures them (campus_mcp.mcp.context_size), so a new field or a long
 description cannot silently grow every chat.
 
 Issue 16's goals, all met and held here: tools/list under 60 KB with every installed family (2 KB
@@ -11,7 +11,7 @@ under 16 KB.
 from __future__ import annotations
 
 import pytest
-from campus_mcp.context_size import (
+from campus_mcp.mcp.context_size import (
     ANSWER_GOAL,
     SEARCH_PAGE_GOAL,
     TOOL_DEFINITION_GOAL,

@@ -13,7 +13,8 @@ from urllib.parse import urljoin
 
 import httpx
 import pytest
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     BrowserStudent,
     authorization_request,
@@ -22,7 +23,6 @@ from campus_mcp.oauth.testkit import (
     probe_campus_on_loopback,
     register_app,
 )
-from campus_mcp.testing import CampusFactory
 
 INSPECTOR = "http://localhost:6274"  # the MCP Inspector's page: a loopback origin the guard trusts
 ELSEWHERE = "https://inspector.example.org"  # any other site

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from campus_mcp import PluginInfo, Principal, RouteGroup, hookimpl
+from campus_mcp.dashboard.home import dashboard_page
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
-from campus_mcp.web import dashboard_page
+from campus_mcp.testing.oauth import parse_forms
 from litestar import Controller, MediaType, Request, Response, get
 from litestar.di import NamedDependency
 

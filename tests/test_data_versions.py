@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from campus_mcp import read_versions, version_bump
-from campus_mcp.advisory import freshness
+from campus_mcp.mcp.advisory import freshness
 from campus_mcp.testing import CampusFactory
 
 KEYS = ["dining_data_version", "dining_menu_version"]

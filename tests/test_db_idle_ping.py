@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from campus_mcp import db
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.base import db
+from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.testing import TestDatabases
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine

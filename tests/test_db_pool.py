@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest_asyncio
 from campus_mcp import Settings
-from campus_mcp.app import create_app
-from campus_mcp.db import POOL_OVERFLOW, POOL_SIZE, make_engine, make_sessions
+from campus_mcp.base.db import POOL_OVERFLOW, POOL_SIZE, make_engine, make_sessions
 from campus_mcp.testing import TestDatabases
+from campus_mcp.web.app import create_app
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 

@@ -1,4 +1,4 @@
-"""Sessions for reading only (``campus_mcp.read_sessions``, ``ToolContext.session(read_only=True)``): no
+"""Sessions for reading only (``campus_mcp.base.read_sessions``, ``ToolContext.session(read_only=True)``): no
 transaction, so on PostgreSQL no BEGIN and no ROLLBACK around a catalog read (three round trips
 became one); a write attempted in one fails before it reaches the database and changes nothing;
 and the pooled connection it used goes back to the next session with its transactions intact."""
@@ -13,11 +13,11 @@ import asyncpg
 import pytest
 import pytest_asyncio
 from campus_mcp import Settings
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.principal import ANONYMOUS
-from campus_mcp.read_sessions import WriteInReadSession, read_sessions
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.base.read_sessions import WriteInReadSession, read_sessions
+from campus_mcp.plugin.principal import ANONYMOUS
+from campus_mcp.plugin.tool_context import ToolContext
 from campus_mcp.testing import TestDatabases
-from campus_mcp.tool_context import ToolContext
 from sqlalchemy import MetaData, String, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -91,7 +91,7 @@ async def test_a_read_session_sends_no_begin_and_no_rollback(
 async def test_each_statement_of_a_read_session_is_its_own_transaction(
     engine: AsyncEngine, sessions: async_sessionmaker[AsyncSession]
 ) -> None:
-    """What a read gives up (and why that is fine at READ COMMITTED: campus_mcp.read_sessions): two of its
+    """What a read gives up (and why that is fine at READ COMMITTED: campus_mcp.base.read_sessions): two of its
     statements are two transactions. In the ordinary session they are one."""
     if engine.dialect.name != "postgresql":
         pytest.skip("PostgreSQL: now() is the start of the transaction")

@@ -16,7 +16,7 @@ from typing import Any
 import aiosqlite
 import pytest
 import pytest_asyncio
-from campus_mcp.db import make_engine, make_sessions
+from campus_mcp.base.db import make_engine, make_sessions
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from campus_catalog.models import Section
 from campus_dining.models import DiningHall
 from campus_mcp import testing
-from campus_mcp.demo import PLUGIN_KEY, CampusState, load_new_plugin_demos
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.cli.demo import PLUGIN_KEY, CampusState, load_new_plugin_demos
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port
 from sqlalchemy import delete, func, select
 
 from tests.test_cli import CLI, run_cli

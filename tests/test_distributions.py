@@ -23,11 +23,11 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
-from campus_mcp.accounts import student_by_username
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.migrate import upgrade
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.registry import load_registry
 from campus_mcp.testing import TestDatabases
 from campus_mcp.testing import test_settings as campus_settings
 from campus_mcp.version import __version__

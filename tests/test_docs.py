@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_mcp import hookspecs
+from campus_mcp.plugin import hookspecs
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS_DOC = ROOT / "docs" / "hooks.md"

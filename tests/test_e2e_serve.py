@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campus_mcp.oauth.testkit import free_port
-from campus_mcp.registry import load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.settings import Settings
 from campus_mcp.testing import TestDatabases, serve
+from campus_mcp.testing.oauth import free_port
 from mcp import Client
 
 

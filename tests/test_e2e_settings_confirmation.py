@@ -30,8 +30,8 @@ import httpx2
 import icalendar
 import mcp_types as types
 import pytest
-from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, parse_forms, provider_for
 from campus_mcp.testing import TestDatabases, serve
+from campus_mcp.testing.oauth import BrowserStudent, MemoryStorage, parse_forms, provider_for
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError

@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 import httpx2
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
+from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.testing import TestDatabases, campus_today, serve
+from campus_mcp.testing.oauth import BrowserStudent, MemoryStorage, provider_for
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from campus_mcp.registry import load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.settings import Settings
 
 from tests.support.scale_out import SHARED_KEY, run_command
 

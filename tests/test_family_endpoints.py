@@ -13,9 +13,9 @@ import httpx
 import httpx2
 import mcp_types as types
 import pytest_asyncio
-from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
+from campus_mcp.mcp.toolboxes import META_TOOLS
 from campus_mcp.testing import CampusHarness, TestDatabases
-from campus_mcp.toolboxes import META_TOOLS
+from campus_mcp.testing.oauth import BrowserStudent, MemoryStorage, provider_for
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

@@ -1,4 +1,4 @@
-"""The short way for a read-only tools/call (campus_mcp.speedups.fast_call) answers exactly what the SDK
+"""The short way for a read-only tools/call (campus_mcp.mcp.fast_call) answers exactly what the SDK
 answers: every case below is sent twice over real HTTP to one served demo campus, once with the
 short way off (the SDK's transport and runner: the reference) and once on, and the status, the
 content type, the session header and the body must be the same bytes. Both wires. The hot cases
@@ -15,8 +15,8 @@ import httpx
 import pytest
 import pytest_asyncio
 from campus_catalog.sources.fake_banner import serve_on_loopback
+from campus_mcp.mcp import fast_call
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.speedups import fast_call
 from campus_mcp.testing import CampusHarness
 from pydantic import BaseModel
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import socket
 
-from campus_mcp.oauth.testkit import ephemeral_ports
 from campus_mcp.testing import free_port
+from campus_mcp.testing.oauth import ephemeral_ports
 
 
 def test_the_port_is_outside_the_range_connections_draw_from_and_can_be_bound() -> None:

@@ -11,8 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, campus_today
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 from tests.support.chromium import chromium, require_chromium
 

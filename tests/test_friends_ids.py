@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, campus_today
+from campus_mcp.testing.oauth import parse_forms
 
 HUGE = 2**40
 MONDAY = campus_today() - timedelta(days=campus_today().weekday())

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 from campus_catalog.models import Section
 from campus_mcp.oauth.pages import security_headers
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser, campus_today
+from campus_mcp.testing.oauth import parse_forms
 from campus_schedule.enrollment import has_courses
 from campus_schedule.models import Enrollment
 from mcp_types import ResourceLink

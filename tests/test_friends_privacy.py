@@ -15,8 +15,8 @@ from typing import Any
 
 from campus_friends.models import Friendship
 from campus_mcp import Settings
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness, campus_today
+from campus_mcp.testing.oauth import parse_forms
 from campus_schedule.busy import busy_blocks
 from sqlalchemy import delete, or_
 

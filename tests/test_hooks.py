@@ -1,4 +1,4 @@
-"""Every hook of ``campus_mcp/hookspecs.py`` exercised by a throwaway plugin, through the real parts.
+"""Every hook of ``campus_mcp/plugin/hookspecs.py`` exercised by a throwaway plugin, through the real parts.
 
 Convention (checked by ``tests/test_docs.py``): each hook ``name`` has at least one test called
 ``test_hook_<name>`` or ``test_hook_<name>_<what>``. The throwaway plugins are a "library rooms"
@@ -44,11 +44,11 @@ from campus_mcp import (
     hookimpl,
     publish_changes,
 )
-from campus_mcp.jobs import JobContext, build_scheduler, run_job
-from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.parity import plugin_api_routes
-from campus_mcp.registry import ENTRY_POINT_GROUP
+from campus_mcp.assembly.parity import plugin_api_routes
+from campus_mcp.assembly.registry import ENTRY_POINT_GROUP
+from campus_mcp.jobs.scheduler import JobContext, build_scheduler, run_job
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import parse_forms
 from click.testing import CliRunner
 from litestar import get
 from mcp.shared.subscriptions import ResourceUpdated
@@ -479,7 +479,7 @@ def test_hook_register_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         return found
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
-    from campus_mcp import cli
+    import campus_mcp.cli.main as cli
 
     cli._plugin_commands()
     try:
@@ -524,7 +524,7 @@ def test_hook_register_commands_cannot_replace_a_host_command(
         return found
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
-    from campus_mcp import cli
+    import campus_mcp.cli.main as cli
 
     host_serve = cli.main.commands["serve"]
     cli._plugin_commands()

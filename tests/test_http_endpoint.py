@@ -307,7 +307,7 @@ async def test_no_token_without_anonymous_access_is_401(campus_factory: CampusFa
 
 
 def test_anonymous_access_is_opt_in_also_in_demo_mode() -> None:
-    from campus_mcp.settings import Settings
+    from campus_mcp.base.settings import Settings
 
     # DESIGN 11: sign-in is the default once student tools exist, on the demo campus too.
     assert Settings(demo=True).anonymous_access is False

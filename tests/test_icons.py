@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness, TestDatabases
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 from tests.support.endpoints import ERAS, MODERN, mcp_client, served_demo_campus, token_for
 

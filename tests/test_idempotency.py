@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from campus_mcp import utcnow
-from campus_mcp.idempotency import KEYS_PER_OWNER, IdempotencyKey
+from campus_mcp.mcp.idempotency import KEYS_PER_OWNER, IdempotencyKey
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import update
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 from campus_mcp import InstructionFragment, PluginInfo, hookimpl, testing
-from campus_mcp.instructions import (
+from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.mcp.instructions import (
     MAX_INSTRUCTIONS_LENGTH,
     assemble_instructions,
     fragment_text,
     offers_something,
     server_description,
 )
-from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import CampusFactory
 
 

@@ -14,8 +14,8 @@ import socket
 import httpx
 import pytest
 from campus_mcp.oauth.models import LoginFailure
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from sqlalchemy import select
 
 from tests.support.endpoints import MODERN, mcp_client, token_for

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from campus_mcp import Cron, Interval, Job, JobOutcome, PluginInfo, hookimpl
-from campus_mcp.jobs import JobContext, JobRun, build_scheduler, last_success, run_job, trigger_for
+from campus_mcp.jobs.scheduler import JobContext, JobRun, build_scheduler, last_success, run_job, trigger_for
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import select
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import httpx
 import httpx2
-from campus_mcp.log_lines import RepeatFolder
-from campus_mcp.oauth.testkit import BrowserStudent, MemoryStorage, provider_for
+from campus_mcp.base.log_lines import RepeatFolder
 from campus_mcp.testing import TestDatabases, serve
+from campus_mcp.testing.oauth import BrowserStudent, MemoryStorage, provider_for
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -73,7 +73,7 @@ async def test_every_line_of_a_served_campus_is_json(campus_databases: TestDatab
     entries = json_lines(log)
     loggers = {entry["logger"] for entry in entries}
     # Every logger in the one format: uvicorn's, the scheduler's, the server's own.
-    assert {"uvicorn.error", "uvicorn.access", "apscheduler.scheduler", "campus_mcp.cli"} <= loggers, loggers
+    assert {"uvicorn.error", "uvicorn.access", "apscheduler.scheduler", "campus_mcp.cli.main"} <= loggers, loggers
     access = [entry for entry in entries if entry["logger"] == "uvicorn.access"]
     assert any(entry.get("request_id") == "proxy-req-0001" for entry in access), access
     assert any(entry.get("request_id") == made for entry in access), access
@@ -112,7 +112,7 @@ def test_a_repeated_warning_is_written_once_per_interval_with_a_count() -> None:
     written: list[logging.LogRecord] = []
 
     def warn(message: str, *args: object, level: int = logging.WARNING) -> None:
-        record = logging.LogRecord("campus_mcp.app", level, __file__, 1, message, args, None)
+        record = logging.LogRecord("campus_mcp.web.app", level, __file__, 1, message, args, None)
         if folder.filter(record):
             written.append(record)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from campus_mcp.migrate import upgrade
+from campus_mcp.assembly.migrate import upgrade
 from campus_mcp.testing import CampusFactory, TestDatabases, load_plugins
 from campus_mcp.testing import test_settings as campus_settings
 from sqlalchemy.engine import Connection
@@ -33,7 +33,7 @@ async def test_a_demo_campus_is_at_every_head_without_a_second_upgrade(
         upgrade(registry, *args)
 
     await campus_factory(demo=True)  # the template is built (and migrated) by the first demo campus
-    monkeypatch.setattr("campus_mcp.testing.upgrade", counted_upgrade)
+    monkeypatch.setattr("campus_mcp.testing.kit.upgrade", counted_upgrade)
     campus = await campus_factory(demo=True)
 
     assert upgraded == []

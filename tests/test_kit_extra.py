@@ -72,6 +72,6 @@ def test_the_testing_extra_pins_what_the_kit_imports_and_dev_includes_it() -> No
 
 
 def test_a_new_plugin_tests_with_the_kits_extra() -> None:
-    template = (ROOT / "host/campus_mcp/scaffold/template/pyproject.toml.tmpl").read_text()
+    template = (ROOT / "host/campus_mcp/cli/scaffold/template/pyproject.toml.tmpl").read_text()
     extras = tomllib.loads(re.sub(r"\$\{(\w+)\}", r"\1", template))["project"]["optional-dependencies"]
     assert extras["test"] == ["campus-mcp[testing]"]

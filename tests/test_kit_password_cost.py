@@ -8,9 +8,10 @@ set by a `campus-mcp serve` subprocess (the deployment's hasher) signs in from t
 from __future__ import annotations
 
 from argon2 import PasswordHasher
-from campus_mcp import accounts
-from campus_mcp.accounts import authenticate, create_local_student, student_by_username
-from campus_mcp.testing import TEST_PASSWORD_HASHER, CampusFactory
+from campus_mcp.oauth import accounts
+from campus_mcp.oauth.accounts import authenticate, create_local_student, student_by_username
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.kit import TEST_PASSWORD_HASHER
 
 
 async def test_a_test_process_hashes_at_the_lowest_argon2id_cost_and_still_checks_the_password(

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from campus_catalog.sources.fake_banner import serve_on_loopback
-from campus_mcp import mcp_server
-from campus_mcp.advisory import forget_freshness
-from campus_mcp.mcp_server import CampusServer
+from campus_mcp.mcp import server as mcp_server
+from campus_mcp.mcp.advisory import forget_freshness
+from campus_mcp.mcp.server import CampusServer
 from campus_mcp.testing import CampusHarness
 from mcp import Client
 from pydantic import BaseModel, Field

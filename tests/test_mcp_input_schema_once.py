@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from campus_catalog.sources.fake_banner import serve_on_loopback
-from campus_mcp import mcp_server
+from campus_mcp.mcp import server as mcp_server
 from campus_mcp.testing import CampusFactory
 from mcp import Client
 

@@ -1,4 +1,4 @@
-"""The 2026-07-28 reply's JSON (campus_mcp.speedups.fast_call.python_json): pydantic's writer only where its
+"""The 2026-07-28 reply's JSON (campus_mcp.mcp.fast_call.python_json): pydantic's writer only where its
 bytes are json.dumps's, over floats of every magnitude, both exponent letters' neighbourhoods, and
 text that looks like numbers (issue 16: one search for a digit before an exponent, not two)."""
 
@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 import pytest
-from campus_mcp.speedups import fast_call
+from campus_mcp.mcp import fast_call
 
 
 def dumps(value: Any) -> bytes:

@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 from campus_mcp.oauth.session import SESSION_COOKIE, sends_session_cookie
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 
 HEADERS = {
     "Accept": "application/json, text/event-stream",

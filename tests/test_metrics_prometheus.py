@@ -20,10 +20,10 @@ import httpx
 import pytest
 import pytest_asyncio
 from campus_mcp import Interval, Job, JobOutcome
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, serve
 from campus_mcp.testing import test_settings as settings_for
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from campus_schedule.feed import import_enrollments
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.parser import text_string_to_metric_families

@@ -12,9 +12,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from campus_mcp import testing
-from campus_mcp.db import Base
-from campus_mcp.migrate import alembic_config, upgrade
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.migrate import alembic_config, upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.db import Base
 from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection

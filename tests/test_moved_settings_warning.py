@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from campus_mcp import plugin_settings
+from campus_mcp.plugin import settings as plugin_settings
 from campus_mcp.testing import load_plugins
 from campus_mcp.testing import test_settings as settings_for
 
@@ -73,6 +73,6 @@ def test_the_new_names_alone_log_no_warning(
     monkeypatch.setenv("CAMPUS_MCP_CATALOG_OVERRIDE_OFFICE", VALUE)
     with caplog.at_level(logging.WARNING):
         _load(tmp_path)
-        logging.getLogger("campus_mcp.plugin_settings").warning("capture works")
+        logging.getLogger("campus_mcp.plugin.settings").warning("capture works")
     assert _moved_warnings(caplog) == []
     assert "capture works" in caplog.text  # the absence above is not a capture that saw nothing

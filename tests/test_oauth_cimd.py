@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.cimd import MetadataDocumentError, _address_allowed, fetch_metadata_document
-from campus_mcp.oauth.testkit import TEST_REDIRECT_URI, free_port, self_signed_certificate, serve_on_loopback
-from campus_mcp.settings import Settings
+from campus_mcp.testing.oauth import TEST_REDIRECT_URI, free_port, self_signed_certificate, serve_on_loopback
 from litestar import Litestar, Response, get
 
 
@@ -158,7 +158,7 @@ async def test_a_fetched_document_is_kept_for_an_hour(documents: DocumentServer,
         oauth_metadata_loopback_for_tests=True,
         oauth_metadata_ca_file=documents.settings.oauth_metadata_ca_file,
     )
-    from campus_mcp.db import utcnow
+    from campus_mcp.base.db import utcnow
     from campus_mcp.oauth import build_oauth
     from campus_mcp.oauth.models import OAuthClient
     from sqlalchemy import update

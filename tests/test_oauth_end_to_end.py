@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx2
 import pytest
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     BrowserStudent,
     MemoryStorage,
@@ -24,7 +25,6 @@ from campus_mcp.oauth.testkit import (
     self_signed_certificate,
     serve_on_loopback,
 )
-from campus_mcp.testing import CampusFactory
 from litestar import Litestar, get
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider

@@ -9,9 +9,10 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from campus_mcp import metrics
-from campus_mcp.accounts import Student, create_local_student
-from campus_mcp.oauth.testkit import (
+from campus_mcp.base import metrics
+from campus_mcp.oauth.accounts import Student, create_local_student
+from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import (
     BrowserStudent,
     MemoryStorage,
     ScopeProbe,
@@ -20,7 +21,6 @@ from campus_mcp.oauth.testkit import (
     provider_for,
     serve_on_loopback,
 )
-from campus_mcp.testing import CampusFactory
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select

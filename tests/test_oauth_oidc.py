@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from campus_mcp.accounts import Student
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
+from campus_mcp.oauth.accounts import Student
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from joserfc import jwt
 from joserfc.jwk import ECKey
 from litestar import Litestar, Request, get, post

@@ -15,12 +15,13 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
-from campus_mcp.db import utcnow
-from campus_mcp.jobs import run_job
+from campus_mcp.base.db import utcnow
+from campus_mcp.jobs.scheduler import run_job
 from campus_mcp.oauth.cleanup import JOB_ID
 from campus_mcp.oauth.models import AuthorizationCode, OAuthClient, OAuthToken
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     BrowserStudent,
     ScopeProbe,
@@ -28,7 +29,6 @@ from campus_mcp.oauth.testkit import (
     parse_forms,
     probe_campus_on_loopback,
 )
-from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from sqlalchemy import select, update
 
@@ -542,8 +542,8 @@ async def test_an_insecure_public_url_is_refused_with_what_to_fix(campus_factory
 
 
 def test_the_session_cookie_is_secure_behind_https() -> None:
+    from campus_mcp.base.settings import Settings
     from campus_mcp.oauth.session import session_config
-    from campus_mcp.settings import Settings
 
     config = session_config(Settings(public_url="https://calendar.campus.example", secret_key="k" * 40))
     assert config.secure and config.httponly and config.samesite == "lax"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from campus_mcp.cli import main
-from campus_mcp.migrate import upgrade
-from campus_mcp.registry import load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.cli.main import main
 from click.testing import CliRunner
 
 

@@ -21,12 +21,14 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
-from campus_mcp.cli import main
+from campus_mcp.cli.main import main
 from campus_mcp.oauth import oidc
+from campus_mcp.oauth.accounts import Student
 from campus_mcp.oauth.oidc import OidcClient, OidcError
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.oauth.testkit import (
+from campus_mcp.oauth.token_cli import issue
+from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     MemoryStorage,
     callback_params,
@@ -34,8 +36,6 @@ from campus_mcp.oauth.testkit import (
     parse_forms,
     serve_on_loopback,
 )
-from campus_mcp.oauth.token_cli import issue
-from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
 from campus_settings.feed import tokens as calendar_feed

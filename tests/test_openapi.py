@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
-from campus_mcp.mcp_server import input_schema
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.mcp.server import input_schema
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
 

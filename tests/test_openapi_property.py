@@ -21,9 +21,9 @@ import httpx
 import pytest
 import pytest_asyncio
 import schemathesis
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import TestDatabases, serve
-from campus_mcp.testing_serve import ServedCampus
+from campus_mcp.testing.oauth import parse_forms
+from campus_mcp.testing.serve import ServedCampus
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance

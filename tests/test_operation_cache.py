@@ -10,8 +10,8 @@ from typing import Any, cast
 import pytest
 import pytest_asyncio
 from campus_mcp import AnswerCache, Operation, Settings, ToolContext
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.principal import ANONYMOUS
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.plugin.principal import ANONYMOUS
 from campus_mcp.testing import TestDatabases
 from pydantic import BaseModel
 from sqlalchemy import text

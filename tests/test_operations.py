@@ -68,7 +68,7 @@ async def book_room(context: ToolContext, args: RoomBooking) -> RoomList:
 
 
 async def plan_booking(_context: ToolContext, args: RoomBooking) -> PlannedChange:
-    # A write operation needs a plan (campus_mcp.confirmation); these calls are never asked.
+    # A write operation needs a plan (campus_mcp.plugin.confirmation); these calls are never asked.
     return PlannedChange(message=f"Book {args.building} {args.room}.", version="none")
 
 

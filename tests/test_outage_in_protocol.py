@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import httpx2
 import pytest
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases, serve
+from campus_mcp.testing.oauth import free_port
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError

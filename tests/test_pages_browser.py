@@ -17,8 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import (
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.testing import TestDatabases, harness_app
+from campus_mcp.testing import test_settings as campus_settings
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     AuthorizationRequest,
     authorization_request,
@@ -27,9 +30,6 @@ from campus_mcp.oauth.testkit import (
     register_app,
     serve_on_loopback,
 )
-from campus_mcp.registry import Registry, load_registry
-from campus_mcp.testing import TestDatabases, harness_app
-from campus_mcp.testing import test_settings as campus_settings
 
 from tests.support.chromium import chromium, require_chromium
 

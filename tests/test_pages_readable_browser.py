@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_mcp.registry import Registry
+from campus_mcp.assembly.registry import Registry
 from campus_mcp.testing import TestDatabases
 from sqlalchemy import text
 
@@ -72,7 +72,7 @@ async def shot(page: Any, name: str) -> None:
 
 async def test_my_schedule_breaks_no_word_and_opens_on_the_tools_term(site: tuple[str, Registry]) -> None:
     from campus_catalog.queries.terms import resolve_term
-    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.base.db import make_engine, make_sessions
 
     base, registry = site
     engine = make_engine(registry.settings.database_url)
@@ -92,7 +92,7 @@ async def test_my_schedule_breaks_no_word_and_opens_on_the_tools_term(site: tupl
 async def test_calendar_settings_shows_the_students_kinds_and_stays_a_readable_height(
     site: tuple[str, Registry],
 ) -> None:
-    from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.base.db import make_engine, make_sessions
     from campus_settings.levels import COMMON_KINDS, own_class_kinds
 
     base, registry = site

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from campus_mcp import PluginInfo, RouteGroup, RouteRef, Scope, Tool, hookimpl, testing
-from campus_mcp.app import create_app
-from campus_mcp.parity import ParityReport, check_parity, normalize
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.parity import ParityReport, check_parity, normalize
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.web.app import create_app
 from litestar import get, post
 from litestar.params import FromPath
 from pydantic import BaseModel

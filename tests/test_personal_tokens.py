@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from campus_mcp.migrate import upgrade
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
 from campus_mcp.oauth.personal_tokens import PersonalToken
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
-from campus_mcp.testing_browser import StudentBrowser
+from campus_mcp.testing.browser import StudentBrowser
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select

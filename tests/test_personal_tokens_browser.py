@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from campus_mcp.registry import Registry
+from campus_mcp.assembly.registry import Registry
 from campus_mcp.testing import TestDatabases
 
 from tests.support.chromium import chromium, fits, require_chromium, served_demo_campus

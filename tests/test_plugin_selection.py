@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from campus_mcp import testing
-from campus_mcp.registry import PluginError, load_registry
+from campus_mcp.assembly.registry import PluginError, load_registry
 
 from tests.test_cli import run_cli
 
@@ -58,7 +58,7 @@ def test_the_registry_raises_and_warns_in_process(tmp_path: Path, caplog: pytest
     url = f"sqlite+aiosqlite:///{tmp_path / 'campus.db'}"
     with pytest.raises(PluginError, match=r"'catalgo'.*CAMPUS_MCP_PLUGINS"):
         load_registry(testing.test_settings(url, plugins=["catalgo"]))
-    with caplog.at_level(logging.WARNING, logger="campus_mcp.registry"):
+    with caplog.at_level(logging.WARNING, logger="campus_mcp.assembly.registry"):
         registry = load_registry(testing.test_settings(url, plugins=["dining", "dinning"]))
     assert sorted(registry.plugins) == ["core", "dining"]
     assert [r.getMessage() for r in caplog.records if "'dinning'" in r.getMessage()], caplog.text

@@ -28,8 +28,8 @@ from campus_mcp import (
     ToolContext,
     hookimpl,
 )
-from campus_mcp.cli import main
-from campus_mcp.jobs import run_job
+from campus_mcp.cli.main import main
+from campus_mcp.jobs.scheduler import run_job
 from campus_mcp.testing import CampusFactory
 from click.testing import CliRunner
 from litestar import get
@@ -286,7 +286,7 @@ async def test_a_table_for_a_plugin_that_is_not_enabled_is_named_in_a_warning(
 ) -> None:
     # A disabled plugin keeps its table (so no error), but a misspelt name must not pass in silence.
     write_config(tmp_path, monkeypatch, '[plugins.lockres]\nbuilding = "Annex"\n')
-    with caplog.at_level("WARNING", logger="campus_mcp.registry"):
+    with caplog.at_level("WARNING", logger="campus_mcp.assembly.registry"):
         campus = await campus_factory(plugins=[], extra_plugins=[("lockers", Lockers())])
     assert campus.registry.plugin_settings["lockers"] == LockerSettings()
     warnings = [record.getMessage() for record in caplog.records if "[plugins.lockres]" in record.getMessage()]

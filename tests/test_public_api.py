@@ -113,18 +113,18 @@ def test_the_message_names_the_file_the_line_and_the_public_name() -> None:
     source = (
         "from campus_mcp import ToolContext\n"
         "from campus_mcp.testing import CampusHarness\n"
-        "from campus_mcp.db import Base, utcnow\n"
+        "from campus_mcp.base.db import Base, utcnow\n"
         "def later():\n"
-        "    from campus_mcp.app import Campus\n"
-        "import campus_mcp.jobs\n"
+        "    from campus_mcp.web.app import Campus\n"
+        "import campus_mcp.jobs.scheduler\n"
         "from campus_mcp import jobs\n"
     )
     assert private_imports(source, "plugins/x/x/models.py") == [
-        "plugins/x/x/models.py:3: from campus_mcp.db import Base: campus_mcp.db is private; use campus_mcp.Base",
-        "plugins/x/x/models.py:3: from campus_mcp.db import utcnow: campus_mcp.db is private; use campus_mcp.utcnow",
-        "plugins/x/x/models.py:5: from campus_mcp.app import Campus: campus_mcp.app is private; "
+        "plugins/x/x/models.py:3: from campus_mcp.base.db import Base: campus_mcp.base.db is private; use campus_mcp.Base",
+        "plugins/x/x/models.py:3: from campus_mcp.base.db import utcnow: campus_mcp.base.db is private; use campus_mcp.utcnow",
+        "plugins/x/x/models.py:5: from campus_mcp.web.app import Campus: campus_mcp.web.app is private; "
         "use campus_mcp.Deployment",
-        "plugins/x/x/models.py:6: import campus_mcp.jobs is private; "
+        "plugins/x/x/models.py:6: import campus_mcp.jobs.scheduler is private; "
         "import campus_mcp (or campus_mcp.testing in tests) and use its names",
         "plugins/x/x/models.py:7: from campus_mcp import jobs: not public; "
         "use nothing public yet: ask for it to be exported from campus_mcp",

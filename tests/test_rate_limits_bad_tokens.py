@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 MCP_HEADERS = {
     "Accept": "application/json, text/event-stream",

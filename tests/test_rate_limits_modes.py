@@ -24,11 +24,11 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.jobs import run_job
+from campus_mcp.jobs.scheduler import run_job
 from campus_mcp.limits.platforms import COPY_FILE, JOB_ID
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 MCP_HEADERS = {
     "Accept": "application/json, text/event-stream",

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import httpx
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import private_redis, serve
+from campus_mcp.testing.oauth import free_port
 
 HEADERS = {
     "Accept": "application/json, text/event-stream",

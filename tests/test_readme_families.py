@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from campus_mcp.registry import load_registry
+from campus_mcp.assembly.registry import load_registry
 from campus_mcp.testing import test_settings as campus_settings
 
 README = (Path(__file__).parents[1] / "README.md").read_text()

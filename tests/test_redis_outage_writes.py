@@ -26,8 +26,8 @@ from typing import Any
 
 import httpx
 import mcp_types as types
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases, private_redis
+from campus_mcp.testing.oauth import free_port
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from sqlalchemy.engine import make_url

@@ -1,4 +1,4 @@
-"""Each invariant stated at the top of ``campus_mcp/registry.py`` has a test here.
+"""Each invariant stated at the top of ``campus_mcp/assembly/registry.py`` has a test here.
 
 Discovery is tested without installing anything: ``importlib.metadata.entry_points`` is
 monkeypatched to add entry points that name modules written into a temporary folder (the way
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from campus_mcp import PluginInfo, Prompt, Scope, Tool, hookimpl, testing
-from campus_mcp.app import create_app, plugin_routers
-from campus_mcp.parity import plugin_api_routes
-from campus_mcp.registry import ENTRY_POINT_GROUP, PluginError, load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.parity import plugin_api_routes
+from campus_mcp.assembly.registry import ENTRY_POINT_GROUP, PluginError, load_registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.web.app import create_app, plugin_routers
 from litestar import get
 from pydantic import BaseModel
 

@@ -23,15 +23,15 @@ import httpx
 import jsonschema
 import pytest_asyncio
 from campus_mcp import hookimpl
-from campus_mcp.contributions import PluginInfo, Scope, Tool
-from campus_mcp.metrics import value as metric_value
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import NoArgs, WhoAmI, free_port, parse_forms, serve_on_loopback
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.base.metrics import value as metric_value
 from campus_mcp.oauth.token_cli import issue
-from campus_mcp.registry import Registry, load_registry
+from campus_mcp.plugin.contributions import PluginInfo, Scope, Tool
 from campus_mcp.testing import TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
-from campus_mcp.testing_browser import StudentBrowser
+from campus_mcp.testing.browser import StudentBrowser
+from campus_mcp.testing.oauth import NoArgs, WhoAmI, free_port, parse_forms, serve_on_loopback
 
 PAT = re.compile(r"cmcp_pat_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
 MCP_HEADERS = {

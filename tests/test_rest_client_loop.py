@@ -1,4 +1,4 @@
-"""The kit's REST client serves the app on the test's own event loop (campus_mcp.testing_rest).
+"""The kit's REST client serves the app on the test's own event loop (campus_mcp.testing.rest).
 
 Litestar's test client ran each request on a loop of its own, in a thread, and blocked the test's
 loop until the answer came: an app object shared by both loops (a pool's queue, a lock) could leave

@@ -24,9 +24,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
 from campus_mcp.oauth import saml
-from campus_mcp.oauth.testkit import (
+from campus_mcp.oauth.accounts import Student
+from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
     MemoryStorage,
     callback_params,
@@ -34,7 +35,6 @@ from campus_mcp.oauth.testkit import (
     self_signed_certificate,
     serve_on_loopback,
 )
-from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
 from litestar import Litestar, get

@@ -25,9 +25,9 @@ import mcp_types as types
 import pytest
 from campus_catalog.models import Section, Term
 from campus_catalog.sources.fake_banner import FakeBanner, serve_fake_banner
-from campus_mcp.accounts import create_local_student
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
+from campus_mcp.oauth.accounts import create_local_student
 from campus_mcp.testing import CampusFactory, CampusHarness, TestDatabases, campus_today, private_redis, serve
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from campus_schedule.models import Enrollment
 from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPError

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.session import SESSION_COOKIE
-from campus_mcp.oauth.testkit import parse_forms
-from campus_mcp.settings import Settings
 from campus_mcp.testing import CampusFactory, RestClient, harness_app
+from campus_mcp.testing.oauth import parse_forms
 from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
 
 # What the session key was derived from in every demo deployment until now.

@@ -18,10 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.mcp_server import set_sdk_log_level
+from campus_mcp.mcp.server import set_sdk_log_level
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.oauth.testkit import ScopeProbe, free_port, probe_campus_on_loopback, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import ScopeProbe, free_port, probe_campus_on_loopback, serve_on_loopback
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.exceptions import MCPError
 

@@ -12,14 +12,14 @@ from typing import Any
 import httpx
 import pytest
 from argon2 import PasswordHasher
-from campus_mcp import accounts
-from campus_mcp.accounts import authenticate, create_local_student, student_by_username
-from campus_mcp.cli import main
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.registry import load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.cli.main import main
+from campus_mcp.oauth import accounts
+from campus_mcp.oauth.accounts import authenticate, create_local_student, student_by_username
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from click.testing import CliRunner
 
 
@@ -137,7 +137,7 @@ def test_students_password_changes_the_password(tmp_path: Path, monkeypatch: pyt
     assert unknown.exit_code != 0 and "no student named 'nobody'" in unknown.output
 
     async def check(password: str) -> bool:
-        from campus_mcp.db import make_engine, make_sessions
+        from campus_mcp.base.db import make_engine, make_sessions
 
         engine = make_engine(url)
         try:

@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 import httpx
 from campus_mcp.oauth.pages import content_security_policy
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.oauth.testkit import ScopeProbe, parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import ScopeProbe, parse_forms
 
 # A redirect URI the registration refuses today and an older server accepted: its origin
 # (everything up to the first slash) carries a directive and a source of its own.

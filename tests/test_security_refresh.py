@@ -21,14 +21,14 @@ from typing import Any
 import httpx
 import pytest
 from campus_mcp.oauth.models import OAuthToken, credential_hash
-from campus_mcp.oauth.testkit import (
+from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import (
     BrowserStudent,
     authorization_request,
     exchange_code,
     probe_campus_on_loopback,
     register_app,
 )
-from campus_mcp.testing import CampusFactory, CampusHarness
 from sqlalchemy import func, select
 
 RACERS = 10

@@ -26,8 +26,8 @@ from campus_mcp.oauth.registration import (
     MAX_URI_CHARS,
     REGISTRATIONS_PER_ADDRESS,
 )
-from campus_mcp.oauth.testkit import TEST_REDIRECT_URI, ScopeProbe, free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import TEST_REDIRECT_URI, ScopeProbe, free_port, serve_on_loopback
 from sqlalchemy import func, select
 
 

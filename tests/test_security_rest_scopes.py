@@ -25,8 +25,8 @@ from campus_mcp import (
     operation_routes,
     operation_tools,
 )
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import parse_forms
 from litestar import Router
 from litestar.types import ASGIApp, Receive, Send
 from litestar.types import Scope as AsgiScope

@@ -7,8 +7,8 @@ the path delivers the packet to the embedded address, so the guard judges that a
 from __future__ import annotations
 
 import pytest
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.cimd import MetadataDocumentError, _address_allowed, fetch_metadata_document
-from campus_mcp.settings import Settings
 
 # (form, embeds loopback or a private address, embeds a public address)
 FORMS = [

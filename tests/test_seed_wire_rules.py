@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.instructions import MAX_INSTRUCTIONS_LENGTH
+from campus_mcp.mcp.instructions import MAX_INSTRUCTIONS_LENGTH
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 MODERN = "2026-07-28"
 LEGACY_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")

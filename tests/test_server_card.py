@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 import httpx
 import jsonschema  # type: ignore[import-untyped]
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.server_card import toolbox_definitions
+from campus_mcp.mcp.server_card import toolbox_definitions
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 SCHEMA_FILE = Path(__file__).parents[1] / "host" / "campus_mcp" / "schemas" / "server-card.schema.json"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
@@ -196,7 +196,7 @@ async def test_a_disabled_family_leaves_every_card(campus_factory: CampusFactory
 
 def card_urls(campus: CampusHarness) -> list[str]:
     """The endpoints the deployment has: the flat one, toolboxes, each family with tools or prompts."""
-    from campus_mcp.endpoint import serves_endpoint
+    from campus_mcp.mcp.endpoint import serves_endpoint
 
     families = [name for name in campus.registry.plugins if serves_endpoint(campus.registry, name)]
     return ["", "toolboxes", *families]

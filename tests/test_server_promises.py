@@ -14,7 +14,7 @@ import re
 
 import pytest
 from campus_mcp import testing
-from campus_mcp.registry import installed_plugin_names, load_registry
+from campus_mcp.assembly.registry import installed_plugin_names, load_registry
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.shared.exceptions import MCPError
 

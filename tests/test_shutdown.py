@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import httpx
-from campus_mcp.leader import SchedulerLock, scheduler_lock
-from campus_mcp.oauth.testkit import free_port
+from campus_mcp.jobs.leader import SchedulerLock, scheduler_lock
+from campus_mcp.testing.oauth import free_port
 
 from tests.support.scale_out import (  # both_engines: the database_url fixture
     SHARED_KEY,

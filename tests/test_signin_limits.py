@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 
 
 @dataclass

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases
+from campus_mcp.testing.oauth import free_port
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool

@@ -13,8 +13,8 @@ import aiosqlite
 import aiosqlite.core
 import pytest
 import pytest_asyncio
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.speedups.sqlite_driver import OneTripDBAPI, one_trip_supported
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.base.speedups.sqlite_driver import OneTripDBAPI, one_trip_supported
 from sqlalchemy import Column, Integer, MetaData, String, Table, exc, insert, select, text, update
 from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_dbapi
 from sqlalchemy.ext.asyncio import AsyncEngine

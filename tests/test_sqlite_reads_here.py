@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from campus_mcp.db import make_engine
-from campus_mcp.speedups import sqlite_driver
+from campus_mcp.base.db import make_engine
+from campus_mcp.base.speedups import sqlite_driver
 from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, exc, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 

@@ -22,11 +22,11 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from campus_mcp.accounts import student_by_username
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.migrate import upgrade
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.registry import Registry, load_registry
 from campus_mcp.testing import TestDatabases
 from campus_mcp.testing import test_settings as campus_settings
 from mcp import Client

@@ -25,13 +25,13 @@ from typing import Any
 
 import httpx
 import httpx2
-from campus_mcp.accounts import Student, create_local_student, student_by_username
-from campus_mcp.db import utcnow
+from campus_mcp.base.db import utcnow
+from campus_mcp.oauth.accounts import Student, create_local_student, student_by_username
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.oauth.testkit import free_port, parse_forms, serve_on_loopback
-from campus_mcp.student_access import PRUNE_JOB_ID, AccessLog, StudentAccess, entries
+from campus_mcp.students.access_log import PRUNE_JOB_ID, AccessLog, StudentAccess, entries
 from campus_mcp.testing import CampusFactory
-from campus_mcp.testing_browser import StudentBrowser
+from campus_mcp.testing.browser import StudentBrowser
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client

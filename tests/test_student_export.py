@@ -2,7 +2,7 @@
 
 Complete by construction: the test walks the SQLAlchemy metadata of a campus with every installed
 plugin for each table with a foreign key to ``students``. Each needs a part of the export that
-names it (``StudentData.tables``, the host's in campus_mcp.student_records) and a row maker here;
+names it (``StudentData.tables``, the host's in campus_mcp.students.records) and a row maker here;
 for each, a fresh student with one row in that table only gets an export whose part shows it,
 while a bystander's export stays as it was (no other student's rows). A future plugin's table
 without an export part fails here.
@@ -24,14 +24,14 @@ from typing import Any
 from campus_catalog.models import MeetingTime, Section
 from campus_friends.models import Friendship
 from campus_mcp import StudentData
-from campus_mcp.accounts import Student
-from campus_mcp.db import Base, utcnow
-from campus_mcp.idempotency import IdempotencyKey, student_owner
+from campus_mcp.base.db import Base, utcnow
+from campus_mcp.mcp.idempotency import IdempotencyKey, student_owner
+from campus_mcp.oauth.accounts import Student
 from campus_mcp.oauth.models import AuthorizationCode, Consent, OAuthClient, OAuthToken
 from campus_mcp.oauth.personal_tokens import PersonalTokens
-from campus_mcp.student_access import StudentAccess
-from campus_mcp.student_export import student_export, uncovered_student_tables
-from campus_mcp.student_records import HOST_STUDENT_DATA
+from campus_mcp.students.access_log import StudentAccess
+from campus_mcp.students.export import student_export, uncovered_student_tables
+from campus_mcp.students.records import HOST_STUDENT_DATA
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_schedule.models import Enrollment, SeatWatch, StudentEvent, StudentEventAttendee
 from campus_settings.feed.tokens import issue

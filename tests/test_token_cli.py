@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 import httpx2
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
@@ -209,7 +209,7 @@ async def test_the_cli_connection_shows_each_live_tokens_permissions(
 ) -> None:
     """Issue 24, point 10: two runs with different scopes showed one "campus-mcp cli" connection
     with both lists merged, as if one token held them all."""
-    from campus_mcp.testing_browser import StudentBrowser
+    from campus_mcp.testing.browser import StudentBrowser
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -1,6 +1,6 @@
 """The contract every tool of every installed plugin keeps (issue 2, point 9; DESIGN section 10).
 
-The per-tool checks live in the kit (``campus_mcp.contract``), so that a third-party plugin runs
+The per-tool checks live in the kit (``campus_mcp.testing.contract``), so that a third-party plugin runs
 the same ones with one line in its tests. Here they run for every installed plugin, read from the
 registry at collection time, so a plugin installed into the virtualenv is covered by the next run
 with no change here: description length, SEP-986 name, annotations, parity entry and parity check,
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from campus_mcp import Principal
-from campus_mcp.contract import collection_registry, hook_problems
 from campus_mcp.testing import CampusHarness, plugin_contract
+from campus_mcp.testing.contract import collection_registry, hook_problems
 
 REGISTRY = collection_registry()
 TOOLS = sorted(REGISTRY.tools)

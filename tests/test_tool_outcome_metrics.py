@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from campus_mcp import metrics
+from campus_mcp.base import metrics
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp.shared.exceptions import MCPError
 

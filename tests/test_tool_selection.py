@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 
 import pytest
-from campus_mcp.registry import load_registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.base.settings import Settings
 from rank_bm25 import BM25Okapi
 
 QUESTIONS = Path(__file__).with_name("tool_selection_questions.tsv")

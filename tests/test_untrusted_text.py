@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 from campus_mcp import UNTRUSTED_RULE, clean_student_text
-from campus_mcp.accounts import create_local_student, oidc_student
-from campus_mcp.oauth.testkit import parse_forms
+from campus_mcp.oauth.accounts import create_local_student, oidc_student
 from campus_mcp.testing import CampusFactory, CampusHarness, StudentBrowser, campus_today
+from campus_mcp.testing.oauth import parse_forms
 from campus_schedule.events import create_event
 from campus_settings.feed import tokens
 from sqlalchemy import text

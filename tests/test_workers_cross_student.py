@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
-from campus_mcp.oauth.testkit import free_port
 from campus_mcp.testing import TestDatabases
+from campus_mcp.testing.oauth import free_port
 
 from tests.support.endpoints import MODERN, mcp_client
 from tests.support.scale_out import SHARED_KEY, campus_mcp, run_command, running, tail, wait_for

@@ -13,10 +13,27 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from campus_mcp.accounts import student_for_feed
-    from campus_mcp.answer_cache import AnswerCache
-    from campus_mcp.change_bus import publish_changes
-    from campus_mcp.confirmation import (
+    from campus_mcp.assembly.change_bus import publish_changes
+    from campus_mcp.assembly.deployment import Deployment, open_deployment
+    from campus_mcp.assembly.registry import PluginError
+    from campus_mcp.base.db import Base, UTCDateTime, utcnow
+    from campus_mcp.base.logsafe import escaped
+    from campus_mcp.base.lru import LRU
+    from campus_mcp.base.metrics import count as count_metric
+    from campus_mcp.base.metrics import count_import_failures
+    from campus_mcp.base.settings import Settings
+    from campus_mcp.base.speedups.statement_shapes import ShapedStatements
+    from campus_mcp.dashboard.home import dashboard_page
+    from campus_mcp.jobs.runs import record_run
+    from campus_mcp.jobs.scheduler import last_success
+    from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
+    from campus_mcp.limits.in_flight import InFlight
+    from campus_mcp.oauth.accounts import student_for_feed
+    from campus_mcp.oauth.pages import hidden
+    from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
+    from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+    from campus_mcp.plugin.answer_cache import AnswerCache
+    from campus_mcp.plugin.confirmation import (
         Decision,
         NotChanged,
         PlannedChange,
@@ -25,7 +42,7 @@ if TYPE_CHECKING:
         not_changed,
         plural,
     )
-    from campus_mcp.contributions import (
+    from campus_mcp.plugin.contributions import (
         AppResource,
         Completion,
         Connection,
@@ -50,32 +67,22 @@ if TYPE_CHECKING:
         Tool,
         ToolExample,
     )
-    from campus_mcp.data_versions import read_versions, version_bump
-    from campus_mcp.db import Base, UTCDateTime, utcnow
-    from campus_mcp.deployment import Deployment, open_deployment
-    from campus_mcp.errors import CampusError, ChangedMeanwhile, InvalidInput, NotFound, PermissionMissing
-    from campus_mcp.fields import MAX_ROW_ID, RowId
-    from campus_mcp.hookspecs import hookimpl
-    from campus_mcp.job_context import JobContext
-    from campus_mcp.jobs import last_success
-    from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
-    from campus_mcp.limits.in_flight import InFlight
-    from campus_mcp.logsafe import escaped
-    from campus_mcp.lru import LRU
-    from campus_mcp.metrics import count as count_metric
-    from campus_mcp.metrics import count_import_failures
-    from campus_mcp.oauth.pages import hidden
-    from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
-    from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
-    from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
-    from campus_mcp.plugin_settings import PluginSettings
-    from campus_mcp.principal import Principal
-    from campus_mcp.registry import PluginError
-    from campus_mcp.runs import record_run
-    from campus_mcp.settings import Settings
-    from campus_mcp.speedups.statement_shapes import ShapedStatements
-    from campus_mcp.tool_context import ToolContext
-    from campus_mcp.untrusted import (
+    from campus_mcp.plugin.data_versions import read_versions, version_bump
+    from campus_mcp.plugin.errors import (
+        CampusError,
+        ChangedMeanwhile,
+        InvalidInput,
+        NotFound,
+        PermissionMissing,
+    )
+    from campus_mcp.plugin.fields import MAX_ROW_ID, RowId
+    from campus_mcp.plugin.hookspecs import hookimpl
+    from campus_mcp.plugin.job_context import JobContext
+    from campus_mcp.plugin.operations import Operation, operation_examples, operation_routes, operation_tools
+    from campus_mcp.plugin.principal import Principal
+    from campus_mcp.plugin.settings import PluginSettings
+    from campus_mcp.plugin.tool_context import ToolContext
+    from campus_mcp.plugin.untrusted import (
         STUDENT_NAME_LENGTH,
         UNTRUSTED_RULE,
         StudentText,
@@ -83,13 +90,12 @@ if TYPE_CHECKING:
         student_text,
     )
     from campus_mcp.version import __version__
-    from campus_mcp.web import dashboard_page
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "campus_mcp.accounts": ("student_for_feed",),
-    "campus_mcp.answer_cache": ("AnswerCache",),
-    "campus_mcp.change_bus": ("publish_changes",),
-    "campus_mcp.confirmation": (
+    "campus_mcp.oauth.accounts": ("student_for_feed",),
+    "campus_mcp.plugin.answer_cache": ("AnswerCache",),
+    "campus_mcp.assembly.change_bus": ("publish_changes",),
+    "campus_mcp.plugin.confirmation": (
         "Decision",
         "NotChanged",
         "PlannedChange",
@@ -98,7 +104,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "not_changed",
         "plural",
     ),
-    "campus_mcp.contributions": (
+    "campus_mcp.plugin.contributions": (
         "AppResource",
         "Completion",
         "Connection",
@@ -123,39 +129,39 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Tool",
         "ToolExample",
     ),
-    "campus_mcp.db": ("Base", "UTCDateTime", "utcnow"),
-    "campus_mcp.data_versions": ("read_versions", "version_bump"),
-    "campus_mcp.deployment": ("Deployment", "open_deployment"),
-    "campus_mcp.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
-    "campus_mcp.fields": ("MAX_ROW_ID", "RowId"),
-    "campus_mcp.hookspecs": ("hookimpl",),
-    "campus_mcp.job_context": ("JobContext",),
-    "campus_mcp.jobs": ("last_success",),
+    "campus_mcp.base.db": ("Base", "UTCDateTime", "utcnow"),
+    "campus_mcp.plugin.data_versions": ("read_versions", "version_bump"),
+    "campus_mcp.assembly.deployment": ("Deployment", "open_deployment"),
+    "campus_mcp.plugin.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
+    "campus_mcp.plugin.fields": ("MAX_ROW_ID", "RowId"),
+    "campus_mcp.plugin.hookspecs": ("hookimpl",),
+    "campus_mcp.plugin.job_context": ("JobContext",),
+    "campus_mcp.jobs.scheduler": ("last_success",),
     "campus_mcp.limits": ("RateLimit", "RateLimited", "check_rate_limit"),
     "campus_mcp.limits.in_flight": ("InFlight",),
-    "campus_mcp.logsafe": ("escaped",),
-    "campus_mcp.lru": ("LRU",),
-    "campus_mcp.metrics": ("count_metric", "count_import_failures"),
+    "campus_mcp.base.logsafe": ("escaped",),
+    "campus_mcp.base.lru": ("LRU",),
+    "campus_mcp.base.metrics": ("count_metric", "count_import_failures"),
     "campus_mcp.oauth.pages": ("hidden",),
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
-    "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
-    "campus_mcp.plugin_settings": ("PluginSettings",),
-    "campus_mcp.principal": ("Principal",),
-    "campus_mcp.registry": ("PluginError",),
-    "campus_mcp.runs": ("record_run",),
-    "campus_mcp.settings": ("Settings",),
-    "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
-    "campus_mcp.untrusted": (
+    "campus_mcp.plugin.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
+    "campus_mcp.plugin.settings": ("PluginSettings",),
+    "campus_mcp.plugin.principal": ("Principal",),
+    "campus_mcp.assembly.registry": ("PluginError",),
+    "campus_mcp.jobs.runs": ("record_run",),
+    "campus_mcp.base.settings": ("Settings",),
+    "campus_mcp.base.speedups.statement_shapes": ("ShapedStatements",),
+    "campus_mcp.plugin.untrusted": (
         "STUDENT_NAME_LENGTH",
         "UNTRUSTED_RULE",
         "StudentText",
         "clean_student_text",
         "student_text",
     ),
-    "campus_mcp.tool_context": ("ToolContext",),
+    "campus_mcp.plugin.tool_context": ("ToolContext",),
     "campus_mcp.version": ("__version__",),
-    "campus_mcp.web": ("dashboard_page",),
+    "campus_mcp.dashboard.home": ("dashboard_page",),
 }
 # A name that is not the attribute's own.
 _RENAMED: dict[str, str] = {"count_metric": "count"}

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from campus_mcp.oauth.testkit import free_port
+from campus_mcp.testing.oauth import free_port
 
 SERVE = Path(__file__).resolve().parent / "cas_server" / "serve.py"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_mcp.migrate import upgrade
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
-from campus_mcp.registry import Registry, load_registry
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import Registry, load_registry
 from campus_mcp.testing import TestDatabases, harness_app
 from campus_mcp.testing import test_settings as campus_settings
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 
 CHROMIUM = Path("/usr/bin/chromium")
 # No sandbox (the test runs as the container's user), and nothing Chromium would fetch by itself.

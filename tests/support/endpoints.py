@@ -12,20 +12,20 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import httpx2
-from campus_mcp.access import granted_scope
-from campus_mcp.accounts import student_by_username
-from campus_mcp.deployment import Deployment
-from campus_mcp.migrate import upgrade
+from campus_mcp.assembly.access import granted_scope
+from campus_mcp.assembly.deployment import Deployment
+from campus_mcp.assembly.migrate import upgrade
+from campus_mcp.assembly.registry import load_registry
+from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.oauth.token_cli import issue
-from campus_mcp.registry import load_registry
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, test_settings
+from campus_mcp.testing.oauth import free_port, serve_on_loopback
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 MODERN = "2026-07-28"
-# The code a write tool answers a client that cannot be asked (campus_mcp.confirmation_code).
+# The code a write tool answers a client that cannot be asked (campus_mcp.mcp.confirmation_code).
 CONFIRMATION_CODE = re.compile(r'"confirmation": "(v1\.[A-Za-z0-9_-]+)"')
 # "auto" probes server/discover and settles on 2026-07-28 (mode=MODERN alone skips the discover,
 # so the client would never read the endpoint's instructions or serverInfo).

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from campus_mcp.oauth.testkit import free_port
+from campus_mcp.testing.oauth import free_port
 from joserfc.jwk import KeySet, RSAKey
 
 ROOT = Path(__file__).resolve().parents[2]

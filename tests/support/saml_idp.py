@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from campus_mcp.oauth.testkit import serve_on_loopback
+from campus_mcp.testing.oauth import serve_on_loopback
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa

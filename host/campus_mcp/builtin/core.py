@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from campus_mcp.accounts import demo_students_loader
-from campus_mcp.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
-from campus_mcp.hookspecs import hookimpl
-from campus_mcp.settings import Settings
-from campus_mcp.untrusted import UNTRUSTED_RULE
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import demo_students_loader
+from campus_mcp.plugin.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
+from campus_mcp.plugin.hookspecs import hookimpl
+from campus_mcp.plugin.untrusted import UNTRUSTED_RULE
 from campus_mcp.version import __version__
 
 
@@ -37,7 +37,7 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 def register_jobs(settings: Settings) -> list[Job]:
     from campus_mcp.limits.platforms import platform_ranges_job
     from campus_mcp.oauth.cleanup import cleanup_job
-    from campus_mcp.student_access import prune_job
+    from campus_mcp.students.access_log import prune_job
 
     # The platform ranges job only where there is a list to read (CAMPUS_MCP_PLATFORM_RANGES_SOURCE).
     return [cleanup_job(), prune_job(), *([platform_ranges_job()] if settings.platform_ranges_source else [])]

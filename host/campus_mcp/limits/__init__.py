@@ -41,7 +41,8 @@ from typing import Any
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from campus_mcp.errors import CampusError
+from campus_mcp.base.mcp_paths import MCP_PATH
+from campus_mcp.base.settings import Settings
 from campus_mcp.limits.counters import Counters, ProcessCounters, RedisCounters, Verdict
 from campus_mcp.limits.policy import (
     ADDRESS,
@@ -58,9 +59,8 @@ from campus_mcp.limits.policy import (
     client_address,
     within,
 )
-from campus_mcp.mcp_paths import MCP_PATH
-from campus_mcp.principal import Principal, current_principal
-from campus_mcp.settings import Settings
+from campus_mcp.plugin.errors import CampusError
+from campus_mcp.plugin.principal import Principal, current_principal
 
 # Paths whose requests are counted: the API (MCP included) and the discovery documents.
 LIMITED_PREFIXES = ("/api/", "/.well-known/")
@@ -367,7 +367,7 @@ class RequestLimits:
 async def _as_tool_error(scope: Scope, receive: Receive, refusal: Refusal) -> tuple[Receive, bool]:
     """Whether a refused ``/api/mcp`` request is a tools/call, which goes on to the MCP server to
     be answered with the tool error a model can act on; and the receive to go on with."""
-    from campus_mcp.endpoint import BodyTooLarge, _buffered
+    from campus_mcp.mcp.endpoint import BodyTooLarge, _buffered
 
     try:
         body, receive = await _buffered(scope, receive, PEEK_BYTES)

@@ -113,7 +113,7 @@ class RedisCounters:
     PREFIX = "campus-mcp:limit:"
 
     def __init__(self, url: str, *, fail_closed: bool = False) -> None:
-        from campus_mcp.redis_client import redis_client
+        from campus_mcp.base.redis_client import redis_client
 
         self.url = url
         self.fail_closed = fail_closed

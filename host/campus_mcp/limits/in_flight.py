@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 from campus_mcp.limits import ADDRESS_WHOSE, USER_WHOSE, Refusal, _caller, refused
 from campus_mcp.limits.counters import Verdict
 from campus_mcp.limits.policy import RateLimit, address_key
-from campus_mcp.principal import current_principal
+from campus_mcp.plugin.principal import current_principal
 
 # Work at once has no window to wait out: a running query ends within seconds.
 RETRY_AFTER_S = 1.0

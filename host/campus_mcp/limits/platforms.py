@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from campus_mcp.contributions import Interval, Job, JobOutcome
-from campus_mcp.job_context import JobContext
+from campus_mcp.base.settings import Settings
 from campus_mcp.limits.policy import Network
-from campus_mcp.settings import Settings
+from campus_mcp.plugin.contributions import Interval, Job, JobOutcome
+from campus_mcp.plugin.job_context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ def _read_file(path: Path) -> bytes:
 
 
 async def _redis_call(settings: Settings, command: str, *args: Any) -> Any:
-    from campus_mcp.redis_client import redis_client
+    from campus_mcp.base.redis_client import redis_client
 
     client = redis_client(settings.redis_url.get_secret_value(), timeout_seconds=2)
     try:

@@ -14,8 +14,8 @@ import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.registration import REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS
-from campus_mcp.settings import Settings
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

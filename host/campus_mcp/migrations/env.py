@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from alembic import context
-from campus_mcp.db import Base, make_engine
+from campus_mcp.base.db import Base, make_engine
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 

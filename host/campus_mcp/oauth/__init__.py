@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from campus_mcp.assembly.registry import Registry
 from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.registry import Registry
 
 
 def build_oauth(registry: Registry, sessions: async_sessionmaker[AsyncSession]) -> OAuthService:

@@ -20,9 +20,9 @@ import httpx
 from defusedxml import ElementTree
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import IdentityRefused, Student, oidc_student
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
-from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/cas/callback"
 NS = "{http://www.yale.edu/tp/cas}"

@@ -8,13 +8,13 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.cas import CALLBACK_PATH, CasClient, CasError
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY
 from campus_mcp.oauth.oidc import OidcRefused
 from campus_mcp.oauth.pages import sign_in_refused
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.settings import Settings
 
 
 class CasLoginController(Controller):

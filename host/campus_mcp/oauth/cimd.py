@@ -32,9 +32,9 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.redirects import redirect_uri_problem
 from campus_mcp.oauth.store import ClientRecord
-from campus_mcp.settings import Settings
 
 FETCH_SECONDS = 5.0
 MAX_BYTES = 10 * 1024

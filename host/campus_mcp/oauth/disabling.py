@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import Student, end_sessions
-from campus_mcp.contributions import Connection
-from campus_mcp.db import utcnow
+from campus_mcp.base.db import utcnow
+from campus_mcp.oauth.accounts import Student, end_sessions
 from campus_mcp.oauth.models import OAuthToken
 from campus_mcp.oauth.personal_tokens import PersonalToken
+from campus_mcp.plugin.contributions import Connection
 
 
 @dataclass

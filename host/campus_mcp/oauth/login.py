@@ -22,8 +22,9 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
-from campus_mcp.accounts import authenticate
+from campus_mcp.base.settings import Settings
 from campus_mcp.limits.policy import client_address, trusted_proxies
+from campus_mcp.oauth.accounts import authenticate
 from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
@@ -43,7 +44,6 @@ from campus_mcp.oauth.session import (
     sign_out,
 )
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
 

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.db import utcnow
+from campus_mcp.base.db import utcnow
 from campus_mcp.limits.policy import address_key
 from campus_mcp.oauth.models import LoginFailure
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from campus_mcp.db import Base, UTCDateTime, utcnow
+from campus_mcp.base.db import Base, UTCDateTime, utcnow
 
 
 def credential_hash(value: str) -> str:

@@ -28,8 +28,8 @@ from joserfc.errors import BadSignatureError, ExpiredTokenError, InvalidClaimErr
 from joserfc.jwk import KeySet
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import IdentityRefused, Student, oidc_student
-from campus_mcp.settings import Settings
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import IdentityRefused, Student, oidc_student
 
 CALLBACK_PATH = "/login/oidc/callback"
 # Seconds of clock difference between the provider and this server that an ID token may show.

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from litestar import MediaType, Response
 
-from campus_mcp.contributions import Scope
 from campus_mcp.oauth.session import with_next
+from campus_mcp.plugin.contributions import Scope
 
 if TYPE_CHECKING:
     from campus_mcp.oauth.asking_app import AskingApp

@@ -32,14 +32,14 @@ from sqlalchemy import ForeignKey, Integer, String, Text, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
-from campus_mcp.access import TOKENS_PAGE
-from campus_mcp.accounts import Student
-from campus_mcp.db import Base, UTCDateTime, utcnow
-from campus_mcp.principal import Principal
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.access import TOKENS_PAGE
+from campus_mcp.base.db import Base, UTCDateTime, utcnow
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import Student
+from campus_mcp.plugin.principal import Principal
 
 PREFIX = "cmcp_pat_"
-# The REST API's root (campus_mcp.openapi documents what is under it): there a bearer token must be
+# The REST API's root (campus_mcp.web.openapi documents what is under it): there a bearer token must be
 # a personal access token (rest_token_middleware_factory).
 REST_API_PATH = "/api/v1"
 # The choices of the dashboard form; nothing longer is accepted, so a forgotten token dies.

@@ -22,8 +22,9 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
-from campus_mcp import access
-from campus_mcp.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.assembly import access
+from campus_mcp.base.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.asking_app import AskingApp, remember_for_login
 from campus_mcp.oauth.pages import (
     CSS_PATH,
@@ -49,7 +50,6 @@ from campus_mcp.oauth.server import (
 )
 from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
 from campus_mcp.oauth.store import OAuthStore, UserRecord
-from campus_mcp.settings import Settings
 
 NO_PARITY = {"exclude_from_parity": True}
 # The authorization request's own parameters, carried from the consent page to its POST.

@@ -45,12 +45,12 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.accounts import IdentityRefused, Student, campus_id_of, oidc_student
-from campus_mcp.confirmation_state import AnsweredRequestState
-from campus_mcp.db import utcnow
+from campus_mcp.base.db import utcnow
+from campus_mcp.base.settings import Settings
+from campus_mcp.mcp.confirmation_state import AnsweredRequestState
+from campus_mcp.oauth.accounts import IdentityRefused, Student, campus_id_of, oidc_student
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
-from campus_mcp.settings import Settings
 
 METADATA_PATH = "/saml/metadata"
 ACS_PATH = "/login/saml/acs"

@@ -16,13 +16,13 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 
+from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY, login_page
 from campus_mcp.oauth.oidc import OidcRefused
 from campus_mcp.oauth.pages import hidden, html_response, page, sign_in_refused
 from campus_mcp.oauth.saml import ACS_PATH, METADATA_PATH, SamlClient, SamlError, sp_metadata
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.settings import Settings
 
 # Marks the second post of the same answer (from this site, with the session cookie).
 AGAIN_FIELD = "posted_again"

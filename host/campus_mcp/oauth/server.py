@@ -46,13 +46,13 @@ from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidClientMeta
 from authlib.oauth2.rfc7636 import CodeChallenge, create_s256_code_challenge
 from authlib.oauth2.rfc9207 import IssuerParameter
 
-from campus_mcp.access import LEGACY_READ_SCOPE, on_step_up_list
-from campus_mcp.db import utcnow
+from campus_mcp.assembly.access import LEGACY_READ_SCOPE, on_step_up_list
+from campus_mcp.assembly.registry import Registry
+from campus_mcp.base.db import utcnow
 from campus_mcp.oauth.cimd import CACHE_SECONDS, MetadataDocumentError, fetch_metadata_document, is_metadata_url
 from campus_mcp.oauth.registration import metadata_problem
 from campus_mcp.oauth.store import ACCESS_TOKEN_SECONDS, ClientRecord, CodeRecord, OAuthStore, TokenRecord, UserRecord
-from campus_mcp.principal import Principal
-from campus_mcp.registry import Registry
+from campus_mcp.plugin.principal import Principal
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -30,10 +30,10 @@ from litestar.response import Redirect
 from litestar.types import ASGIApp, Receive, Scope, Send
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.accounts import end_sessions, session_generation
-from campus_mcp.principal import Principal
-from campus_mcp.registry import Registry
-from campus_mcp.settings import Settings
+from campus_mcp.assembly.registry import Registry
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import end_sessions, session_generation
+from campus_mcp.plugin.principal import Principal
 
 SESSION_COOKIE = "campus_session"
 CSRF_FIELD = "csrf_token"

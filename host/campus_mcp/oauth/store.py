@@ -25,8 +25,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.accounts import Student
-from campus_mcp.db import utcnow
+from campus_mcp.base.db import utcnow
+from campus_mcp.oauth.accounts import Student
 from campus_mcp.oauth.models import (
     AuthorizationCode,
     Consent,
@@ -34,7 +34,7 @@ from campus_mcp.oauth.models import (
     OAuthToken,
     credential_hash,
 )
-from campus_mcp.principal import Principal
+from campus_mcp.plugin.principal import Principal
 
 ACCESS_TOKEN_SECONDS = 3600
 REFRESH_TOKEN_DAYS = 90

@@ -9,13 +9,19 @@ import click
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_mcp.accounts import Student, campus_id_of, create_local_student, set_password, student_by_username
-from campus_mcp.db import make_engine, make_sessions
-from campus_mcp.deployment import open_deployment
+from campus_mcp.assembly.deployment import open_deployment
+from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.base.settings import Settings
 from campus_mcp.limits.policy import address_key, parse_address
+from campus_mcp.oauth.accounts import (
+    Student,
+    campus_id_of,
+    create_local_student,
+    set_password,
+    student_by_username,
+)
 from campus_mcp.oauth.disabling import disable
 from campus_mcp.oauth.login_limit import LoginLimit, account_key
-from campus_mcp.settings import Settings
 
 
 @click.group("students")

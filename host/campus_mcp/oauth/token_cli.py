@@ -21,13 +21,13 @@ import click
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from campus_mcp.access import granted_scope
-from campus_mcp.accounts import student_by_username
-from campus_mcp.db import utcnow
-from campus_mcp.deployment import Deployment, open_deployment
+from campus_mcp.assembly.access import granted_scope
+from campus_mcp.assembly.deployment import Deployment, open_deployment
+from campus_mcp.assembly.registry import PluginError, Registry
+from campus_mcp.base.db import utcnow
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
-from campus_mcp.registry import PluginError, Registry
-from campus_mcp.settings import Settings
 
 CLI_CLIENT_ID = "campus-mcp-cli"
 CLI_CLIENT_NAME = "campus-mcp cli"
@@ -133,7 +133,7 @@ def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, 
     try:
         settings = Settings()
     except ValidationError as exc:
-        from campus_mcp.cli import _settings_problem
+        from campus_mcp.cli.main import _settings_problem
 
         raise click.ClickException(_settings_problem(exc)) from None
     if not settings.demo and not admin:

@@ -1,4 +1,4 @@
-"""The catalog's use of the host's answer cache (``campus_mcp.answer_cache``).
+"""The catalog's use of the host's answer cache (``campus_mcp.plugin.answer_cache``).
 
 Every catalog answer is public: the same for every caller, signed in or not, so the tool call
 and its REST twin share one cached answer. The key holds the operation, its validated

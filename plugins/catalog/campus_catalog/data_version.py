@@ -1,6 +1,6 @@
 """The catalog's data version: a number that grows with every committed change to catalog data.
 
-Cached answers are keyed by it (``campus_mcp.answer_cache``), so an import or a refresh makes
+Cached answers are keyed by it (``campus_mcp.plugin.answer_cache``), so an import or a refresh makes
 every older answer unreachable at once, in every process that shares the database. It is one of
 the host's data versions (``campus_mcp.read_versions``, ``campus_mcp.version_bump``), key
 ``catalog_data_version``.

@@ -9,7 +9,7 @@ Conventions that hold across the module (importers and the demo generator rely o
 - Times of day are whole minutes after midnight in the campus time zone (``Settings.timezone``):
   ``start_minute=600`` is 10:00 AM. Banner gives ``"1000"`` strings; minutes make overlap and
   "ends before" arithmetic plain integer comparisons on both backends.
-- Timestamps are :class:`campus_mcp.db.UTCDateTime` (aware, UTC). Dates are plain dates.
+- Timestamps are :class:`campus_mcp.base.db.UTCDateTime` (aware, UTC). Dates are plain dates.
 - A course code is ``"<subject_code> <course_number>"``, for example ``"COMP 2350"``.
 - Null means "not known", never "none": ``waitlist_capacity=None`` is a waitlist the campus has
   not read yet, ``0`` is a section without a waitlist (seed 000, "Waitlists").

@@ -78,7 +78,7 @@ class SectionRefresher:
     ) -> None:
         self.sessions = sessions
         self.catalog = catalog
-        # The host's settings: where a section whose times changed is published (campus_mcp.change_bus).
+        # The host's settings: where a section whose times changed is published (campus_mcp.assembly.change_bus).
         self.settings = settings
         self.queue: asyncio.Queue[list[SectionRef]] = asyncio.Queue(maxsize=QUEUE_CAPACITY)
         self._worker: asyncio.Task[None] | None = None

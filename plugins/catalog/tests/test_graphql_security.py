@@ -240,7 +240,7 @@ async def test_a_non_string_operation_name_is_a_clear_tool_error(catalog_campus:
 async def test_a_newline_in_the_operation_name_cannot_forge_a_log_line(
     catalog_campus: CampusHarness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    forged = "Courses\nERROR campus_mcp.app: the admin password is hunter2"
+    forged = "Courses\nERROR campus_mcp.web.app: the admin password is hunter2"
     result = await _tool(catalog_campus, TWO_NAMED, operationName=forged)
     assert result.is_error
     message = _text(result)
@@ -252,7 +252,7 @@ async def test_a_newline_in_the_operation_name_cannot_forge_a_log_line(
 
 
 async def test_the_rest_log_holds_no_forged_line(served: ServedCampus) -> None:
-    forged = "Courses\nERROR campus_mcp.app: the admin password is hunter2"
+    forged = "Courses\nERROR campus_mcp.web.app: the admin password is hunter2"
     async with httpx.AsyncClient(base_url=served.base, timeout=REFUSAL_DEADLINE_S) as client:
         response = await client.post("/api/v1/graphql", json={"query": TWO_NAMED, "operationName": forged})
     assert response.status_code == 400

@@ -37,7 +37,7 @@ async def create_event(
     """Add an event of ``owner_id`` with its attendees (the owner is not listed among them).
     Flushes, does not commit: the caller's transaction decides."""
     # One line, no control, bidirectional or separator character (U+2028/U+2029 included): the
-    # title reaches every attendee's assistant (campus_mcp.untrusted).
+    # title reaches every attendee's assistant (campus_mcp.plugin.untrusted).
     words = clean_student_text(title, limit=MAX_TITLE + 1)
     if not words:
         raise InvalidInput("Give the meeting a title, for example 'Study group'.", field="title")

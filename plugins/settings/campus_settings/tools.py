@@ -39,7 +39,7 @@ NOTIFICATIONS_PATH = "/api/v1/me/notifications"
 SETTINGS_PAGE = "/dashboard/calendar-settings"
 NOTIFICATIONS_PAGE = "/dashboard/notifications"
 # How the student confirms the change (which depends on the client) the host adds to every write
-# tool's description (campus_mcp.mcp_server.CONFIRMATION_WORDS).
+# tool's description (campus_mcp.mcp.server.CONFIRMATION_WORDS).
 
 
 def _words(text: str) -> Callable[[Settings, Any], str]:

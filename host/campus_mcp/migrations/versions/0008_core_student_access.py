@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from campus_mcp.db import UTCDateTime
+from campus_mcp.base.db import UTCDateTime
 
 revision: str = "core_0008"
 down_revision: str | Sequence[str] | None = "core_0007"

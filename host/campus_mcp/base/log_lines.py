@@ -1,0 +1,141 @@
+"""The server's log lines: one format for every logger (uvicorn's, the scheduler's, SQLAlchemy's
+warnings, the MCP SDK's, ours), readable text or one JSON object a line, always in UTC.
+
+``CAMPUS_MCP_LOG_FORMAT=json`` is for a log collector: each line parses on its own, with
+``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``, the ``request_id`` of the request
+being answered, and the fields a line names (a tool call's ``tool``, ``outcome``, ``duration_ms``,
+``client_id``, ``student``). Text is the same lines for a person. Either way a warning that repeats
+(the database or Redis down: one per request) is written once per interval, with how many were
+folded into it, so an outage of a few seconds is a few lines, not hundreds.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+LogFormat = Literal["text", "json"]
+
+# The request being answered, set by campus_mcp.base.request_ids for the length of one HTTP request.
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("campus_mcp_request_id", default=None)
+
+# The fields a line may carry besides its message (passed as ``extra=``), in the order they print.
+FIELDS = ("tool", "outcome", "duration_ms", "client_id", "student", "repeated")
+REPEAT_SECONDS = 60.0
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _utc(created: float) -> str:
+    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Context(logging.Filter):
+    """Puts the current request id on every record (None outside a request)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        return True
+
+
+class TextFormatter(logging.Formatter):
+    """``2026-12-05T00:36:26.952Z WARNING campus_mcp.web.app [request id] message key=value``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        rid = getattr(record, "request_id", None)
+        fields = " ".join(f"{name}={getattr(record, name)}" for name in FIELDS if hasattr(record, name))
+        line = (
+            f"{_utc(record.created)} {record.levelname} {record.name}{f' [{rid}]' if rid else ''} {record.getMessage()}"
+        )
+        if fields:
+            line += f" ({fields})"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line; a traceback is the ``exception`` field's text, never lines of its own."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": _utc(record.created),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if rid := getattr(record, "request_id", None):
+            entry["request_id"] = rid
+        for name in FIELDS:
+            if hasattr(record, name):
+                entry[name] = getattr(record, name)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class RepeatFolder(logging.Filter):
+    """A warning written again within ``interval`` seconds (the same logger and the same message
+    template, whatever its arguments) is held back and counted; the next one after the interval
+    is written with ``repeated``, how many were held back since the last one written."""
+
+    def __init__(self, interval: float = REPEAT_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.interval = interval
+        self.clock = clock
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING:
+            return True
+        key = (record.name, str(record.msg))
+        now = self.clock()
+        written, held = self._seen.get(key, (float("-inf"), 0))
+        if now - written < self.interval:
+            self._seen[key] = (written, held + 1)
+            return False
+        if len(self._seen) > 1000:  # bounded: a message template is code, but a plugin's could vary
+            self._seen.clear()
+        self._seen[key] = (now, 0)
+        if held:
+            record.repeated = held
+        return True
+
+
+def _ours(handler: logging.Handler) -> bool:
+    return isinstance(handler.formatter, TextFormatter | JsonFormatter)
+
+
+def configure(log_format: LogFormat = "text", level: int = logging.INFO) -> None:
+    """Every logger's lines on stderr in ``log_format``, for the long-running commands.
+
+    A root logger the operator set up already (a handler that is not ours) is left alone, as
+    ``logging.basicConfig`` would. uvicorn's and Litestar's loggers lose their own handlers and
+    pass their lines on to the root logger, so there is one format in the stream."""
+    root = logging.getLogger()
+    if any(not _ours(handler) for handler in root.handlers):
+        return
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(_Context())
+    handler.addFilter(RepeatFolder())
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
+    root.addHandler(handler)
+    root.setLevel(level)
+    # Python warnings (SQLAlchemy's among them) become log lines of the "py.warnings" logger.
+    logging.captureWarnings(True)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi", "litestar"):
+        logger = logging.getLogger(name)
+        for own in list(logger.handlers):
+            logger.removeHandler(own)
+        logger.propagate = True

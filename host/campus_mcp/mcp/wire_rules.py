@@ -1,0 +1,91 @@
+"""Seed 000's own rules for what goes over the MCP wire where the SDK's defaults differ.
+
+Two SDK middlewares (``Server.middleware``), so every request the SDK serves passes them; the short
+way of :mod:`campus_mcp.fast_call` answers only read-only ``tools/call``, which neither concerns.
+
+- :class:`CacheHintsOnEveryWire`: the SDK writes ``ttlMs``/``cacheScope`` only on the 2026-07-28
+  wire (its per-version sieve drops them from an older wire's result). Seed 000 "Cache hints": "A
+  client on a protocol version before 2026-07-28 also gets the two fields in the list results. A
+  client ignores result fields it does not know."
+- :class:`LenientAnswers`: parts of a request the seed reads leniently are made well-formed before
+  the SDK validates them, which would answer -32602. Seed 000 "Completions": "A ``context`` or
+  ``context.arguments`` that is not an object gives no context, not an error." Seed 000
+  "Confirmation": "An answer or a state that is not a JSON object counts as a cancel or as no
+  state. It does not cause an error." (an ``inputResponses`` that is no object is no answer, and
+  no answer is a cancel: :func:`campus_mcp.mcp.confirmation_state.decision_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from mcp.server.caching import CacheHint
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+# The results the seed calls "the list results".
+LIST_METHODS = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
+
+
+class CacheHintsOnEveryWire:
+    """The cache hints on an older wire's list results too (the 2026-07-28 wire has them already)."""
+
+    def __init__(self, hint: CacheHint) -> None:
+        self.hint = hint
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method not in LIST_METHODS or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return result
+        if isinstance(result, dict) and "ttlMs" not in result:
+            return {**result, "ttlMs": self.hint.ttl_ms, "cacheScope": self.hint.scope}
+        return result
+
+
+def _completion_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """No context for a context that is not an object; only its string arguments as context."""
+    fixed = dict(params)
+    context = fixed.get("context")
+    if context is None:
+        return fixed
+    if not isinstance(context, Mapping):
+        del fixed["context"]
+        return fixed
+    arguments = context.get("arguments")
+    if arguments is None:
+        return fixed
+    fixed["context"] = {
+        **context,
+        "arguments": {str(k): v for k, v in arguments.items() if isinstance(v, str)}
+        if isinstance(arguments, Mapping)
+        else {},
+    }
+    return fixed
+
+
+def _call_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``inputResponses`` that is not an object is no answer; an answer that is not one, dropped."""
+    fixed = dict(params)
+    responses = fixed.get("inputResponses")
+    if responses is None:
+        return fixed
+    if not isinstance(responses, Mapping):
+        fixed["inputResponses"] = {}
+    else:
+        fixed["inputResponses"] = {k: v for k, v in responses.items() if isinstance(v, Mapping)}
+    return fixed
+
+
+class LenientAnswers:
+    """``completion/complete``'s context and ``tools/call``'s answers read as the seed reads them."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.params
+        if isinstance(params, Mapping):
+            if ctx.method == "completion/complete":
+                ctx = replace(ctx, params=_completion_params(params))
+            elif ctx.method == "tools/call":
+                ctx = replace(ctx, params=_call_params(params))
+        return await call_next(ctx)

@@ -1,0 +1,106 @@
+"""``campus-mcp audit`` and ``campus-mcp export``: the privacy office's answers to a records request
+(docs/privacy.md). ``audit`` prints the access log of one student's data or of one app's reads;
+``export`` prints everything the product holds about one student as one JSON document."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import sys
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import click
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from campus_mcp.assembly.deployment import open_deployment
+from campus_mcp.base.settings import Settings
+from campus_mcp.oauth.accounts import Student
+from campus_mcp.oauth.students_cli import find_student
+from campus_mcp.students.access_log import AccessEntry, entries
+
+COLUMNS = ("at", "student", "app_name", "app_kind", "app_id", "door", "action", "outcome")
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date; give one as YYYY-MM-DD, e.g. 2026-09-01") from None
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+@click.command("audit")
+@click.option("--student", "student", default=None, help="Username or campus id: every read of their data.")
+@click.option("--app", "app", default=None, help="An OAuth client id or name, or a token's name: what it read.")
+@click.option("--since", default=None, help="Only entries from this day on (YYYY-MM-DD, UTC).")
+@click.option("--format", "output", type=click.Choice(["text", "csv", "json"]), default="text", show_default=True)
+def audit(student: str | None, app: str | None, since: str | None, output: str) -> None:
+    """Which app read or changed a student's data, when, through which tool or route (the access log)."""
+    if (student is None) == (app is None):
+        raise click.UsageError("give --student ID or --app CLIENT (one of them)")
+    start = _since(since)
+
+    async def _read() -> list[tuple[AccessEntry, str]]:
+        async with (
+            open_deployment(Settings(), migrate=False) as deployment,
+            deployment.session(read_only=True) as session,
+        ):
+            student_id = None if student is None else (await find_student(session, student)).id
+            found = await entries(session, student_id=student_id, app=app, since=start)
+            names = await _usernames(session, {entry.student_id for entry in found})
+        return [(entry, names.get(entry.student_id, str(entry.student_id))) for entry in found]
+
+    rows = asyncio.run(_read())
+    if output == "json":
+        click.echo(json.dumps([entry.as_dict() | {"student": name} for entry, name in rows], indent=2))
+        return
+    if output == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for entry, name in rows:
+            values: dict[str, Any] = entry.as_dict() | {"student": name}
+            writer.writerow([values[column] for column in COLUMNS])
+        return
+    if not rows:
+        click.echo("No entries." + ("" if start is None else f" (since {since})"), err=True)
+    for entry, name in rows:
+        click.echo(
+            f"{entry.at:%Y-%m-%d %H:%M:%S}Z\t{name}\t{entry.app_name} ({entry.app_kind} {entry.app_id})"
+            f"\t{entry.door}\t{entry.action}\t{entry.outcome}"
+        )
+
+
+async def _usernames(session: AsyncSession, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = await session.execute(select(Student.id, Student.username).where(Student.id.in_(sorted(ids))))
+    return {student_id: username for student_id, username in rows}
+
+
+@click.command("export")
+@click.option("--student", "student", required=True, help="Username or campus id.")
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None, help="A file (default: stdout)."
+)
+def export(student: str, output: str | None) -> None:
+    """Everything the product holds about one student, as one JSON document (a records request)."""
+    from campus_mcp.students.export import student_export
+
+    async def _export() -> dict[str, Any]:
+        async with open_deployment(Settings(), migrate=False) as deployment:
+            async with deployment.session(read_only=True) as session:
+                student_id = (await find_student(session, student)).id
+            return await student_export(deployment, student_id)
+
+    text = json.dumps(asyncio.run(_export()), indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as file:
+            file.write(text)
+        click.echo(f"Wrote the export of {student!r} to {output}.", err=True)

@@ -1,0 +1,47 @@
+"""The plugin-author kit: ``from campus_mcp.testing import CampusHarness`` and the rest of its public
+names (the kit's ``__all__``), with ``campus_mcp`` the only modules a plugin imports.
+
+The fixtures and pytest hooks live in :mod:`campus_mcp.testing.kit`, the ``pytest11`` entry point;
+the kit's parts beside it (:mod:`.rest`, :mod:`.serve`, :mod:`.browser`, :mod:`.contract`,
+:mod:`.oauth`) are its own. Nothing in the runtime imports this package.
+"""
+
+from campus_mcp.testing.kit import (
+    CampusFactory,
+    CampusHarness,
+    JobRunRecord,
+    RestClient,
+    ServedCampus,
+    StudentBrowser,
+    TestDatabases,
+    campus_today,
+    cli_main,
+    free_port,
+    harness_app,
+    load_plugins,
+    plugin_contract,
+    prepare_database,
+    private_redis,
+    serve,
+    test_settings,
+)
+
+__all__ = [
+    "CampusFactory",
+    "CampusHarness",
+    "JobRunRecord",
+    "RestClient",
+    "ServedCampus",
+    "StudentBrowser",
+    "TestDatabases",
+    "campus_today",
+    "cli_main",
+    "free_port",
+    "harness_app",
+    "load_plugins",
+    "plugin_contract",
+    "prepare_database",
+    "private_redis",
+    "serve",
+    "test_settings",
+]
