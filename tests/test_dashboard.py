@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from campus_mcp import PluginInfo, Principal, RouteGroup, hookimpl
-from campus_mcp.dashboard.home import dashboard_page
+from campus_mcp.dashboard.chrome import dashboard_page
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing.oauth import parse_forms

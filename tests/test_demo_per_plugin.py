@@ -17,7 +17,8 @@ from campus_dining.models import DiningHall
 from campus_mcp import testing
 from campus_mcp.assembly.migrate import upgrade
 from campus_mcp.assembly.registry import load_registry
-from campus_mcp.cli.demo import PLUGIN_KEY, CampusState, load_new_plugin_demos
+from campus_mcp.cli.demo import PLUGIN_KEY, load_new_plugin_demos
+from campus_mcp.plugin.data_versions import CampusState
 from campus_mcp.testing import CampusFactory
 from campus_mcp.testing.oauth import free_port
 from sqlalchemy import delete, func, select

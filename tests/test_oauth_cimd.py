@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from campus_mcp.base.outbound import address_allowed as _address_allowed
 from campus_mcp.base.settings import Settings
-from campus_mcp.oauth.cimd import MetadataDocumentError, _address_allowed, fetch_metadata_document
+from campus_mcp.oauth.cimd import MetadataDocumentError, fetch_metadata_document
 from campus_mcp.testing.oauth import TEST_REDIRECT_URI, free_port, self_signed_certificate, serve_on_loopback
 from litestar import Litestar, Response, get
 

@@ -18,8 +18,9 @@ from typing import Any
 import httpx
 import pytest
 from campus_mcp.base import metrics
+from campus_mcp.base.addresses import client_host, networks
 from campus_mcp.limits.platforms import parse_ranges
-from campus_mcp.limits.policy import client_host, networks, parse_overrides
+from campus_mcp.limits.policy import parse_overrides
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing.oauth import free_port, serve_on_loopback

@@ -17,15 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from campus_mcp.limits.policy import REGISTRATIONS_PER_ADDRESS
 from campus_mcp.oauth.limits import SlidingWindowLimiter
 from campus_mcp.oauth.models import OAuthClient
-from campus_mcp.oauth.registration import (
-    MAX_BODY_BYTES,
-    MAX_NAME_CHARS,
-    MAX_REDIRECT_URIS,
-    MAX_URI_CHARS,
-    REGISTRATIONS_PER_ADDRESS,
-)
+from campus_mcp.oauth.registration import MAX_BODY_BYTES, MAX_NAME_CHARS, MAX_REDIRECT_URIS, MAX_URI_CHARS
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing.oauth import TEST_REDIRECT_URI, ScopeProbe, free_port, serve_on_loopback
 from sqlalchemy import func, select

@@ -7,8 +7,9 @@ the path delivers the packet to the embedded address, so the guard judges that a
 from __future__ import annotations
 
 import pytest
+from campus_mcp.base.outbound import address_allowed as _address_allowed
 from campus_mcp.base.settings import Settings
-from campus_mcp.oauth.cimd import MetadataDocumentError, _address_allowed, fetch_metadata_document
+from campus_mcp.oauth.cimd import MetadataDocumentError, fetch_metadata_document
 
 # (form, embeds loopback or a private address, embeds a public address)
 FORMS = [

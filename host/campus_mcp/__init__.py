@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from campus_mcp.base.metrics import count_import_failures
     from campus_mcp.base.settings import Settings
     from campus_mcp.base.speedups.statement_shapes import ShapedStatements
-    from campus_mcp.dashboard.home import dashboard_page
+    from campus_mcp.dashboard.chrome import dashboard_page
     from campus_mcp.jobs.runs import record_run
     from campus_mcp.jobs.scheduler import last_success
     from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
@@ -47,15 +47,10 @@ if TYPE_CHECKING:
         Completion,
         Connection,
         ConnectionState,
-        Cron,
         DataSource,
         DemoData,
         InstructionFragment,
-        Interval,
-        Job,
-        JobOutcome,
         Migrations,
-        PageLink,
         PluginInfo,
         Prompt,
         PromptArgument,
@@ -77,8 +72,9 @@ if TYPE_CHECKING:
     )
     from campus_mcp.plugin.fields import MAX_ROW_ID, RowId
     from campus_mcp.plugin.hookspecs import hookimpl
-    from campus_mcp.plugin.job_context import JobContext
-    from campus_mcp.plugin.operations import Operation, operation_examples, operation_routes, operation_tools
+    from campus_mcp.plugin.job_context import Cron, Interval, Job, JobContext, JobOutcome
+    from campus_mcp.plugin.links import PageLink
+    from campus_mcp.plugin.operations import Operation, operation_examples, operation_tools
     from campus_mcp.plugin.principal import Principal
     from campus_mcp.plugin.settings import PluginSettings
     from campus_mcp.plugin.tool_context import ToolContext
@@ -90,18 +86,35 @@ if TYPE_CHECKING:
         student_text,
     )
     from campus_mcp.version import __version__
+    from campus_mcp.web.rest_twins import operation_routes
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "campus_mcp.oauth.accounts": ("student_for_feed",),
-    "campus_mcp.plugin.answer_cache": ("AnswerCache",),
     "campus_mcp.assembly.change_bus": ("publish_changes",),
+    "campus_mcp.assembly.deployment": ("Deployment", "open_deployment"),
+    "campus_mcp.assembly.registry": ("PluginError",),
+    "campus_mcp.base.db": ("Base", "UTCDateTime", "utcnow"),
+    "campus_mcp.base.logsafe": ("escaped",),
+    "campus_mcp.base.lru": ("LRU",),
+    "campus_mcp.base.metrics": ("count_import_failures", "count_metric"),
+    "campus_mcp.base.settings": ("Settings",),
+    "campus_mcp.base.speedups.statement_shapes": ("ShapedStatements",),
+    "campus_mcp.dashboard.chrome": ("dashboard_page",),
+    "campus_mcp.jobs.runs": ("record_run",),
+    "campus_mcp.jobs.scheduler": ("last_success",),
+    "campus_mcp.limits": ("check_rate_limit", "RateLimit", "RateLimited"),
+    "campus_mcp.limits.in_flight": ("InFlight",),
+    "campus_mcp.oauth.accounts": ("student_for_feed",),
+    "campus_mcp.oauth.pages": ("hidden",),
+    "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
+    "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
+    "campus_mcp.plugin.answer_cache": ("AnswerCache",),
     "campus_mcp.plugin.confirmation": (
-        "Decision",
-        "NotChanged",
-        "PlannedChange",
         "confirmation_template",
+        "Decision",
         "format_number",
         "not_changed",
+        "NotChanged",
+        "PlannedChange",
         "plural",
     ),
     "campus_mcp.plugin.contributions": (
@@ -109,15 +122,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Completion",
         "Connection",
         "ConnectionState",
-        "Cron",
         "DataSource",
         "DemoData",
         "InstructionFragment",
-        "Interval",
-        "Job",
-        "JobOutcome",
         "Migrations",
-        "PageLink",
         "PluginInfo",
         "Prompt",
         "PromptArgument",
@@ -129,39 +137,25 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Tool",
         "ToolExample",
     ),
-    "campus_mcp.base.db": ("Base", "UTCDateTime", "utcnow"),
     "campus_mcp.plugin.data_versions": ("read_versions", "version_bump"),
-    "campus_mcp.assembly.deployment": ("Deployment", "open_deployment"),
     "campus_mcp.plugin.errors": ("CampusError", "ChangedMeanwhile", "InvalidInput", "NotFound", "PermissionMissing"),
     "campus_mcp.plugin.fields": ("MAX_ROW_ID", "RowId"),
     "campus_mcp.plugin.hookspecs": ("hookimpl",),
-    "campus_mcp.plugin.job_context": ("JobContext",),
-    "campus_mcp.jobs.scheduler": ("last_success",),
-    "campus_mcp.limits": ("RateLimit", "RateLimited", "check_rate_limit"),
-    "campus_mcp.limits.in_flight": ("InFlight",),
-    "campus_mcp.base.logsafe": ("escaped",),
-    "campus_mcp.base.lru": ("LRU",),
-    "campus_mcp.base.metrics": ("count_metric", "count_import_failures"),
-    "campus_mcp.oauth.pages": ("hidden",),
-    "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
-    "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
-    "campus_mcp.plugin.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
-    "campus_mcp.plugin.settings": ("PluginSettings",),
+    "campus_mcp.plugin.job_context": ("Cron", "Interval", "Job", "JobContext", "JobOutcome"),
+    "campus_mcp.plugin.links": ("PageLink",),
+    "campus_mcp.plugin.operations": ("Operation", "operation_examples", "operation_tools"),
     "campus_mcp.plugin.principal": ("Principal",),
-    "campus_mcp.assembly.registry": ("PluginError",),
-    "campus_mcp.jobs.runs": ("record_run",),
-    "campus_mcp.base.settings": ("Settings",),
-    "campus_mcp.base.speedups.statement_shapes": ("ShapedStatements",),
-    "campus_mcp.plugin.untrusted": (
-        "STUDENT_NAME_LENGTH",
-        "UNTRUSTED_RULE",
-        "StudentText",
-        "clean_student_text",
-        "student_text",
-    ),
+    "campus_mcp.plugin.settings": ("PluginSettings",),
     "campus_mcp.plugin.tool_context": ("ToolContext",),
+    "campus_mcp.plugin.untrusted": (
+        "clean_student_text",
+        "STUDENT_NAME_LENGTH",
+        "student_text",
+        "StudentText",
+        "UNTRUSTED_RULE",
+    ),
     "campus_mcp.version": ("__version__",),
-    "campus_mcp.dashboard.home": ("dashboard_page",),
+    "campus_mcp.web.rest_twins": ("operation_routes",),
 }
 # A name that is not the attribute's own.
 _RENAMED: dict[str, str] = {"count_metric": "count"}

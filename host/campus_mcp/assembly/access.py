@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from campus_mcp.assembly.registry import Registry
-from campus_mcp.plugin.contributions import PageLink, Scope, Tool
+from campus_mcp.plugin.contributions import Scope, Tool
 from campus_mcp.plugin.errors import PermissionMissing
+from campus_mcp.plugin.links import PageLink
 from campus_mcp.plugin.principal import Principal
 
 # Tokens and clients from before the scopes were split carry ``read``; it stands for every read scope.

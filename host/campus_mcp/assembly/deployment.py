@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -22,18 +22,34 @@ from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.base.read_sessions import read_sessions
 from campus_mcp.base.settings import Settings
 from campus_mcp.base.speedups import Switches
+from campus_mcp.plugin.principal import Principal
 
-if TYPE_CHECKING:
-    from campus_mcp.mcp.endpoint import McpEndpoint
-    from campus_mcp.mcp.server import CampusServer
-    from campus_mcp.students.access_log import AccessLog, AppKind
+# Who reads a student's data through an app: an OAuth client, a personal access token, the calendar feed.
+AppKind = Literal["oauth", "token", "feed"]
+
+
+class AccessRecorder(Protocol):
+    """What the deployment and the MCP server use of the access log of student data (the web app's
+    :class:`campus_mcp.students.access_log.AccessLog`, a floor above them)."""
+
+    def record_call(self, principal: Principal, *, door: str, action: str, outcome: str) -> None: ...
+
+    def record(
+        self, student_id: int, *, app_kind: AppKind, app_id: str, door: str, action: str, outcome: str
+    ) -> None: ...
+
+    async def write_pending(self) -> int: ...
+
+    async def close(self) -> None: ...
 
 
 class Deployment:
     """The registry of enabled plugins, the database engine and its sessions.
 
-    ``mcp`` and ``endpoint`` (the MCP server and the ``/api/mcp`` endpoint) are the web app's: a
-    deployment opened with :func:`open_deployment` has neither. ``access_log`` too; a plugin's
+    ``mcp`` and ``endpoint`` (the MCP server and the ``/api/mcp`` endpoint: a
+    :class:`campus_mcp.mcp.server.CampusServer` and a :class:`campus_mcp.mcp.endpoint.McpEndpoint`,
+    named here without their types, a floor above) are the web app's: a deployment opened with
+    :func:`open_deployment` has neither. ``access_log`` too; a plugin's
     route that reads a student's data for an app records it with :meth:`record_student_access`.
     """
 
@@ -47,9 +63,9 @@ class Deployment:
         registry: Registry,
         engine: AsyncEngine,
         sessions: async_sessionmaker[AsyncSession],
-        mcp: CampusServer | None = None,
-        endpoint: McpEndpoint | None = None,
-        access_log: AccessLog | None = None,
+        mcp: Any = None,
+        endpoint: Any = None,
+        access_log: AccessRecorder | None = None,
     ) -> None:
         self.registry = registry
         # The access log of student data (campus_mcp.students.access_log); the web app's, else None.

@@ -38,7 +38,6 @@ from campus_mcp.plugin.contributions import (
     DataSource,
     DemoData,
     InstructionFragment,
-    Job,
     Migrations,
     PluginInfo,
     Prompt,
@@ -49,6 +48,7 @@ from campus_mcp.plugin.contributions import (
     Tool,
     ToolExample,
 )
+from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.settings import (
     PluginSettings,
     PluginSettingsError,

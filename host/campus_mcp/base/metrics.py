@@ -37,6 +37,7 @@ the check can use, so only the token lets it through: otherwise the whole intern
 
 from __future__ import annotations
 
+import contextvars
 import hmac
 import ipaddress
 import os
@@ -55,14 +56,16 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, disable_cre
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from campus_mcp.limits.policy import client_address, through_unknown_proxy, trusted_proxies
-from campus_mcp.mcp.call_log import tool_outcome
+from campus_mcp.base.addresses import client_address, through_unknown_proxy, trusted_proxies
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
     from campus_mcp.base.settings import Settings
 
+# The outcome of the call being answered, as count_tool_call counted it: the call's log line
+# (campus_mcp.mcp.call_log) says it too.
+tool_outcome: contextvars.ContextVar[str | None] = contextvars.ContextVar("campus_mcp_tool_outcome", default=None)
 PREFIX = "campus_mcp_"
 # The folder of multiprocess mode: prometheus-client's own variable, read when it is imported.
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from campus_mcp.base.addresses import Network, within
 from campus_mcp.base.log_lines import new_request_id, request_id
-from campus_mcp.limits.policy import Network, within
 
 HEADER = b"x-request-id"
 # What a proxy's id may look like (nginx's $request_id is 32 hex digits; a UUID has dashes): a

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -473,3 +473,15 @@ class Settings(BaseSettings):
                 "print(secrets.token_urlsafe(48))'"
             )
         return generated_key(Path(self.var_dir) / "secret.key")
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """What is wrong with the settings, for a command's one-line error: where each bad value is set
+    and why it is refused. Never the value: a bad CAMPUS_MCP_SECRET_KEY or database URL must not
+    reach the terminal."""
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else ""
+        where = f"CAMPUS_MCP_{field.upper()} ({field} in {config_file()})" if field else str(config_file())
+        problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
+    return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."

@@ -7,8 +7,9 @@ from typing import Any
 
 from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.accounts import demo_students_loader
-from campus_mcp.plugin.contributions import DemoData, InstructionFragment, Job, Migrations, PluginInfo
+from campus_mcp.plugin.contributions import DemoData, InstructionFragment, Migrations, PluginInfo
 from campus_mcp.plugin.hookspecs import hookimpl
+from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.untrusted import UNTRUSTED_RULE
 from campus_mcp.version import __version__
 

@@ -10,29 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Integer, String, Table, delete, exists, inspect, select
+from sqlalchemy import Table, delete, exists, inspect, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.orm import Mapped, mapped_column
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.base.db import Base
 from campus_mcp.jobs.scheduler import forget_made_up_runs
 from campus_mcp.plugin.contributions import DemoData
+from campus_mcp.plugin.data_versions import CampusState
 
 # Tables a reload keeps: the history of runs and the state of the deployment itself.
 KEEP_ON_RELOAD = {"job_runs", "campus_state", "alembic_version"}
 CAMPUS_KEY = "demo_loaded"
 PLUGIN_KEY = "demo_loaded:"
-
-
-class CampusState(Base):
-    """Small facts about the deployment, such as whether the demo campus was loaded."""
-
-    __tablename__ = "campus_state"
-
-    key: Mapped[str] = mapped_column(String(100), primary_key=True)
-    value: Mapped[str] = mapped_column(String(1000))
-    version: Mapped[int] = mapped_column(Integer, default=1)
 
 
 async def demo_loaded(session: AsyncSession) -> bool:

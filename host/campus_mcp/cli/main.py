@@ -22,8 +22,6 @@ import click
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pydantic import ValidationError
-
     from campus_mcp.assembly.registry import Registry
     from campus_mcp.base.settings import Settings
 
@@ -32,12 +30,12 @@ def _registry() -> Registry:
     from pydantic import ValidationError
 
     from campus_mcp.assembly.registry import PluginError, load_registry
-    from campus_mcp.base.settings import Settings
+    from campus_mcp.base.settings import Settings, settings_problem
 
     try:
         return load_registry(Settings())
     except ValidationError as exc:
-        raise click.ClickException(_settings_problem(exc)) from None
+        raise click.ClickException(settings_problem(exc)) from None
     except PluginError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -52,18 +50,6 @@ class StartupError(click.ClickException):
     Exit status 2, a configuration error, unlike 1 for a command that failed at its work."""
 
     exit_code = 2
-
-
-def _settings_problem(exc: ValidationError) -> str:
-    from campus_mcp.base.settings import config_file
-
-    # Never the value: a bad CAMPUS_MCP_SECRET_KEY or database URL must not reach the terminal.
-    problems = []
-    for error in exc.errors(include_input=False, include_url=False):
-        field = str(error["loc"][0]) if error["loc"] else ""
-        where = f"CAMPUS_MCP_{field.upper()} ({field} in {config_file()})" if field else str(config_file())
-        problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
-    return f"the settings are not valid: {'; '.join(problems)}. Correct them and start again."
 
 
 def _log_to_stderr(settings: Settings) -> None:
@@ -100,12 +86,12 @@ def _startup(overrides: dict[str, Any], *, check: Callable[[Settings], str | Non
     from pydantic import ValidationError
 
     from campus_mcp.assembly.registry import PluginError, load_registry
-    from campus_mcp.base.settings import Settings
+    from campus_mcp.base.settings import Settings, settings_problem
 
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
-        raise StartupError(_settings_problem(exc)) from None
+        raise StartupError(settings_problem(exc)) from None
     if check is not None and (problem := check(settings)):
         raise StartupError(problem)
     try:
@@ -552,7 +538,7 @@ def installed_plugins() -> list[dict[str, Any]]:
         check_plugin_names,
         example_left_out,
     )
-    from campus_mcp.base.settings import Settings
+    from campus_mcp.base.settings import Settings, settings_problem
     from campus_mcp.version import __version__
 
     try:
@@ -560,7 +546,7 @@ def installed_plugins() -> list[dict[str, Any]]:
         entries = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
         check_plugin_names(settings, [entry.name for entry in entries])
     except ValidationError as exc:
-        raise click.ClickException(_settings_problem(exc)) from None
+        raise click.ClickException(settings_problem(exc)) from None
     except PluginError as exc:
         raise click.ClickException(str(exc)) from None
     listed: list[dict[str, Any]] = [
@@ -771,13 +757,13 @@ def _plugin_commands(*, strict: bool = False) -> None:
     from pydantic import ValidationError
 
     from campus_mcp.assembly.registry import PluginError, load_registry
-    from campus_mcp.base.settings import Settings
+    from campus_mcp.base.settings import Settings, settings_problem
 
     try:
         registry = load_registry(Settings())
     except ValidationError as exc:
         if strict:
-            raise click.ClickException(_settings_problem(exc)) from None
+            raise click.ClickException(settings_problem(exc)) from None
         return
     except PluginError as exc:
         if strict:

@@ -109,8 +109,8 @@ class _Supervisor(Multiprocess):
 
 def served(app: Litestar, settings: Settings) -> ASGIApp:
     """``app`` as ``serve`` runs it: each request with its id (campus_mcp.base.request_ids)."""
+    from campus_mcp.base.addresses import networks
     from campus_mcp.base.request_ids import with_request_ids
-    from campus_mcp.limits.policy import networks
 
     return with_request_ids(app, networks(settings.trusted_proxies, "CAMPUS_MCP_TRUSTED_PROXIES"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from html import escape
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -19,11 +19,11 @@ from litestar.di import NamedDependency
 
 from campus_mcp.assembly.deployment import Deployment
 from campus_mcp.base.db import utcnow
+from campus_mcp.dashboard.chrome import ACTIVITY_PAGE, dashboard_page, when
 from campus_mcp.oauth.session import session_user, to_login
 from campus_mcp.students.access_log import AccessEntry, entries
 from campus_mcp.students.export import student_export
 
-ACTIVITY_PAGE = "/dashboard/activity"
 EXPORT_PATH = f"{ACTIVITY_PAGE}/export"
 SHOWN_DAYS = 90
 # A page, not a file: past this many rows the download has the rest.
@@ -42,11 +42,6 @@ OUTCOMES = {
     "invalid_arguments": "Refused: the app asked wrongly",
     "error": "Failed",
 }
-
-
-def when(at: datetime, zone: ZoneInfo) -> str:
-    """A time as a student reads it: campus time, with its zone."""
-    return at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
 
 def what(deployment: Deployment, entry: AccessEntry) -> str:
@@ -75,8 +70,6 @@ class ActivityController(Controller):
 
     @get(ACTIVITY_PAGE, opt={**NO_PARITY, "dashboard_nav": "Recent activity"}, include_in_schema=False)
     async def activity(self, request: Request[Any, Any, Any], deployment: NamedDependency[Deployment]) -> Response[Any]:
-        from campus_mcp.dashboard.home import dashboard_page
-
         user = session_user(request)
         if user is None:
             return to_login(ACTIVITY_PAGE)

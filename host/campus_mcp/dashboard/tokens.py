@@ -23,6 +23,7 @@ from litestar.response import Redirect
 from campus_mcp.assembly.access import TOKENS_PAGE, granted_scope
 from campus_mcp.assembly.deployment import Deployment
 from campus_mcp.assembly.registry import Registry
+from campus_mcp.dashboard.chrome import dashboard_page, permissions
 from campus_mcp.oauth.pages import ScopeChoice, hidden
 from campus_mcp.oauth.personal_tokens import (
     DEFAULT_EXPIRY_DAYS,
@@ -88,8 +89,6 @@ def _expiry_choices(chosen: int = DEFAULT_EXPIRY_DAYS) -> str:
 def token_item(registry: Registry, token: TokenInfo, csrf: str, back_to: str, last_read: str = "") -> str:
     """One live token with its permissions, dates and Disconnect (on this page and in Settings);
     ``last_read``: Settings' line saying when it last read the student's data."""
-    from campus_mcp.dashboard.home import permissions
-
     used = f"{token.last_used_at:%Y-%m-%d %H:%M} UTC" if token.last_used_at else "never"
     return (
         '<div class="app">'
@@ -144,8 +143,6 @@ class AccessTokensController(Controller):
         form: str = "",
         notice: str = "",
     ) -> Response[str]:
-        from campus_mcp.dashboard.home import dashboard_page
-
         registry = deployment.registry
         csrf = csrf_token(request)
         shown = ""
@@ -242,8 +239,6 @@ class AccessTokensController(Controller):
         # Back to the page the button was on, and only to one of the two.
         back_to = "/dashboard/settings" if form.get("back_to") == "/dashboard/settings" else TOKENS_PATH
         if not csrf_ok(request, form.get(CSRF_FIELD)):
-            from campus_mcp.dashboard.home import dashboard_page
-
             return dashboard_page(deployment, request, "Access tokens", f'<p role="alert">{EXPIRED_FORM}</p>')
         token_id = str(form.get("token_id") or "")
         await personal_tokens.revoke(user[0], token_id)

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_mcp.base import metrics
 from campus_mcp.base.db import utcnow
 from campus_mcp.jobs.scheduler import JobRun
-from campus_mcp.plugin.contributions import JobOutcome
+from campus_mcp.plugin.job_context import JobOutcome
 
 
 async def record_run(

@@ -38,8 +38,7 @@ from campus_mcp.assembly.registry import Registry
 from campus_mcp.base import metrics
 from campus_mcp.base.db import Base, UTCDateTime, utcnow
 from campus_mcp.jobs.leader import Election, scheduler_lock
-from campus_mcp.plugin.contributions import Cron, Interval, Job, JobOutcome
-from campus_mcp.plugin.job_context import JobContext
+from campus_mcp.plugin.job_context import Cron, Interval, Job, JobContext, JobOutcome
 
 log = logging.getLogger(__name__)
 

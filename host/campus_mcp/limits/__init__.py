@@ -41,6 +41,8 @@ from typing import Any
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from campus_mcp.base.addresses import Network, address_key, client_address, within
+from campus_mcp.base.asgi_body import BodyTooLarge, buffered
 from campus_mcp.base.mcp_paths import MCP_PATH
 from campus_mcp.base.settings import Settings
 from campus_mcp.limits.counters import Counters, ProcessCounters, RedisCounters, Verdict
@@ -52,12 +54,8 @@ from campus_mcp.limits.policy import (
     REVOKE,
     TOKEN,
     USER,
-    Network,
     Policy,
     RateLimit,
-    address_key,
-    client_address,
-    within,
 )
 from campus_mcp.plugin.errors import CampusError
 from campus_mcp.plugin.principal import Principal, current_principal
@@ -367,10 +365,8 @@ class RequestLimits:
 async def _as_tool_error(scope: Scope, receive: Receive, refusal: Refusal) -> tuple[Receive, bool]:
     """Whether a refused ``/api/mcp`` request is a tools/call, which goes on to the MCP server to
     be answered with the tool error a model can act on; and the receive to go on with."""
-    from campus_mcp.mcp.endpoint import BodyTooLarge, _buffered
-
     try:
-        body, receive = await _buffered(scope, receive, PEEK_BYTES)
+        body, receive = await buffered(scope, receive, PEEK_BYTES)
         message = json.loads(body)
     except (BodyTooLarge, ValueError):
         message = None

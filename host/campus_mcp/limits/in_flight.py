@@ -22,9 +22,10 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from campus_mcp.base.addresses import address_key
 from campus_mcp.limits import ADDRESS_WHOSE, USER_WHOSE, Refusal, _caller, refused
 from campus_mcp.limits.counters import Verdict
-from campus_mcp.limits.policy import RateLimit, address_key
+from campus_mcp.limits.policy import RateLimit
 from campus_mcp.plugin.principal import current_principal
 
 # Work at once has no window to wait out: a running query ends within seconds.

@@ -30,10 +30,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
+from campus_mcp.base.addresses import Network
+from campus_mcp.base.outbound import FetchRefused, guarded_get
 from campus_mcp.base.settings import Settings
-from campus_mcp.limits.policy import Network
-from campus_mcp.plugin.contributions import Interval, Job, JobOutcome
-from campus_mcp.plugin.job_context import JobContext
+from campus_mcp.plugin.job_context import Interval, Job, JobContext, JobOutcome
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +108,7 @@ def parse_ranges(raw: bytes) -> list[str]:
 
 async def read_source(source: str, settings: Settings) -> bytes:
     if source.startswith(("https://", "http://")):
-        from campus_mcp.oauth.cimd import _download
-
-        return await _download(source, settings, what=WHAT, max_bytes=MAX_LIST_BYTES)
+        return await guarded_get(source, settings, what=WHAT, max_bytes=MAX_LIST_BYTES)
     return await asyncio.to_thread(_read_file, Path(source))
 
 
@@ -175,14 +175,10 @@ async def refresh_platform_ranges(context: JobContext) -> JobOutcome:
     source = context.settings.platform_ranges_source
     if not source:
         return JobOutcome(summary="no CAMPUS_MCP_PLATFORM_RANGES_SOURCE configured; nothing to read")
-    import httpx
-
-    from campus_mcp.oauth.cimd import MetadataDocumentError
-
     try:
         ranges, bad = read_ranges(await read_source(source, context.settings))
-    except (MetadataDocumentError, httpx.HTTPError, ValueError, OSError) as exc:
-        # MetadataDocumentError: the SSRF guard refused the URL, or what it answered.
+    except (FetchRefused, httpx.HTTPError, ValueError, OSError) as exc:
+        # FetchRefused: the outbound guard refused the URL, or what it answered.
         raise ValueError(
             f"CAMPUS_MCP_PLATFORM_RANGES_SOURCE {source}: {exc}. The platform ranges in use are kept; "
             "fix the source (an https URL on a public address, or a readable file) and run the job again."

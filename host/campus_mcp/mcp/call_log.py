@@ -8,18 +8,15 @@ log saying who the student is; a reader without the secret key cannot tell.
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import hmac
 import logging
 import time
 
+from campus_mcp.base.metrics import tool_outcome
 from campus_mcp.plugin.principal import Principal
 
 log = logging.getLogger("campus_mcp.tool_calls")
-
-# The outcome of the call being answered, as metrics.count_tool_call counted it.
-tool_outcome: contextvars.ContextVar[str | None] = contextvars.ContextVar("campus_mcp_tool_outcome", default=None)
 
 
 def student_key(log_key: bytes, user_id: int | None) -> str | None:

@@ -46,6 +46,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp.assembly.access import step_up_scope
 from campus_mcp.assembly.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.assembly.registry import PluginError, Registry
+from campus_mcp.base.asgi_body import BodyTooLarge, buffered, declared_length
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
 from campus_mcp.base.mcp_paths import MCP_PATH as MCP_PATH
 from campus_mcp.base.mcp_paths import PRM_PATH as PRM_PATH
@@ -126,55 +127,12 @@ def _authorization(scope: Scope) -> str:
     return found
 
 
-def _declared_length(scope: Scope) -> int:
-    """The request's Content-Length, or a number past any limit when it has none (chunked)."""
-    for key, value in scope["headers"]:
-        if key.lower() == b"content-length" and value.isdigit():
-            return int(value)
-    return 1 << 62
-
-
-class BodyTooLarge(Exception):
-    """The request body is over the SDK's limit; nothing more of it is read."""
-
-
 class BadToolName(Exception):
     """A tools/call whose ``params.name`` is not a string (a list or an object would not even hash)."""
 
     def __init__(self, request_id: Any) -> None:
         super().__init__("params.name is not a string")
         self.request_id = request_id if isinstance(request_id, (str, int)) else None
-
-
-async def _buffered(scope: Scope, receive: Receive, limit: int) -> tuple[bytes, Receive]:
-    """Read the request body, at most ``limit`` bytes, and a receive that hands it out again.
-
-    The limit is the SDK's own (``max_request_body_size``), checked the way its body-limit
-    middleware checks it: a declared Content-Length over it is refused before reading, and a
-    chunked body is refused as soon as it crosses it, so a client cannot make the endpoint hold
-    more than the SDK would have accepted.
-    """
-    for key, value in scope["headers"]:
-        if key.lower() == b"content-length" and value.isdigit() and int(value) > limit:
-            raise BodyTooLarge
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunk = message.get("body", b"")
-        if len(body) + len(chunk) > limit:
-            raise BodyTooLarge
-        body.extend(chunk)
-        if not message.get("more_body", False):
-            break
-    data = bytes(body)
-    pending = [{"type": "http.request", "body": data, "more_body": False}]
-
-    async def replay() -> Any:
-        return pending.pop() if pending else await receive()
-
-    return data, replay
 
 
 def transport_security(registry: Registry) -> TransportSecuritySettings:
@@ -409,7 +367,7 @@ class McpEndpoint:
             # may read the client from the database) is asked only for a call that lacks a scope.
             limit = manager.max_request_body_size
             try:
-                body, receive = await _buffered(scope, receive, limit)
+                body, receive = await buffered(scope, receive, limit)
                 wanted = await self._step_up_scope(server, principal, body)
             except BodyTooLarge:
                 await self._reply(send, 413, _rpc_error(INVALID_REQUEST, _too_large(limit)), [])
@@ -434,10 +392,10 @@ class McpEndpoint:
                     [(b"www-authenticate", challenge.encode())],
                 )
                 return
-        if self.fast_reads and body is None and _declared_length(scope) <= manager.max_request_body_size:
+        if self.fast_reads and body is None and declared_length(scope) <= manager.max_request_body_size:
             # Only a body whose length is declared and allowed: the SDK words every other refusal.
             try:
-                body, receive = await _buffered(scope, receive, manager.max_request_body_size)
+                body, receive = await buffered(scope, receive, manager.max_request_body_size)
             except BodyTooLarge:
                 await self._reply(send, 413, _rpc_error(INVALID_REQUEST, _too_large(manager.max_request_body_size)), [])
                 return

@@ -39,10 +39,11 @@ from campus_mcp.assembly.registry import Registry
 from campus_mcp.base import metrics
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TOOL_TEXT, database_unreachable
 from campus_mcp.base.mcp_paths import MCP_PATH
+from campus_mcp.base.metrics import tool_outcome
 from campus_mcp.limits import RateLimited, refused_call
 from campus_mcp.mcp import confirmation_code, idempotency
 from campus_mcp.mcp.advisory import answer_advisory, with_advisory
-from campus_mcp.mcp.call_log import log_key_of, log_tool_call, tool_outcome
+from campus_mcp.mcp.call_log import log_key_of, log_tool_call
 from campus_mcp.mcp.compact_schema import compact_output_schema, compact_schema
 from campus_mcp.mcp.instructions import assemble_instructions, server_description
 from campus_mcp.mcp.resources import CampusResources, read_error, read_result
@@ -50,8 +51,9 @@ from campus_mcp.mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
 from campus_mcp.mcp.writes import call_write_tool
 from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS
-from campus_mcp.plugin.contributions import AppResource, Completion, PageLink, Prompt, Tool
+from campus_mcp.plugin.contributions import AppResource, Completion, Prompt, Tool
 from campus_mcp.plugin.errors import CampusError, PermissionMissing, quote_input, without_echoes
+from campus_mcp.plugin.links import PageLink
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.route_errors import describe_problems, field_problems
 from campus_mcp.plugin.tool_context import ToolContext

@@ -10,8 +10,7 @@ clients are not deleted: they are only a one-hour copy of a document that lives 
 from __future__ import annotations
 
 from campus_mcp.oauth.store import OAuthStore
-from campus_mcp.plugin.contributions import Cron, Job, JobOutcome
-from campus_mcp.plugin.job_context import JobContext
+from campus_mcp.plugin.job_context import Cron, Job, JobContext, JobOutcome
 
 JOB_ID = "core.unused_oauth_clients"
 

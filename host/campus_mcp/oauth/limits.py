@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from campus_mcp.base.addresses import address_key
 from campus_mcp.limits.counters import ProcessCounters
-from campus_mcp.limits.policy import address_key
 
 __all__ = ["RateLimiter", "SlidingWindowLimiter", "address_key"]
 

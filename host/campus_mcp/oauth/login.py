@@ -22,8 +22,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
+from campus_mcp.base.addresses import client_address, trusted_proxies
 from campus_mcp.base.settings import Settings
-from campus_mcp.limits.policy import client_address, trusted_proxies
 from campus_mcp.oauth.accounts import authenticate
 from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.cas import cas_configured
@@ -263,18 +263,3 @@ class OidcLoginController(Controller):
         sign_in(request, settings, user_id, username, generation)
         request.set_session({**session_data(request), "idp": True})
         return Redirect(next_url, status_code=303)
-
-
-def login_controllers(settings: Settings) -> list[type[Controller]]:
-    """The sign-in controllers: the local form always, OpenID Connect, SAML and CAS when configured."""
-    from campus_mcp.oauth.cas_login import CasLoginController  # these build on this module
-    from campus_mcp.oauth.saml_login import SamlLoginController
-
-    controllers: list[type[Controller]] = [LoginController]
-    if oidc_configured(settings):
-        controllers.append(OidcLoginController)
-    if saml_configured(settings):
-        controllers.append(SamlLoginController)
-    if cas_configured(settings):
-        controllers.append(CasLoginController)
-    return controllers

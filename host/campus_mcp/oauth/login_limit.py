@@ -33,8 +33,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from campus_mcp.base.addresses import address_key
 from campus_mcp.base.db import utcnow
-from campus_mcp.limits.policy import address_key
 from campus_mcp.oauth.models import LoginFailure
 
 # The soft phase's slowdown of a wrong password: a guesser at one address gets far fewer guesses a

@@ -28,10 +28,6 @@ MAX_SCOPE_CHARS = 2000
 MAX_CONTACT_CHARS = 320
 # contacts, grant_types, response_types: a handful each.
 MAX_LIST_ITEMS = 10
-# A client registers once per installation; a campus network behind one address holds many
-# installations, so the limit is generous, yet far from the 200 in 11 s of a flood.
-REGISTRATIONS_PER_ADDRESS = 20
-REGISTRATION_WINDOW_SECONDS = 600
 
 # The string fields of RFC 7591 section 2 and the longest each may be.
 STRING_FIELDS: Mapping[str, int] = {

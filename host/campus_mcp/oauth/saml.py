@@ -11,7 +11,7 @@ is set. On top of that, an assertion's ID is written down once used (``_first_us
 assertion posted again is refused on any worker, also with a copy of the session cookie.
 
 The IdP's metadata comes from a file or an https URL; a URL is fetched through the same SSRF guard
-as client metadata documents (``cimd._download``), kept for ``saml_metadata_refresh_hours`` and then
+as client metadata documents (``campus_mcp.base.outbound.guarded_get``), kept for ``saml_metadata_refresh_hours`` and then
 fetched again at the next sign-in. With ``saml_idp_metadata_cert`` set, metadata must carry a
 signature that checks with that certificate (a federation signs its metadata). The attributes are matched by their name (an OID such as
 ``urn:oid:1.3.6.1.4.1.5923.1.1.1.6``) or their friendly name (``eduPersonPrincipalName``), case
@@ -46,10 +46,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.base.db import utcnow
+from campus_mcp.base.outbound import FetchRefused, guarded_get
 from campus_mcp.base.settings import Settings
 from campus_mcp.mcp.confirmation_state import AnsweredRequestState
 from campus_mcp.oauth.accounts import IdentityRefused, Student, campus_id_of, oidc_student
-from campus_mcp.oauth.cimd import MetadataDocumentError, _download
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
 
 METADATA_PATH = "/saml/metadata"
@@ -131,8 +131,8 @@ async def idp_metadata(settings: Settings) -> str:
         return kept[1]
     try:
         with anyio.fail_after(METADATA_FETCH_SECONDS):
-            raw = await _download(source, settings, what=METADATA_WHAT, max_bytes=METADATA_MAX_BYTES)
-    except (MetadataDocumentError, TimeoutError, httpx.HTTPError) as exc:
+            raw = await guarded_get(source, settings, what=METADATA_WHAT, max_bytes=METADATA_MAX_BYTES)
+    except (FetchRefused, TimeoutError, httpx.HTTPError) as exc:
         if kept is not None:
             return kept[1]  # the IdP's keys rarely change: the last good copy beats no sign-in at all
         raise SamlError(UNREACHABLE) from exc

@@ -10,9 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.assembly.deployment import open_deployment
+from campus_mcp.base.addresses import address_key, parse_address
 from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.base.settings import Settings
-from campus_mcp.limits.policy import address_key, parse_address
 from campus_mcp.oauth.accounts import (
     Student,
     campus_id_of,

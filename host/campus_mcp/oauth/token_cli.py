@@ -25,7 +25,7 @@ from campus_mcp.assembly.access import granted_scope
 from campus_mcp.assembly.deployment import Deployment, open_deployment
 from campus_mcp.assembly.registry import PluginError, Registry
 from campus_mcp.base.db import utcnow
-from campus_mcp.base.settings import Settings
+from campus_mcp.base.settings import Settings, settings_problem
 from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 
@@ -133,9 +133,7 @@ def token(username: str, scopes: str | None, minutes: int, mcp_url: str | None, 
     try:
         settings = Settings()
     except ValidationError as exc:
-        from campus_mcp.cli.main import _settings_problem
-
-        raise click.ClickException(_settings_problem(exc)) from None
+        raise click.ClickException(settings_problem(exc)) from None
     if not settings.demo and not admin:
         # Checked before the database is opened: nothing is written on a refusal.
         raise TokenRefused(

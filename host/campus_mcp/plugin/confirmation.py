@@ -30,13 +30,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-if TYPE_CHECKING:
-    from campus_mcp.plugin.tool_context import ToolContext
 
 # What the run of a write tool is told (``ToolContext.confirmation``).
 Decision = Literal["accepted", "declined", "cancelled", "not_asked", "nothing_to_change"]
@@ -68,9 +64,6 @@ class PlannedChange:
     message: str
     version: str
     reading: Any = dataclasses.field(default=None, compare=False, repr=False)
-
-
-Planner = Callable[["ToolContext", Any], Awaitable[PlannedChange | None]]
 
 
 class NotChanged(BaseModel):

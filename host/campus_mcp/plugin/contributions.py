@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from campus_mcp.plugin.confirmation import Planner
+from campus_mcp.plugin.confirmation import PlannedChange
+from campus_mcp.plugin.links import PageLink
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-    from campus_mcp.plugin.job_context import JobContext
     from campus_mcp.plugin.settings import PluginSettings
     from campus_mcp.plugin.tool_context import ToolContext
 
@@ -83,16 +83,8 @@ class RouteRef:
         return f"{self.method} {self.path}"
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class PageLink:
-    """A ``resource_link`` to a page of the campus site that shows the same data."""
-
-    name: str
-    title: str
-    url: str
-    description: str | None = None
-
-
+# A write tool's plan (campus_mcp.plugin.confirmation): what the change would do, without doing it.
+Planner = Callable[["ToolContext", Any], Awaitable[PlannedChange | None]]
 ToolHandler = Callable[["ToolContext", Any], Awaitable[BaseModel | Mapping[str, Any]]]
 PageLinker = Callable[["ToolContext", Mapping[str, Any]], Awaitable[Sequence[PageLink]]]
 
@@ -236,41 +228,6 @@ class ResourceTemplate:
     tool: str
     completers: Mapping[str, str] = dataclasses.field(default_factory=dict)
     follows: ResourceFollower | None = None
-    plugin: str = ""
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Cron:
-    """A cron trigger in the campus time zone; fields follow APScheduler's ``CronTrigger``."""
-
-    minute: str = "0"
-    hour: str = "*"
-    day: str = "*"
-    day_of_week: str = "*"
-    month: str = "*"
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Interval:
-    minutes: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class JobOutcome:
-    """What a run did. ``lost`` names items that could not be stored, with the reason."""
-
-    items: int = 0
-    lost: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    summary: str = ""
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Job:
-    id: str
-    description: str
-    trigger: Cron | Interval
-    run: Callable[[JobContext], Awaitable[JobOutcome | None]]
-    refreshes: tuple[str, ...] = ()
     plugin: str = ""
 
 

@@ -18,13 +18,25 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from sqlalchemy import Insert, Select, event, select
+from sqlalchemy import Insert, Integer, Select, String, event, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column
 
-from campus_mcp.cli.demo import CampusState
+from campus_mcp.base.db import Base
+
+
+class CampusState(Base):
+    """Small facts about the deployment, one row a key: the data versions, and whether the demo
+    campus (and each plugin's demo) was loaded (campus_mcp.cli.demo)."""
+
+    __tablename__ = "campus_state"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(String(1000))
+    version: Mapped[int] = mapped_column(Integer, default=1)
+
 
 _BUMPED = "campus_data_versions_bumped"
 _TABLE = CampusState.__tablename__

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from campus_mcp.plugin.contributions import PageLink
+from campus_mcp.plugin.links import PageLink
 
 
 class CampusError(Exception):

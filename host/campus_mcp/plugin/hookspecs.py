@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         DataSource,
         DemoData,
         InstructionFragment,
-        Job,
         Migrations,
         PluginInfo,
         Prompt,
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
         Tool,
         ToolExample,
     )
+    from campus_mcp.plugin.job_context import Job
     from campus_mcp.plugin.settings import PluginSettings
 
 PROJECT = "campus_mcp"

@@ -1,19 +1,56 @@
-"""What a job's function gets: the job, the settings, and a database session like a tool's."""
+"""A plugin's jobs: what it declares (:class:`Job`, its trigger, what a run did) and what a run's
+function gets (:class:`JobContext`: the job, the settings, and a database session like a tool's)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.base.settings import Settings
 
 if TYPE_CHECKING:
+    # Types only: the registry reads a plugin's jobs in commands that never open the database
+    # (campus-mcp plugins), and those leave SQLAlchemy unloaded (tests/test_cli_startup.py).
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
     from campus_mcp.assembly.registry import Registry
-    from campus_mcp.plugin.contributions import Job
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Cron:
+    """A cron trigger in the campus time zone; fields follow APScheduler's ``CronTrigger``."""
+
+    minute: str = "0"
+    hour: str = "*"
+    day: str = "*"
+    day_of_week: str = "*"
+    month: str = "*"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Interval:
+    minutes: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class JobOutcome:
+    """What a run did. ``lost`` names items that could not be stored, with the reason."""
+
+    items: int = 0
+    lost: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    summary: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Job:
+    id: str
+    description: str
+    trigger: Cron | Interval
+    run: Callable[[JobContext], Awaitable[JobOutcome | None]]
+    refreshes: tuple[str, ...] = ()
+    plugin: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

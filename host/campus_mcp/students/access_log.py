@@ -28,23 +28,21 @@ import dataclasses
 import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Literal
 
 from sqlalchemy import ForeignKey, Index, Integer, String, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from campus_mcp.assembly.deployment import AppKind
 from campus_mcp.base.db import Base, UTCDateTime, utcnow
 from campus_mcp.oauth.accounts import Student
 from campus_mcp.oauth.models import OAuthClient
 from campus_mcp.oauth.personal_tokens import CLIENT_PREFIX, PersonalToken
-from campus_mcp.plugin.contributions import Cron, Job, JobOutcome
-from campus_mcp.plugin.job_context import JobContext
+from campus_mcp.plugin.job_context import Cron, Job, JobContext, JobOutcome
 from campus_mcp.plugin.principal import Principal
 
 log = logging.getLogger(__name__)
 
-AppKind = Literal["oauth", "token", "feed"]
 FEED_APP_NAME = "calendar feed"
 PRUNE_JOB_ID = "core.student_access_prune"
 # Entries waiting for the writer beyond this are dropped with a warning (a database down for long

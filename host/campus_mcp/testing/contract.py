@@ -49,6 +49,7 @@ from campus_mcp.assembly.parity import check_parity
 from campus_mcp.assembly.registry import Registry, load_registry
 from campus_mcp.plugin.contributions import ToolExample
 from campus_mcp.plugin.principal import ANONYMOUS, Principal
+from campus_mcp.testing.settings import test_settings
 
 MAX_DESCRIPTION = 2048
 CLIENT_ID = "contract-tests"
@@ -58,8 +59,6 @@ ON_SESSION_LOOP = pytest.mark.asyncio(loop_scope="session")
 
 def collection_registry() -> Registry:
     """Every installed plugin, with the settings the kit's campuses use; no database is opened."""
-    from campus_mcp.testing import test_settings
-
     return load_registry(test_settings("sqlite+aiosqlite:///never-opened.db"))
 
 

@@ -65,12 +65,13 @@ from campus_mcp.cli.main import main as cli_main
 from campus_mcp.jobs.scheduler import JobRun, run_job
 from campus_mcp.mcp.instructions import assemble_instructions
 from campus_mcp.oauth import accounts
-from campus_mcp.plugin.contributions import Job
+from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.testing.browser import StudentBrowser
 from campus_mcp.testing.oauth import free_port
 from campus_mcp.testing.rest import RestClient
 from campus_mcp.testing.serve import ServedCampus, private_redis, serve
+from campus_mcp.testing.settings import test_settings
 from campus_mcp.web.app import create_app
 
 TEST_DATABASE_ENV = "CAMPUS_MCP_TEST_DATABASE_URL"
@@ -453,21 +454,6 @@ def campus_today(settings: Settings | None = None) -> date:
     """
     zone = settings.timezone if settings is not None else Settings.model_fields["timezone"].default
     return datetime.now(ZoneInfo(zone)).date()
-
-
-def test_settings(database_url: str, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "database_url": database_url,
-        "anonymous_access": True,
-        "scheduler": False,
-        "demo": True,
-        "secret_key": "test-only-secret-key",
-        # Every test of a session shares the demo campus and one client address, so request counts
-        # would refuse tests at random; a test of the limits turns them on (rate_limits=True).
-        "rate_limits": False,
-    }
-    values.update(overrides)
-    return Settings(**values)
 
 
 CampusFactory = Callable[..., Awaitable[CampusHarness]]

@@ -32,10 +32,10 @@ from campus_mcp.limits import bad_token_middleware, limits_middleware, request_l
 from campus_mcp.mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
 from campus_mcp.mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.oauth import build_oauth
-from campus_mcp.oauth.login import login_controllers
 from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, rest_token_middleware_factory
 from campus_mcp.oauth.routes import oauth_controllers
 from campus_mcp.oauth.session import browser_session_middleware
+from campus_mcp.oauth.sign_in import login_controllers
 from campus_mcp.plugin.errors import CampusError
 from campus_mcp.plugin.principal import ANONYMOUS, Principal
 from campus_mcp.plugin.route_errors import PLUGIN_ROUTE_HANDLERS
