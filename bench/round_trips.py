@@ -230,7 +230,6 @@ async def in_process(url: str, calls: int, count: WireCount) -> None:
         context = ToolContext(
             principal=ANONYMOUS,
             settings=deployment.settings,
-            registry=deployment.registry,
             sessions=deployment.sessions,
             plugin_settings=deployment.plugin_settings("catalog"),
         )

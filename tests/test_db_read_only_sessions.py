@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
 import asyncpg
 import pytest
@@ -213,7 +213,6 @@ async def test_a_tool_context_gives_a_read_session_only_when_asked(
     context = ToolContext(
         principal=ANONYMOUS,
         settings=Settings(database_url=engine.url.render_as_string(hide_password=False)),
-        registry=cast(Any, None),
         sessions=sessions,
     )
     async with context.session(read_only=True) as session:

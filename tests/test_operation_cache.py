@@ -39,7 +39,6 @@ def _context(engine: AsyncEngine, **settings: Any) -> ToolContext:
     return ToolContext(
         principal=ANONYMOUS,
         settings=Settings(database_url=engine.url.render_as_string(hide_password=False), **settings),
-        registry=cast(Any, None),
         sessions=make_sessions(engine),
     )
 

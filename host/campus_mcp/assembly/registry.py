@@ -25,6 +25,7 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import pluggy
@@ -311,6 +312,22 @@ class Registry:
     student_data: Sequence[StudentData] = ()
     # The campus:// resource templates, by template; each the answer of one enabled read tool.
     resources: Mapping[str, ResourceTemplate] = dataclasses.field(default_factory=dict)
+    _dependency_settings: dict[str, Mapping[str, Any]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def dependency_settings(self, plugin_name: str) -> Mapping[str, Any]:
+        """The settings objects of the plugins ``plugin_name`` declares in ``depends_on``, by name
+        (None for one without a settings model): what its tools read with
+        ``ToolContext.plugin_settings_of``. Worked out once per plugin."""
+        found = self._dependency_settings.get(plugin_name)
+        if found is None:
+            info = self.plugins.get(plugin_name)
+            needed = info.depends_on if info is not None else ()
+            found = self._dependency_settings[plugin_name] = MappingProxyType(
+                {name: self.plugin_settings.get(name) for name in needed}
+            )
+        return found
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)

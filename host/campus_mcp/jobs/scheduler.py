@@ -96,7 +96,13 @@ async def run_job(
         session.add(run)
         await session.commit()
         run_id = run.id
-    context = JobContext(job=job, settings=registry.settings, registry=registry, sessions=sessions, run_id=run_id)
+    context = JobContext(
+        job=job,
+        settings=registry.settings,
+        sessions=sessions,
+        run_id=run_id,
+        plugin_settings=registry.plugin_settings.get(job.plugin),
+    )
     outcome: JobOutcome | None = None
     error: str | None = None
     try:

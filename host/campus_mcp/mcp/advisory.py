@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp.compact_schema import compact_schema
+from campus_mcp.plugin.data_versions import when_bumped
 
 CACHE_SECONDS = 600
 
@@ -125,6 +126,10 @@ def forget_freshness() -> None:
     """Forget the cached freshness times: for a plugin whose data just changed in this process, so
     the next advisory says so at once instead of within the ten minutes (public)."""
     freshness.clear()
+
+
+# A commit that bumps a data version (campus_mcp.plugin.data_versions) forgets them too.
+when_bumped(forget_freshness)
 
 
 async def answer_advisory(

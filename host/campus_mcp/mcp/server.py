@@ -30,10 +30,13 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import X_MCP_HEADER_KEY
+from mcp_types import SubscriptionsListenRequestParams
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.assembly.access import always_on_scopes, check_call, visible_tools
+from campus_mcp.assembly.change_bus import change_bus
+from campus_mcp.assembly.deployment import AccessRecorder
 from campus_mcp.assembly.icons import icons_of
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.base import metrics
@@ -47,6 +50,7 @@ from campus_mcp.mcp.call_log import log_key_of, log_tool_call
 from campus_mcp.mcp.compact_schema import compact_output_schema, compact_schema
 from campus_mcp.mcp.instructions import assemble_instructions, server_description
 from campus_mcp.mcp.resources import CampusResources, read_error, read_result
+from campus_mcp.mcp.subscriptions import CampusListen
 from campus_mcp.mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
 from campus_mcp.mcp.writes import call_write_tool
@@ -57,7 +61,6 @@ from campus_mcp.plugin.links import PageLink
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.route_errors import describe_problems, field_problems
 from campus_mcp.plugin.tool_context import ToolContext
-from campus_mcp.students.access_log import AccessLog, touches_student_data
 from campus_mcp.version import __version__
 
 log = logging.getLogger(__name__)
@@ -309,7 +312,7 @@ class CampusServer:
         self.resources = CampusResources(registry, self.tools)
         self.toolboxes = Toolboxes(self) if toolboxes else None
         # The access log of student data (campus_mcp.students.access_log): set by the endpoint and stdio.
-        self.access_log: AccessLog | None = None
+        self.access_log: AccessRecorder | None = None
         self.door = MCP_PATH if family is None and not toolboxes else f"{MCP_PATH}/{family or 'toolboxes'}"
         self._public_scopes = always_on_scopes(registry)
         self.server = self._build()
@@ -369,11 +372,6 @@ class CampusServer:
             server.extensions[EXTENSION_ID] = {"mimeTypes": [APP_MIME_TYPE]}
         if self.resources:
             # subscriptions/listen (2026-07-28; the SDK answers older wires -32601 as before).
-            from mcp_types import SubscriptionsListenRequestParams
-
-            from campus_mcp.assembly.change_bus import change_bus
-            from campus_mcp.mcp.subscriptions import CampusListen
-
             server.add_request_handler(
                 "subscriptions/listen",
                 SubscriptionsListenRequestParams,
@@ -414,11 +412,11 @@ class CampusServer:
         return ToolContext(
             principal=principal,
             settings=self.registry.settings,
-            registry=self.registry,
             sessions=self.sessions,
             protocol_version=protocol_version,
             request_meta=request_meta,
             plugin_settings=self.registry.plugin_settings.get(plugin),
+            dependency_settings=self.registry.dependency_settings(plugin),
         )
 
     async def call_tool(
@@ -453,7 +451,9 @@ class CampusServer:
         tool = self.tools.get(name)
         if self.access_log is None or tool is None:
             return
-        if touches_student_data(principal, tool.scope, self._public_scopes):
+        # A permission that is always on reads nothing of a student's; record_call leaves out a
+        # caller that is not an app acting for a student (campus_mcp.students.access_log).
+        if tool.scope not in self._public_scopes:
             self.access_log.record_call(principal, door=self.door, action=name, outcome=tool_outcome.get() or "error")
 
     async def _answer_request(
@@ -480,7 +480,9 @@ class CampusServer:
         object_json: bytes | None = None  # a write's answer is its own dict (campus_mcp.mcp.writes)
         try:
             if tool.writes:
-                answer = await call_write_tool(tool, params, context, validate=self.validated, finish=self.finish)
+                answer = await call_write_tool(
+                    tool, params, context, registry=self.registry, validate=self.validated, finish=self.finish
+                )
                 if answer.question is not None:
                     metrics.count_tool_call(tool.name, "input_required")
                     return ToolAnswer(answer.question)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -32,12 +32,26 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 
-from campus_mcp.mcp.resources import followed_uris, read_error
+from campus_mcp.assembly.registry import Registry
+from campus_mcp.mcp.resources import CampusResources, followed_uris, read_error
 from campus_mcp.plugin.errors import CampusError, PermissionMissing
 from campus_mcp.plugin.principal import Principal, current_principal
+from campus_mcp.plugin.tool_context import ToolContext
 
-if TYPE_CHECKING:
-    from campus_mcp.mcp.server import CampusServer
+
+class ResourceServer(Protocol):
+    """What a listen handler uses of the server it serves (:class:`campus_mcp.mcp.server.CampusServer`)."""
+
+    @property
+    def registry(self) -> Registry: ...
+
+    @property
+    def resources(self) -> CampusResources: ...
+
+    def tool_context(
+        self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal, plugin: str = ""
+    ) -> ToolContext: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +94,7 @@ def _listener_key(ctx: ServerRequestContext[Any, Any], principal: Principal) -> 
 class CampusListen:
     """The ``subscriptions/listen`` handler of one endpoint (one per :class:`CampusServer`)."""
 
-    def __init__(self, server: CampusServer, bus: SubscriptionBus) -> None:
+    def __init__(self, server: ResourceServer, bus: SubscriptionBus) -> None:
         settings = server.registry.settings
         self.server = server
         self.bus = bus

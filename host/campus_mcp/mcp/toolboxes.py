@@ -20,22 +20,49 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from campus_mcp.assembly.icons import Icons
+from campus_mcp.assembly.registry import Registry
 from campus_mcp.base import metrics
 from campus_mcp.mcp.instructions import offers_something
-from campus_mcp.plugin.contributions import InstructionFragment, Tool
+from campus_mcp.plugin.contributions import InstructionFragment, Prompt, Tool
 from campus_mcp.plugin.errors import quote_input
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.route_errors import describe_problems, field_problems
 
-if TYPE_CHECKING:
-    from campus_mcp.mcp.server import CampusServer
+
+class ToolServer(Protocol):
+    """What the toolboxes use of the server that holds them (:class:`campus_mcp.mcp.server.CampusServer`)."""
+
+    @property
+    def registry(self) -> Registry: ...
+
+    @property
+    def tools(self) -> Mapping[str, Tool]: ...
+
+    @property
+    def prompts(self) -> Mapping[str, Prompt]: ...
+
+    @property
+    def icons(self) -> Icons: ...
+
+    @property
+    def inline_icons(self) -> bool: ...
+
+    def visible_tools(self, principal: Principal) -> list[Tool]: ...
+
+    def describe(self, tool: Tool) -> types.Tool: ...
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult: ...
+
 
 LIST_TOOLBOXES = "list_toolboxes"
 OPEN_TOOLBOX = "open_toolbox"
@@ -140,7 +167,7 @@ def _refusal(tool: str, message: str) -> types.CallToolResult:
 class Toolboxes:
     """The meta-tools of one toolbox-mode server, over the tools that server serves."""
 
-    def __init__(self, server: CampusServer) -> None:
+    def __init__(self, server: ToolServer) -> None:
         self.server = server
 
     def list_tools(self) -> list[types.Tool]:

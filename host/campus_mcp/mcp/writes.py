@@ -34,6 +34,7 @@ import mcp_types as types
 from pydantic import BaseModel
 
 from campus_mcp.assembly.access import check_call
+from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp import confirmation_code, confirmation_state, idempotency
 from campus_mcp.plugin.confirmation import CONFIRM_KEY, Decision
 from campus_mcp.plugin.contributions import Tool
@@ -85,6 +86,7 @@ async def call_write_tool(
     params: types.CallToolRequestParams,
     context: ToolContext,
     *,
+    registry: Registry,
     validate: Validate,
     finish: Finish,
 ) -> WriteAnswer:
@@ -92,7 +94,7 @@ async def call_write_tool(
     key, with_code = idempotency.split_key(params.arguments or {})
     code, arguments = confirmation_code.split_code(with_code)
     args = validate(tool, arguments)
-    check_call(context.registry, context.principal, tool)
+    check_call(registry, context.principal, tool)
     owner = idempotency.owner_of(context.principal)
     # Without the key and the code: a retry with the code replays the change its key kept.
     digest = idempotency.arguments_digest(arguments)

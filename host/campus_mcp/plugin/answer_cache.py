@@ -36,7 +36,6 @@ from campus_mcp.base.lru import LRU
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from campus_mcp.plugin.operations import Operation
     from campus_mcp.plugin.tool_context import ToolContext
 
 log = logging.getLogger(__name__)
@@ -181,16 +180,24 @@ def _database(context: ToolContext) -> str:
     return hashlib.sha256(context.settings.database_url.encode()).hexdigest()[:16]
 
 
-async def cached_call(operation: Operation, cache: AnswerCache, context: ToolContext, args: Any) -> BaseModel:
-    """``operation.run``'s answer, from the store when it has the answer of this key."""
+async def cached_call(
+    cache: AnswerCache,
+    context: ToolContext,
+    args: Any,
+    *,
+    name: str,
+    output_model: type[BaseModel],
+    run: Callable[[ToolContext, Any], Awaitable[BaseModel]],
+) -> BaseModel:
+    """``run``'s answer (the operation ``name``'s), from the store when it has the answer of this key."""
     store = _store_of(context, cache.entries(context.plugin_settings))
     if store is None:
-        return await operation.run(context, args)
+        return await run(context, args)
     async with (
         cache.around(args) if cache.around is not None else contextlib.nullcontext(),
         context.session(read_only=True) as session,
     ):
         parts = await cache.depends_on(context, session)
-        key = answer_key(operation.name, args, _database(context), *parts)
+        key = answer_key(name, args, _database(context), *parts)
         sharing = dataclasses.replace(context, _reading=session)
-        return await cached(store, key, operation.output_model, lambda: operation.run(sharing, args))
+        return await cached(store, key, output_model, lambda: run(sharing, args))

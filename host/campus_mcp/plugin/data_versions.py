@@ -9,14 +9,14 @@ data, so a rolled-back change bumps nothing. It is a plain statement: it runs in
 (async or not, as in a ``before_commit`` listener) and on a Core connection alike.
 
 When an ORM session commits a bump, this process also forgets the data sources' cached freshness
-(:mod:`campus_mcp.mcp.advisory`), so the next advisory tells of the change at once rather than within
+(:mod:`campus_mcp.mcp.advisory`, through :func:`when_bumped`), so the next advisory tells of the change at once rather than within
 its ten minutes; other processes see it within those minutes.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Insert, Integer, Select, String, event, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -81,12 +81,21 @@ def _note_bump(state: ORMExecuteState) -> None:
         state.session.info[_BUMPED] = True
 
 
-@event.listens_for(Session, "after_commit")
-def _forget_freshness_after_a_bump(session: Session) -> None:
-    if session.info.pop(_BUMPED, False):
-        from campus_mcp.mcp.advisory import forget_freshness
+# What forgets a copy of the data when this process commits a bump: the advisory's freshness
+# times (campus_mcp.mcp.advisory adds itself when it is imported; nothing to forget before).
+_after_a_bump: list[Callable[[], None]] = []
 
-        forget_freshness()
+
+def when_bumped(forget: Callable[[], None]) -> None:
+    """Have ``forget`` called each time an ORM session of this process commits a version bump."""
+    _after_a_bump.append(forget)
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_after_a_bump(session: Session) -> None:
+    if session.info.pop(_BUMPED, False):
+        for forget in _after_a_bump:
+            forget()
 
 
 @event.listens_for(Session, "after_rollback")

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     # (campus-mcp plugins), and those leave SQLAlchemy unloaded (tests/test_cli_startup.py).
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-    from campus_mcp.assembly.registry import Registry
-
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Cron:
@@ -57,19 +55,16 @@ class Job:
 class JobContext:
     job: Job
     settings: Settings
-    registry: Registry
     # The session factory is the host's detail: a job opens sessions with ``session()``.
     sessions: async_sessionmaker[AsyncSession]
     # The id of this run's record in the job records.
     run_id: int
+    # The settings object of the plugin that contributed this job (its PluginInfo.settings_model,
+    # loaded once at start-up), or None for a plugin without one.
+    plugin_settings: Any = None
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
         """A database session, closed on leaving; commit what you write. Same as ``ToolContext.session()``."""
         async with self.sessions() as session:
             yield session
-
-    @property
-    def plugin_settings(self) -> Any:
-        """The settings object of the plugin that contributed this job, or None if it has none."""
-        return self.registry.plugin_settings.get(self.job.plugin)

@@ -123,7 +123,9 @@ class Operation:
         if self.cache is None:
             answer = await self.run(context, args)
         else:
-            answer = await cached_call(self, self.cache, context, args)
+            answer = await cached_call(
+                self.cache, context, args, name=self.name, output_model=self.output_model, run=self.run
+            )
         if self.after is not None:
             await self.after(context, answer)
         return answer

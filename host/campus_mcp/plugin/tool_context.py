@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.base.read_sessions import read_sessions
 from campus_mcp.base.settings import Settings
 from campus_mcp.plugin.confirmation import Decision, PlannedChange
+from campus_mcp.plugin.errors import PermissionMissing
 from campus_mcp.plugin.principal import Principal
-
-if TYPE_CHECKING:
-    from campus_mcp.assembly.registry import Registry
 
 
 @dataclasses.dataclass(frozen=True)
 class ToolContext:
     principal: Principal
     settings: Settings
-    registry: Registry
     sessions: async_sessionmaker[AsyncSession]
     protocol_version: str | None = None
     # The arguments of the MCP request's _meta, the client's declared capabilities, etc.
@@ -31,6 +28,9 @@ class ToolContext:
     # start-up), or None for a plugin without one. Typed Any so that a plugin reads its own fields
     # (``context.plugin_settings.feed``) without a cast.
     plugin_settings: Any = None
+    # The settings objects of the plugins the calling tool's plugin depends on (PluginInfo.depends_on),
+    # by name: what plugin_settings_of() hands out. Not the registry: a tool sees what it declared.
+    dependency_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     # A write tool's run: what the student answered the host's question (campus_mcp.plugin.confirmation).
     # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
     confirmation: Decision = "not_asked"
@@ -54,12 +54,21 @@ class ToolContext:
         async with sessions() as session:
             yield session
 
+    def plugin_settings_of(self, plugin: str) -> Any:
+        """The settings object of ``plugin``, one the calling tool's plugin declares in
+        ``PluginInfo.depends_on`` (None when that plugin has no settings model). Asking for one not
+        declared is a mistake of the plugin's, named here rather than answered with None."""
+        if plugin not in self.dependency_settings:
+            raise LookupError(
+                f"the settings of the plugin {plugin!r} are not this tool's to read: declare "
+                f"depends_on=({plugin!r},) in the PluginInfo of the tool's plugin"
+            )
+        return self.dependency_settings[plugin]
+
     @property
     def user_id(self) -> int:
         """The signed-in student's id. Tools that need one are never given to anonymous callers."""
         if self.principal.user_id is None:
-            from campus_mcp.plugin.errors import PermissionMissing
-
             raise PermissionMissing(
                 "This tool reads a student's own data, so it needs a signed-in student. "
                 "Connect the app with a campus account.",

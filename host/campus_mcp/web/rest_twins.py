@@ -121,9 +121,9 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
             context = ToolContext(
                 principal=principal,
                 settings=deployment.settings,
-                registry=deployment.registry,
                 sessions=deployment.sessions,
                 plugin_settings=plugin_settings,
+                dependency_settings=registry.dependency_settings(tool.plugin),
             )
             answer = await operation.call(context, args)
             outcome = "ok"

@@ -52,7 +52,6 @@ async def test_a_catalog_read_answers_the_same_without_a_transaction(
     context = ToolContext(
         principal=Principal(user_id=None, username=None, client_id=None, scopes=frozenset()),  # anonymous
         settings=campus.settings,
-        registry=campus.registry,
         sessions=campus.sessions,
         plugin_settings=campus.deployment.plugin_settings("catalog"),
     )

@@ -131,7 +131,7 @@ def _prompt(
 ) -> Prompt:
     async def render(context: ToolContext, args: Mapping[str, str]) -> str:
         settings: Settings = context.settings
-        catalog = context.registry.plugin_settings["catalog"]
+        catalog = context.plugin_settings_of("catalog")
         assert isinstance(catalog, CatalogSettings)  # the prompts depend on the catalog (PluginInfo)
         term = ""
         if default_term is not None:

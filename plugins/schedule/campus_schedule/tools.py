@@ -71,7 +71,7 @@ async def refresh_stale(context: ToolContext, answer: MyCourses) -> None:
     The catalog's queue reads the catalog's settings, so it gets a context carrying those."""
     from campus_catalog.refresh_queue import queue_stale_sections
 
-    catalog = context.registry.plugin_settings.get("catalog")
+    catalog = context.plugin_settings_of("catalog")
     catalog_context = dataclasses.replace(context, plugin_settings=catalog)
     await queue_stale_sections(catalog_context, [(answer.term.uid, course.crn) for course in answer.courses])
 
