@@ -21,9 +21,11 @@ $(STAMP): pyproject.toml constraints.txt $(foreach p,$(PLUGINS) $(EXAMPLES) $(E5
 serve: $(STAMP)
 	$(BIN)/campus-mcp serve
 
+# lint-imports: the host's layers, no import circle, the families' catalog surface (pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy host $(filter-out %.egg-info,$(wildcard plugins/*/campus_* examples/*/campus_*))

@@ -56,6 +56,8 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_security_ssrf.py": "address checks of the SSRF guard; no database",
     "test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
     "test_free_port.py": "the kit's choice of a loopback port; no database",
+    "test_imports.py": "the product's imports, read from its files and by lint-imports; no database",
+    "test_tool_context.py": "what a tool context hands out, from a registry; no database",
     "test_rest_client_loop.py": "the kit's REST client on a Litestar app with no database",
     "test_db_read_sessions.py": "aiosqlite's rollbacks on a SQLite file of the test's own, built by make_engine",
     "test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (

@@ -28,7 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.base.db import make_engine, make_sessions
-from campus_mcp.mcp.endpoint import _sdk_user
+from campus_mcp.mcp.endpoint import sdk_user
 from campus_mcp.mcp.server import CampusServer
 from campus_mcp.mcp.writes import AskBack, back_channel
 from campus_mcp.oauth import build_oauth
@@ -97,7 +97,7 @@ def identity_middleware(registry: Registry, resolve: TokenResolver, token: str) 
                 )
             principal = found
         reset = current_principal.set(principal)
-        sdk_reset = auth_context_var.set(_sdk_user(principal, registry.settings.base_url))
+        sdk_reset = auth_context_var.set(sdk_user(principal, registry.settings.base_url))
         ask_reset = back_channel.set(_asker(ctx))
         try:
             return await call_next(ctx)

@@ -181,7 +181,7 @@ class Caller:
     counted: list[tuple[RateLimit, Verdict]] = dataclasses.field(default_factory=list)
 
 
-_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("campus_limits_caller", default=None)
+current_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("campus_limits_caller", default=None)
 # A tools/call over the student's limit: let through to the MCP server, which answers the tool error.
 _refused_call: contextvars.ContextVar[Refusal | None] = contextvars.ContextVar(
     "campus_limits_refused_call", default=None
@@ -201,7 +201,7 @@ async def check_rate_limit(limit: RateLimit) -> None:
     when it is used up. It counts against the signed-in student (a token or a dashboard session),
     else against the address; an address in a platform range is left to the platform backstop.
     A call that did not come in over HTTP (the test kit's in-process calls) is not counted."""
-    caller = _caller.get()
+    caller = current_caller.get()
     if caller is None:
         return
     principal = current_principal.get()
@@ -284,7 +284,7 @@ class RequestLimits:
                 await app(scope, receive, send)
                 return
             caller = await self.caller(scope)
-            _caller.set(caller)
+            current_caller.set(caller)
             for limit, key, whose in self.charges(scope, caller):
                 refusal = await self.charge(limit, key, whose, caller)
                 if refusal is not None:
@@ -350,7 +350,7 @@ class RequestLimits:
         anything else gets the 429 to send."""
         if principal.is_anonymous or principal.user_id is None:
             return receive, None
-        refusal = await self.charge(self._limit(USER), f"user:{principal.user_id}", USER_WHOSE, _caller.get())
+        refusal = await self.charge(self._limit(USER), f"user:{principal.user_id}", USER_WHOSE, current_caller.get())
         if refusal is None:
             return receive, None
         receive, goes_on = await _as_tool_error(scope, receive, refusal)

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from campus_mcp.base.addresses import address_key
-from campus_mcp.limits import ADDRESS_WHOSE, USER_WHOSE, Refusal, _caller, refused
+from campus_mcp.limits import ADDRESS_WHOSE, USER_WHOSE, Refusal, current_caller, refused
 from campus_mcp.limits.counters import Verdict
 from campus_mcp.limits.policy import RateLimit
 from campus_mcp.plugin.principal import current_principal
@@ -47,7 +47,7 @@ class _AtOnceRefusal(Refusal):
 
 def _caller_key() -> tuple[str, str] | None:
     """Whom the current call counts against, as the named limits count it, and the words for it."""
-    caller = _caller.get()
+    caller = current_caller.get()
     if caller is None:
         return None
     principal = current_principal.get()
@@ -87,7 +87,7 @@ class InFlight:
         if self._running[key] >= count:
             limit = _AtOnce(self.name, count, window=RETRY_AFTER_S, what=self.what, whose=whose, advice=self.advice)
             refusal = _AtOnceRefusal(limit, Verdict(allowed=False, remaining=0, reset=RETRY_AFTER_S), whose)
-            caller = _caller.get()
+            caller = current_caller.get()
             if caller is not None:
                 caller.refusal = refusal  # the 429 gets its Retry-After from here
             raise refused(refusal)

@@ -102,7 +102,7 @@ async def _no_tokens(_token: str) -> Principal | None:
     return None
 
 
-def _sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
+def sdk_user(principal: Principal, issuer: str) -> AuthenticatedUser | None:
     if principal.is_anonymous or principal.client_id is None:
         return None
     return AuthenticatedUser(
@@ -403,7 +403,7 @@ class McpEndpoint:
         # The SDK's view of the same caller (get_access_token()): the requestState boundary binds
         # sealed state to it, so one student's confirmation cannot be replayed by another.
         # (Anonymous: no SDK user, and no issuer URL to format per request.)
-        user = None if principal.is_anonymous else _sdk_user(principal, self.registry.settings.base_url)
+        user = None if principal.is_anonymous else sdk_user(principal, self.registry.settings.base_url)
         sdk_reset = auth_context_var.set(user)
         try:
             fast = self.fast[path]

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import date
 
-from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.queries.clock import campus_today
-from campus_catalog.queries.terms import all_terms
+from campus_catalog.api import CatalogSettings, all_terms, campus_today
 from campus_mcp import Prompt, PromptArgument, Settings, ToolContext
 
 from campus_prompts.rules import closing, given, override_rules, quoted, registration_rules

@@ -14,9 +14,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from campus_catalog.models import Section, Term, UniversityEvent
-from campus_catalog.queries.sections import final_exam
-from campus_catalog.schemas import FIRST_CALENDAR_DAY, LAST_CALENDAR_DAY
+from campus_catalog.api import FIRST_CALENDAR_DAY, LAST_CALENDAR_DAY, Section, Term, UniversityEvent, final_exam
 from campus_mcp import InvalidInput, Settings
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession

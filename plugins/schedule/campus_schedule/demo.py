@@ -12,8 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from campus_catalog.models import Section, Term
-from campus_catalog.queries.schedule_check import find_conflicts
+from campus_catalog.api import Section, Term, find_conflicts
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload

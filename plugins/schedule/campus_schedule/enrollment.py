@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from campus_catalog.models import Section, Term
-from campus_catalog.queries.serialize import load_sections
+from campus_catalog.api import Section, Term, load_sections
 from campus_mcp import ChangedMeanwhile, InvalidInput
 from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError

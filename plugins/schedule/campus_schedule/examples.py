@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from campus_catalog.models import Course, FinalExam, FinalsSchedule, MeetingTime, Section, Subject, Term
+from campus_catalog.api import Course, FinalExam, FinalsSchedule, MeetingTime, Section, Subject, Term
 from campus_mcp import ToolExample
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession

@@ -25,7 +25,7 @@ import io
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from campus_catalog.models import Section, Term
+from campus_catalog.api import Section, Term
 from campus_mcp import count_import_failures, student_for_feed
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from campus_catalog.api import fetch_feed
 from campus_mcp import Cron, Job, JobContext, JobOutcome
 
 from campus_schedule.feed import FeedResult, import_enrollments
@@ -20,8 +21,6 @@ def outcome_of(result: FeedResult) -> JobOutcome:
 
 async def read_feed(location: str) -> str:
     if location.startswith(("https://", "http://")):
-        from campus_catalog.sources.feed_fetch import fetch_feed
-
         raw = await fetch_feed(location, 60.0, what="enrollment feed", accept="text/csv")
         return raw.decode("utf-8-sig")
     return await asyncio.to_thread(Path(location).read_text, encoding="utf-8-sig")

@@ -12,9 +12,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from campus_catalog.models import Term
-from campus_catalog.queries.clock import campus_today
-from campus_catalog.queries.terms import all_terms, current_and_future, resolve_term
+from campus_catalog.api import Term, all_terms, campus_today, current_and_future, resolve_term
 from campus_mcp import CSRF_FIELD, CampusError, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency

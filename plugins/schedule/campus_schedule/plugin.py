@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from campus_catalog.api import import_group
 from campus_mcp import (
     DemoData,
     InstructionFragment,
@@ -126,11 +127,9 @@ def register_demo_data() -> list[DemoData]:
 def register_commands() -> list[Any]:
     # `campus-mcp import enrollments` joins the catalog's `import` group (a plugin command may not
     # take another's name), so the administrator finds every import in one place.
-    from campus_catalog.cli import import_group
-
     from campus_schedule.cli import import_enrollments_command
 
-    import_group.add_command(import_enrollments_command)
+    import_group().add_command(import_enrollments_command)
     return []
 
 

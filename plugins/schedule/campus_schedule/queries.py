@@ -8,12 +8,19 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from campus_catalog.models import DAY_LETTERS, Section, Term
-from campus_catalog.queries.clock import campus_today, hhmm
-from campus_catalog.queries.schedule_check import find_conflicts
-from campus_catalog.queries.sections import final_exam
-from campus_catalog.queries.serialize import section_credits
-from campus_catalog.queries.terms import current_and_future, resolve_term, term_ref
+from campus_catalog.api import (
+    DAY_LETTERS,
+    Section,
+    Term,
+    campus_today,
+    current_and_future,
+    final_exam,
+    find_conflicts,
+    hhmm,
+    resolve_term,
+    section_credits,
+    term_ref,
+)
 from campus_mcp import Settings, student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 

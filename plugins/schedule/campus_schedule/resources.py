@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from campus_catalog.queries.terms import resolve_term
-from campus_catalog.resources import section_uri
+from campus_catalog.api import resolve_term, section_uri
 from campus_mcp import ResourceTemplate, ToolContext
 from sqlalchemy import select
 

@@ -11,7 +11,7 @@ import re
 from datetime import date, datetime
 from typing import Any, Literal
 
-from campus_catalog.schemas import Answer, Arguments, Conflict, TermRef, normalize_crn
+from campus_catalog.api import Answer, Arguments, Conflict, TermRef, normalize_crn
 from campus_mcp import NotChanged, StudentText
 from pydantic import Field, field_validator
 

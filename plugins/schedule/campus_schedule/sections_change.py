@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from campus_catalog.models import Section, Term
-from campus_catalog.queries.schedule_check import find_conflicts
-from campus_catalog.queries.terms import resolve_term
+from campus_catalog.api import Section, Term, find_conflicts, resolve_term
 from campus_mcp import PlannedChange, ToolContext, not_changed
 from sqlalchemy.ext.asyncio import AsyncSession
 

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from campus_catalog.queries.clock import campus_today
+from campus_catalog.api import campus_today, queue_stale_sections
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
@@ -69,8 +69,6 @@ async def run_my_finals(context: ToolContext, args: TermArgument) -> MyFinals:
 async def refresh_stale(context: ToolContext, answer: MyCourses) -> None:
     """Seed 000 "Old section data": my_courses queues the stale-section refresh as get_section does.
     The catalog's queue reads the catalog's settings, so it gets a context carrying those."""
-    from campus_catalog.refresh_queue import queue_stale_sections
-
     catalog = context.plugin_settings_of("catalog")
     catalog_context = dataclasses.replace(context, plugin_settings=catalog)
     await queue_stale_sections(catalog_context, [(answer.term.uid, course.crn) for course in answer.courses])

@@ -9,8 +9,7 @@ nothing to get out of step when a seat opens and closes again between two reads.
 
 from __future__ import annotations
 
-from campus_catalog.models import Course, Section, Term
-from campus_catalog.queries.sections import section_key
+from campus_catalog.api import Course, Section, Term, resolve_term, section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -145,7 +144,5 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
     async with context.session() as session:
         term_uid = None
         if args.term is not None:
-            from campus_catalog.queries.terms import resolve_term
-
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
         return MyWatches(watches=await watched_sections(session, context.user_id, term_uid))

@@ -10,8 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from campus_catalog.models import MeetingTime, Section
-from campus_catalog.queries.terms import resolve_term
+from campus_catalog.api import MeetingTime, Section, resolve_term
 from campus_mcp import CSRF_FIELD, NotFound, Settings, hidden
 from campus_schedule.enrollment import enrolled_sections
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker

@@ -3,7 +3,7 @@ class setting on their first class meeting, so every level of the resolver shows
 
 from __future__ import annotations
 
-from campus_catalog.models import MeetingTime
+from campus_catalog.api import MeetingTime
 from campus_mcp import utcnow
 from campus_schedule.models import Enrollment
 from sqlalchemy import select, text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from campus_catalog.models import MeetingTime, Section
+from campus_catalog.api import MeetingTime, Section
 from campus_mcp import ToolExample, utcnow
 from campus_schedule.examples import add_sparse_schedule
 from campus_schedule.models import Enrollment

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from campus_catalog.models import MeetingTime, Section, UniversityEvent
+from campus_catalog.api import MeetingTime, Section, UniversityEvent
 from campus_mcp import InvalidInput
 from campus_schedule.models import Enrollment
 from sqlalchemy import func, select

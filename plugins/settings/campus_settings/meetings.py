@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from campus_catalog.models import MeetingTime, Section
-from campus_catalog.queries.clock import hhmm
-from campus_catalog.queries.serialize import load_sections
+from campus_catalog.api import MeetingTime, Section, hhmm, load_sections, resolve_term
 from campus_mcp import NotFound, Settings
 from campus_schedule.models import Enrollment
 from campus_schedule.schemas import twelve_hour
@@ -59,7 +57,6 @@ async def first_meeting(
     session: AsyncSession, student_id: int, settings: Settings
 ) -> tuple[Section, MeetingTime] | None:
     """The student's first class meeting of the current term (else of any term), for a preview."""
-    from campus_catalog.queries.terms import resolve_term
     from campus_schedule.enrollment import enrolled_sections, enrolled_terms
 
     terms = await enrolled_terms(session, student_id)

@@ -25,8 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from campus_catalog.models import FinalExam, MeetingTime, Section, UniversityEvent
-from campus_catalog.queries.clock import hhmm
+from campus_catalog.api import FinalExam, MeetingTime, Section, UniversityEvent, hhmm
 from campus_schedule.schemas import twelve_hour
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from campus_catalog.schemas import Answer, Arguments
+from campus_catalog.api import Answer, Arguments
 from campus_mcp import NotChanged, RowId
 from pydantic import Field, model_validator
 

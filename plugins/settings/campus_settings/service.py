@@ -8,7 +8,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from campus_catalog.models import MeetingTime, Section
+from campus_catalog.api import MeetingTime, Section
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed, plural, utcnow
 from sqlalchemy.ext.asyncio import AsyncSession
 

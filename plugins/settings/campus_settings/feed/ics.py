@@ -21,8 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from campus_catalog.models import FinalExam, MeetingTime, Section, Term, UniversityEvent
-from campus_catalog.queries.sections import final_exam
+from campus_catalog.api import FinalExam, MeetingTime, Section, Term, UniversityEvent, final_exam
 from campus_mcp import Settings, clean_student_text, utcnow
 from campus_schedule.busy import no_class_days
 from campus_schedule.enrollment import enrolled_sections

@@ -1,0 +1,94 @@
+"""The catalog's surface for the other families: what the schedule, settings and prompts families
+(and a campus's own plugin) may build on, so the catalog can move its insides without breaking them.
+
+A family that builds on the catalog declares ``depends_on=("catalog",)`` and imports from here only;
+``pyproject.toml``'s import contracts hold every family to it. What is here:
+
+- the catalog's tables (:class:`Term`, :class:`Section`, :class:`MeetingTime`, ...);
+- the campus's clock and terms (:func:`campus_today`, :func:`resolve_term`, ...);
+- loading sections and their finals, conflicts between sections, section keys and URIs;
+- the answer and argument bases of the catalog's tools, shared by the families' schemas;
+- the catalog's settings (read with ``ToolContext.plugin_settings_of("catalog")``), its stale
+  section refresh queue, its guarded feed fetch, and its ``campus-mcp import`` command group.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.models import (
+    DAY_LETTERS,
+    Course,
+    FinalExam,
+    FinalsSchedule,
+    MeetingTime,
+    Section,
+    Subject,
+    Term,
+    UniversityEvent,
+)
+from campus_catalog.queries.clock import campus_today, hhmm
+from campus_catalog.queries.schedule_check import find_conflicts
+from campus_catalog.queries.sections import final_exam, section_key
+from campus_catalog.queries.serialize import load_sections, section_credits
+from campus_catalog.queries.terms import all_terms, current_and_future, resolve_term, term_ref
+from campus_catalog.refresh_queue import queue_stale_sections
+from campus_catalog.resources import section_uri
+from campus_catalog.schemas import (
+    FIRST_CALENDAR_DAY,
+    LAST_CALENDAR_DAY,
+    Answer,
+    Arguments,
+    Conflict,
+    TermRef,
+    normalize_crn,
+)
+from campus_catalog.sources.feed_fetch import fetch_feed
+
+if TYPE_CHECKING:
+    import click
+
+
+def import_group() -> click.Group:
+    """The catalog's ``campus-mcp import`` command group, for a family's import command to join.
+    Loaded on use: the catalog's command line (rich, its importers) stays out of a served worker."""
+    from campus_catalog.cli import import_group as group
+
+    return group
+
+
+__all__ = [
+    "DAY_LETTERS",
+    "FIRST_CALENDAR_DAY",
+    "LAST_CALENDAR_DAY",
+    "Answer",
+    "Arguments",
+    "CatalogSettings",
+    "Conflict",
+    "Course",
+    "FinalExam",
+    "FinalsSchedule",
+    "MeetingTime",
+    "Section",
+    "Subject",
+    "Term",
+    "TermRef",
+    "UniversityEvent",
+    "all_terms",
+    "campus_today",
+    "current_and_future",
+    "fetch_feed",
+    "final_exam",
+    "find_conflicts",
+    "hhmm",
+    "import_group",
+    "load_sections",
+    "normalize_crn",
+    "queue_stale_sections",
+    "resolve_term",
+    "section_credits",
+    "section_key",
+    "section_uri",
+    "term_ref",
+]
