@@ -22,6 +22,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from campus_mcp.base.redis_client import redis_client
 from campus_mcp.base.settings import Settings
 
 if TYPE_CHECKING:
@@ -58,7 +59,6 @@ class RedisSubscriptionBus:
 
     async def publish_uris(self, uris: Iterable[str]) -> None:
         """One change message per URI, in one round trip."""
-        from campus_mcp.base.redis_client import redis_client
 
         # A client per batch: jobs publish once per run, from any event loop (a test's, the worker's).
         client = redis_client(self.url, timeout_seconds=REDIS_TIMEOUT_SECONDS)
@@ -86,8 +86,6 @@ class RedisSubscriptionBus:
 
     async def _relay_forever(self) -> None:
         from mcp.server.subscriptions import ResourceUpdated
-
-        from campus_mcp.base.redis_client import redis_client
 
         while True:
             # No read timeout here: the relay waits for messages as long as the server runs.

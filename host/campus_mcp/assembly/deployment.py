@@ -119,6 +119,7 @@ async def open_deployment(settings: Settings | None = None, *, migrate: bool = T
     settings = settings or Settings()
     registry = load_registry(settings)
     if migrate:
+        # Alembic loads only for a command that migrates (migrate=False skips it).
         from campus_mcp.assembly.migrate import upgrade
 
         # Alembic runs its own event loop for the async engine, so not on this one.

@@ -20,6 +20,7 @@ from alembic.config import Config
 from sqlalchemy.engine import make_url
 
 from campus_mcp.assembly.registry import PluginError, Registry, installed_plugin_names, load_registry
+from campus_mcp.base.db import make_engine
 from campus_mcp.plugin.contributions import Migrations
 
 log = logging.getLogger(__name__)
@@ -81,8 +82,6 @@ def database_state(registry: Registry, database_url: str | None = None) -> tuple
     import asyncio
 
     from sqlalchemy import inspect, text
-
-    from campus_mcp.base.db import make_engine
 
     async def read() -> tuple[set[str], set[str]]:
         engine = make_engine(database_url or registry.settings.database_url)

@@ -6,11 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from campus_mcp.base.settings import Settings
+from campus_mcp.limits.platforms import platform_ranges_job
 from campus_mcp.oauth.accounts import demo_students_loader
+from campus_mcp.oauth.cleanup import cleanup_job
+from campus_mcp.oauth.students_cli import students
 from campus_mcp.plugin.contributions import DemoData, InstructionFragment, Migrations, PluginInfo
 from campus_mcp.plugin.hookspecs import hookimpl
 from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.untrusted import UNTRUSTED_RULE
+from campus_mcp.students.access_log import prune_job
 from campus_mcp.version import __version__
 
 
@@ -36,9 +40,6 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 @hookimpl
 def register_jobs(settings: Settings) -> list[Job]:
-    from campus_mcp.limits.platforms import platform_ranges_job
-    from campus_mcp.oauth.cleanup import cleanup_job
-    from campus_mcp.students.access_log import prune_job
 
     # The platform ranges job only where there is a list to read (CAMPUS_MCP_PLATFORM_RANGES_SOURCE).
     return [cleanup_job(), prune_job(), *([platform_ranges_job()] if settings.platform_ranges_source else [])]
@@ -46,7 +47,6 @@ def register_jobs(settings: Settings) -> list[Job]:
 
 @hookimpl
 def register_commands(settings: Settings) -> list[Any]:
-    from campus_mcp.oauth.students_cli import students
 
     return [students]
 

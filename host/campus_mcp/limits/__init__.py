@@ -46,6 +46,7 @@ from campus_mcp.base.asgi_body import BodyTooLarge, buffered
 from campus_mcp.base.mcp_paths import MCP_PATH
 from campus_mcp.base.settings import Settings
 from campus_mcp.limits.counters import Counters, ProcessCounters, RedisCounters, Verdict
+from campus_mcp.limits.platforms import PlatformRanges
 from campus_mcp.limits.policy import (
     ADDRESS,
     BAD_TOKEN,
@@ -231,7 +232,6 @@ class RequestLimits:
     """The limits of one deployment: its policy, its counters, its platform ranges."""
 
     def __init__(self, settings: Settings, counters: Counters | None = None) -> None:
-        from campus_mcp.limits.platforms import PlatformRanges
 
         self.settings = settings
         self.policy = Policy.of(settings)

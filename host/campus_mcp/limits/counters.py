@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from campus_mcp.base.redis_client import redis_client
+
 log = logging.getLogger(__name__)
 
 # How often the "Redis is unreachable" warning may repeat.
@@ -113,7 +115,6 @@ class RedisCounters:
     PREFIX = "campus-mcp:limit:"
 
     def __init__(self, url: str, *, fail_closed: bool = False) -> None:
-        from campus_mcp.base.redis_client import redis_client
 
         self.url = url
         self.fail_closed = fail_closed

@@ -34,6 +34,7 @@ import httpx
 
 from campus_mcp.base.addresses import Network
 from campus_mcp.base.outbound import FetchRefused, guarded_get
+from campus_mcp.base.redis_client import redis_client
 from campus_mcp.base.settings import Settings
 from campus_mcp.plugin.job_context import Interval, Job, JobContext, JobOutcome
 
@@ -119,7 +120,6 @@ def _read_file(path: Path) -> bytes:
 
 
 async def _redis_call(settings: Settings, command: str, *args: Any) -> Any:
-    from campus_mcp.base.redis_client import redis_client
 
     client = redis_client(settings.redis_url.get_secret_value(), timeout_seconds=2)
     try:

@@ -18,6 +18,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
 
+from campus_mcp.assembly.access import check_call
+from campus_mcp.assembly.icons import icons_of
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.plugin.contributions import Completion, ResourceTemplate, Tool
 from campus_mcp.plugin.errors import CampusError, PermissionMissing, quote_input, without_echoes
@@ -72,7 +74,6 @@ class CampusResources:
 
     def templates(self, *, inline_icons: bool = False) -> list[types.ResourceTemplate]:
         """The templates, each with its family's icon (inline: a data URI, for stdio)."""
-        from campus_mcp.assembly.icons import icons_of
 
         icons = icons_of(self.registry)
         return [
@@ -111,7 +112,6 @@ class CampusResources:
 
     def may_follow(self, found: Found, principal: Principal) -> None:
         """Raise the tool's permission error when ``principal`` may not read ``found``."""
-        from campus_mcp.assembly.access import check_call
 
         check_call(self.registry, principal, found.served.tool)
 

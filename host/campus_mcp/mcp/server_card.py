@@ -41,6 +41,7 @@ from campus_mcp.assembly.icons import icons_of
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp.endpoint import MCP_PATH, PRM_PATH, serves_endpoint
 from campus_mcp.mcp.instructions import topics
+from campus_mcp.mcp.server import with_dependencies
 from campus_mcp.plugin.contributions import AppResource, Prompt, Tool
 from campus_mcp.plugin.errors import quote_input
 from campus_mcp.version import __version__
@@ -166,7 +167,6 @@ def card_endpoints(registry: Registry) -> dict[str, CardEndpoint]:
             prompts=list(registry.prompts.values()),
             resources=list(registry.app_resources.values()),
         )
-    from campus_mcp.mcp.server import with_dependencies
 
     for name, info in registry.plugins.items():
         if not serves_endpoint(registry, name) or name == TOOLBOXES:

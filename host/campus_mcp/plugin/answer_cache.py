@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from campus_mcp.base.lru import LRU
+from campus_mcp.base.redis_client import redis_client
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
@@ -119,7 +120,6 @@ class RedisAnswers:
 def redis_answers(url: str) -> RedisAnswers:
     """The shared store at ``url`` (``redis://host:6379/0``, the host's ``redis_url``). The client
     connects on first use; a Redis that does not answer in a second is skipped, not waited for."""
-    from campus_mcp.base.redis_client import redis_client
 
     return RedisAnswers(redis_client(url, timeout_seconds=REDIS_TIMEOUT_SECONDS))
 

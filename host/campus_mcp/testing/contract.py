@@ -47,6 +47,7 @@ except ModuleNotFoundError as missing:  # campus-mcp without its testing extra
     raise missing_kit_dependency(missing) from missing
 from campus_mcp.assembly.parity import check_parity
 from campus_mcp.assembly.registry import Registry, load_registry
+from campus_mcp.oauth.accounts import Student, student_by_username
 from campus_mcp.plugin.contributions import ToolExample
 from campus_mcp.plugin.principal import ANONYMOUS, Principal
 from campus_mcp.testing.settings import test_settings
@@ -104,7 +105,6 @@ async def principal_for(campus: Any, username: str | None, *, create: bool = Fal
     """The student ``username`` of ``campus`` (a CampusHarness) holding every scope; anonymous for None."""
     if username is None:
         return ANONYMOUS
-    from campus_mcp.oauth.accounts import Student, student_by_username
 
     async with campus.sessions() as session:
         student = await student_by_username(session, username)

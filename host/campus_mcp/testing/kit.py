@@ -65,6 +65,7 @@ from campus_mcp.cli.main import main as cli_main
 from campus_mcp.jobs.scheduler import JobRun, run_job
 from campus_mcp.mcp.instructions import assemble_instructions
 from campus_mcp.oauth import accounts
+from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.principal import ANONYMOUS, Principal, current_principal
 from campus_mcp.testing.browser import StudentBrowser
@@ -180,7 +181,6 @@ class CampusHarness:
 
     async def student_principal(self, username: str, scopes: Iterable[str] | None = None) -> Principal:
         """The principal of a student (e.g. demo ``student1``) with these scopes (default: all)."""
-        from campus_mcp.oauth.accounts import student_by_username
 
         async with self.sessions() as session:
             student = await student_by_username(session, username)

@@ -26,6 +26,7 @@ from campus_mcp.base import metrics
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.base.settings import Settings
 from campus_mcp.base.speedups import Switches
+from campus_mcp.dashboard.home import HOST_CONTROLLERS
 from campus_mcp.jobs.scheduler import scheduler_election
 from campus_mcp.jobs.warm_ups import warm_ups
 from campus_mcp.limits import bad_token_middleware, limits_middleware, request_limits
@@ -206,8 +207,6 @@ def create_app(
                 await election.stop()  # releases the scheduler lock: a standby takes over at once
             await access_log.close()
             await engine.dispose()
-
-    from campus_mcp.dashboard.home import HOST_CONTROLLERS
 
     return Litestar(
         route_handlers=[

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from campus_mcp.base.settings import Settings
+from campus_mcp.base.settings import Settings
 
 LOG = logging.getLogger("campus_mcp.base.speedups")
 
