@@ -10,7 +10,7 @@ permission, calls every demo example through the MCP SDK client in process (the 
 client gets over HTTP), and prints one row per tool (its definition's bytes, split into its
 description, input schema, output schema, annotations, _meta and the rest, then its answers),
 the totals and issue 16's goals (campus_mcp.mcp.context_size). Not a test:
-tests/test_context_size.py holds the goals.
+tests/mcp/test_context_size.py holds the goals.
 """
 
 from __future__ import annotations

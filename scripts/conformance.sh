@@ -35,7 +35,7 @@ source "$ROOT/scripts/served.sh"
 PORT=$(free_port)
 # Only CAMPUS_MCP_ settings chosen here: a developer's own (a token, another database) must not leak in.
 # The conformance suite's server scenarios connect without OAuth, so this server opts in to the
-# anonymous toolset; sign-in is the default otherwise (tests/test_e2e_student_tools.py covers it).
+# anonymous toolset; sign-in is the default otherwise (tests/e2e/test_e2e_student_tools.py covers it).
 env -u CAMPUS_MCP_TEST_DATABASE_URL \
   CAMPUS_MCP_DATABASE_URL="sqlite+aiosqlite:///$WORK/conformance.db" \
   CAMPUS_MCP_ANONYMOUS_ACCESS=true \

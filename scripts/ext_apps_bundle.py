@@ -1,4 +1,4 @@
-"""Build, once, the bundle of the official ext-apps host bridge that tests/test_apps_browser.py drives.
+"""Build, once, the bundle of the official ext-apps host bridge that tests/families/test_apps_browser.py drives.
 
     .venv/bin/python scripts/ext_apps_bundle.py     (.ci/run, before the two test passes)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mozilla's ical.js (npm) on the Node 22 of scripts/node.sh, in .node/ (gitignored).
 #
-#   scripts/icaljs.sh     (tests/test_calendar_feed_icaljs.py runs it; .ci/run runs it once before
+#   scripts/icaljs.sh     (tests/families/test_calendar_feed_icaljs.py runs it; .ci/run runs it once before
 #                          the two test passes, so they never npm install into .node/ at once)
 #
 # The calendar feed is read by calendar apps that are not Python: ical.js is the parser of

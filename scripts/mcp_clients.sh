@@ -3,7 +3,7 @@
 # .node/ (gitignored): the TypeScript SDK, the MCP Inspector (also scripts/inspector.sh's pin) and
 # mcp-remote (Claude Desktop's bridge from stdio to HTTP).
 #
-#   scripts/mcp_clients.sh   (tests/test_confirmation_clients.py runs it; .ci/run runs it once before
+#   scripts/mcp_clients.sh   (tests/mcp/test_confirmation_clients.py runs it; .ci/run runs it once before
 #                             the two test passes, so they never npm install into .node/ at once)
 #
 # Prints nothing but npm's own errors; exit status 0 once all are there.

@@ -39,37 +39,37 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 
-# Module (file name under tests/) or test (file::name) -> why it cannot differ by engine.
+# Module (its path under tests/, mcp/test_stdio.py) or test (path::name) -> why it cannot differ by engine.
 ENGINE_INDEPENDENT: dict[str, str] = {
-    "test_cli.py": "campus-mcp subprocesses on a SQLite file of the module's, CAMPUS_MCP_ variables removed",
-    "test_cli_startup.py": "what the command imports at start-up; no database",
-    "test_parity.py": "REST/tool parity of registries on a SQLite URL; its CLI runs on a SQLite file",
-    "test_rate_limits_redis.py": "two serve processes on one SQLite file and a private redis-server",
-    "test_plugin_selection.py": "plugin allow lists, in process and through test_cli's SQLite subprocesses",
-    "test_registry.py": "plugin discovery and loading; no database",
-    "test_tool_selection.py": "which tools a registry offers; a SQLite URL never opened",
-    "test_moved_settings_warning.py": "start-up warnings of settings; a SQLite URL",
-    "test_oauth_students_cli.py": "the students command on a SQLite file",
-    "test_advisory_freshness_cache.py": "a per-process cache on SQLite files of its own",
-    "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
+    "cli/test_cli.py": "campus-mcp subprocesses on a SQLite file of the module's, CAMPUS_MCP_ variables removed",
+    "cli/test_cli_startup.py": "what the command imports at start-up; no database",
+    "assembly/test_parity.py": "REST/tool parity of registries on a SQLite URL; its CLI runs on a SQLite file",
+    "limits/test_rate_limits_redis.py": "two serve processes on one SQLite file and a private redis-server",
+    "assembly/test_plugin_selection.py": "plugin allow lists, in process and through test_cli's SQLite subprocesses",
+    "assembly/test_registry.py": "plugin discovery and loading; no database",
+    "assembly/test_tool_selection.py": "which tools a registry offers; a SQLite URL never opened",
+    "base/test_moved_settings_warning.py": "start-up warnings of settings; a SQLite URL",
+    "oauth/test_oauth_students_cli.py": "the students command on a SQLite file",
+    "mcp/test_advisory_freshness_cache.py": "a per-process cache on SQLite files of its own",
+    "testing/test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
-    "test_security_ssrf.py": "address checks of the SSRF guard; no database",
-    "test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
-    "test_free_port.py": "the kit's choice of a loopback port; no database",
+    "oauth/test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "cli/test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
+    "testing/test_free_port.py": "the kit's choice of a loopback port; no database",
     "test_imports.py": "the product's imports, read from its files and by lint-imports; no database",
-    "test_tool_context.py": "what a tool context hands out, from a registry; no database",
-    "test_rest_client_loop.py": "the kit's REST client on a Litestar app with no database",
-    "test_db_read_sessions.py": "aiosqlite's rollbacks on a SQLite file of the test's own, built by make_engine",
-    "test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (
+    "plugin/test_tool_context.py": "what a tool context hands out, from a registry; no database",
+    "testing/test_rest_client_loop.py": "the kit's REST client on a Litestar app with no database",
+    "base/test_db_read_sessions.py": "aiosqlite's rollbacks on a SQLite file of the test's own, built by make_engine",
+    "oauth/test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (
         "campus-mcp token refused at plugin or settings load; its SQLite URL is never opened"
     ),
-    "test_icons.py::test_an_icon_that_cannot_be_read_stops_the_start": (
+    "assembly/test_icons.py::test_an_icon_that_cannot_be_read_stops_the_start": (
         "campus-mcp serve refused before a SQLite URL is opened, CAMPUS_MCP_ variables removed"
     ),
     "test_distributions.py::test_server_json_is_in_step_with_the_product_and_the_registry_rules": "files only",
     "test_distributions.py::test_server_json_out_of_step_is_named_with_what_to_do": "files only",
     "test_engine_independent_marker.py": "collects a copy of this conftest in a folder of its own; no database",
-    "test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
+    "cli/test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"
     ),
 }
@@ -77,46 +77,46 @@ ENGINE_INDEPENDENT: dict[str, str] = {
 # Module -> what it asserts outside the database, and the tests that run its database side on
 # PostgreSQL (the marker ``once``; see the module's docstring).
 ONCE: dict[str, str] = {
-    "test_apps_browser.py": (
+    "families/test_apps_browser.py": (
         "the four app views in Chromium (postMessage, CSP, layout); the tool results they show come "
         "from the tools that test_apps_resources.py and the plugins' contract tests call on PostgreSQL"
     ),
-    "test_asking_app_browser.py": (
+    "oauth/test_asking_app_browser.py": (
         "how the consent page names the asking app in Chromium; the client records it reads are "
         "test_oauth_cimd.py's and test_security_registration.py's on PostgreSQL"
     ),
-    "test_calendar_feed_connections_browser.py": (
+    "dashboard/test_calendar_feed_connections_browser.py": (
         "the settings page at phone width in Chromium; the feed and its connections are "
         "test_calendar_feed_connections.py's on PostgreSQL"
     ),
-    "test_consent_browser.py": (
+    "oauth/test_consent_browser.py": (
         "the consent page answered with the keyboard in Chromium; the grants it makes are "
         "test_oauth_end_to_end.py's and test_oauth_rules.py's on PostgreSQL"
     ),
-    "test_friends_browser.py": "the friends page in Chromium; its links and rows are test_friends_pages.py's on PostgreSQL",
-    "test_pages_browser.py": (
+    "families/test_friends_browser.py": "the friends page in Chromium; its links and rows are test_friends_pages.py's on PostgreSQL",
+    "dashboard/test_pages_browser.py": (
         "the student pages in Chromium (layout, CSP, keyboard); their data is test_dashboard.py's "
         "and plugins/settings/tests/test_settings_pages.py's on PostgreSQL"
     ),
-    "test_pages_readable_browser.py": (
+    "dashboard/test_pages_readable_browser.py": (
         "word breaks and heights of the dashboard's pages in Chromium; what they show is test_dashboard.py's "
         "and plugins/settings/tests/test_settings_pages.py's on PostgreSQL"
     ),
-    "test_personal_tokens_browser.py": (
+    "oauth/test_personal_tokens_browser.py": (
         "the token pages in Chromium; making, listing and revoking tokens is test_personal_tokens.py's on PostgreSQL"
     ),
-    "test_secrets_shown_once_browser.py": (
+    "oauth/test_secrets_shown_once_browser.py": (
         "a secret shown once and gone after a reload, in Chromium; the stored secrets are "
         "test_personal_tokens.py's and test_security_registration.py's on PostgreSQL"
     ),
-    "test_student_access_browser.py": (
+    "dashboard/test_student_access_browser.py": (
         "the access-log page in Chromium; the entries are written and read by test_student_access.py on PostgreSQL"
     ),
-    "test_confirmation_clients.py": (
+    "mcp/test_confirmation_clients.py": (
         "what the Node clients (TypeScript SDK, Inspector CLI, mcp-remote) do with the question and the code; "
         "the confirmed and refused writes are test_confirmation.py's and test_confirmation_in_band.py's on PostgreSQL"
     ),
-    "test_cas_server.py": (
+    "oauth/test_cas_server.py": (
         "the CAS 3.0 protocol with a real CAS server and its login page in Chromium; the student it signs "
         "in is found by oidc_student, which test_oidc_provider.py and test_oauth_oidc.py run on PostgreSQL"
     ),
@@ -126,8 +126,13 @@ ONCE: dict[str, str] = {
 ENGINE_FIXTURES = frozenset({"campus_databases", "campus_factory", "demo_campus", "database_url"})
 
 
+def _module(item: pytest.Item) -> str:
+    """The test's file under tests/ (``mcp/test_stdio.py``), as the listings name it."""
+    return item.path.relative_to(HERE).as_posix()
+
+
 def _listed(item: pytest.Item) -> bool:
-    module = item.path.name
+    module = _module(item)
     return module in ENGINE_INDEPENDENT or f"{module}::{item.name.split('[', 1)[0]}" in ENGINE_INDEPENDENT
 
 
@@ -151,9 +156,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     misused: list[str] = []
     for item in items:
-        if item.path.parent != HERE:
+        if HERE not in item.path.parents:
             continue
-        if item.path.name in ONCE:
+        if _module(item) in ONCE:
             item.add_marker(pytest.mark.once)
         if _sqlite_half_of_both_engines(item):
             item.add_marker(pytest.mark.engine_independent)

@@ -1,6 +1,6 @@
 // Calls an MCP server with the official TypeScript SDK (npm @modelcontextprotocol/sdk), directly over
 // streamable HTTP or through mcp-remote's stdio (the bridge Claude Desktop runs), and prints what the
-// client got as one JSON object. Run by tests/test_confirmation_clients.py:
+// client got as one JSON object. Run by tests/mcp/test_confirmation_clients.py:
 //
 //   node mcp_client_calls.mjs SDK_DIR MCP_REMOTE_PROXY < spec.json
 //

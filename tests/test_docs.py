@@ -2,7 +2,7 @@
 
 The two-way check: a hookspec missing from the page, a heading that no hookspec has, a heading
 whose signature drifted from ``hookspecs.py``, or a hook with no ``test_hook_<name>`` test in
-``tests/test_hooks.py`` each fail with the hook named.
+``tests/plugin/test_hooks.py`` each fail with the hook named.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from campus_mcp.plugin import hookspecs
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS_DOC = ROOT / "docs" / "hooks.md"
-HOOKS_TESTS = ROOT / "tests" / "test_hooks.py"
+HOOKS_TESTS = ROOT / "tests" / "plugin" / "test_hooks.py"
 HEADING = re.compile(r"^## `(?P<name>\w+)(?P<signature>\(.*\).*)`$", re.MULTILINE)
 
 
@@ -89,7 +89,7 @@ def test_every_documented_hook_exists() -> None:
 def test_hook_has_a_test(hook: str) -> None:
     names = hook_test_names()
     assert any(name == f"test_hook_{hook}" or name.startswith(f"test_hook_{hook}_") for name in names), (
-        f"tests/test_hooks.py has no test_hook_{hook} test"
+        f"tests/plugin/test_hooks.py has no test_hook_{hook} test"
     )
 
 

@@ -4,7 +4,7 @@ The names load on first use (PEP 562): ``from campus_mcp import Tool`` imports w
 needs and no more, so ``campus-mcp --help`` and ``campus-mcp plugins`` start without the web stack,
 the database layer or the MCP SDK (issue 14.7). A type checker reads the imports below; the
 table after them says where each name lives at run time, and
-tests/test_cli_startup.py holds the two to the same names.
+tests/cli/test_cli_startup.py holds the two to the same names.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from campus_mcp.base.settings import Settings
 
 if TYPE_CHECKING:
     # The SDK is imported where a bus is made, not here: a plugin's module that publishes is
-    # imported by CLI commands too, which must start without the MCP SDK (tests/test_cli_startup.py).
+    # imported by CLI commands too, which must start without the MCP SDK (tests/cli/test_cli_startup.py).
     from mcp.server.subscriptions import ServerEvent, SubscriptionBus
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Loads the plugins and assembles their contributions into one registry.
 
-Invariants, each held by a test in ``tests/test_registry.py``:
+Invariants, each held by a test in ``tests/assembly/test_registry.py``:
 
 - a blocked or not-allowed plugin contributes nothing (it is never registered with pluggy);
 - two contributions of one kind with one name are refused at start-up, naming both plugins;
@@ -11,10 +11,10 @@ Invariants, each held by a test in ``tests/test_registry.py``:
 - a plugin's ``PluginInfo.name`` is the name it is registered under;
 - a plugin's settings (``PluginInfo.settings_model``) that do not validate stop start-up, naming the
   variable or TOML key and the rule; each hook gets its own plugin's object
-  (``tests/test_plugin_settings.py``);
+  (``tests/plugin/test_plugin_settings.py``);
 - an allow list that names plugins but matches none stops start-up; any other name in the allow or
   block list that matches no plugin is named in a warning, with the installed plugins
-  (``tests/test_plugin_selection.py``).
+  (``tests/assembly/test_plugin_selection.py``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ heavy at the top, each command imports its own modules, the host's commands kept
 modules (``token``, ``students``) load when asked for, and the plugins (with their commands, such
 as the catalog's ``import``) load only for a command that is not the host's. So ``--help`` and
 ``plugins`` start without a plugin, the web stack, the database layer or the MCP SDK
-(tests/test_cli_startup.py; figures from bench/cli_startup.py in the README).
+(tests/cli/test_cli_startup.py; figures from bench/cli_startup.py in the README).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class CampusCommands(click.Group):
     plugins' commands loaded only when a command is not the host's."""
 
     # name -> (module, attribute, the command's short help): listed by --help without the import.
-    # tests/test_cli_startup.py holds each short help to the command's own.
+    # tests/cli/test_cli_startup.py holds each short help to the command's own.
     elsewhere: ClassVar[dict[str, tuple[str, str, str]]] = {
         "token": (
             "campus_mcp.oauth.token_cli",

@@ -1,6 +1,6 @@
 """What the server puts into a model's context, in bytes: each tool's definition in ``tools/list``
 and each answer's text, measured the same way by ``bench/context_size.py`` and by
-``tests/test_context_size.py`` (which holds the size goals so they cannot regress).
+``tests/mcp/test_context_size.py`` (which holds the size goals so they cannot regress).
 
 A definition is counted as the compact JSON of the listed tool (what a client forwards to the
 model), less its ``icons``: a client shows them in its own interface and gives the model none (and

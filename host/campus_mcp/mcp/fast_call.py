@@ -18,7 +18,7 @@ ladder, the request's surface validation), then :meth:`CampusServer.answer_reque
 ``call_tool`` runs), the one place with validation, scopes, rate limit, metrics and advisory, given
 the protocol version and the request's ``_meta``, which is all a read uses of the SDK's request
 context (so none is made), and the response is written with the SDK's own serializers: the same
-status, headers and bytes (tests/test_fast_call_identical.py sends every case both ways).
+status, headers and bytes (tests/mcp/test_fast_call_identical.py sends every case both ways).
 Whenever anything is not exactly that, or a check fails, it answers nothing and the SDK serves the
 request as before, errors included, so no error is ours to word.
 

@@ -38,7 +38,7 @@ def offers_something(registry: Registry, plugin: str) -> bool:
 
     Only such a plugin is a topic of serverInfo: a family that is still a shell (no tools yet)
     would otherwise send the model after tools that do not exist (issue 8.6). The host (``core``)
-    is never a topic. ``tests/test_server_promises.py`` holds every text to the same rule.
+    is never a topic. ``tests/mcp/test_server_promises.py`` holds every text to the same rule.
     """
     return any(t.plugin == plugin for t in registry.tools.values()) or any(
         p.plugin == plugin for p in registry.prompts.values()

@@ -3,7 +3,7 @@
 The server fetches that URL on the first sign-in, so anybody can make it fetch a URL of their
 choice: the outbound guard (:mod:`campus_mcp.base.outbound`: HTTPS on 443, public addresses only,
 the checked address connected to, no redirects) is what stops that being used to reach the
-campus's internal network (SSRF). Each rule is held by a test in ``tests/test_oauth_cimd.py``:
+campus's internal network (SSRF). Each rule is held by a test in ``tests/oauth/test_oauth_cimd.py``:
 
 - the guard's rules;
 - 5 seconds for the whole fetch, at most 10 KB of document;

@@ -1,6 +1,6 @@
 """Storage of the authorization server: async, on the shared database.
 
-Invariants, each held by a test in ``tests/test_oauth_rules.py``:
+Invariants, each held by a test in ``tests/oauth/test_oauth_rules.py``:
 
 - a code is claimed (``used_at`` set) by one atomic UPDATE the moment a token request presents
   it, before the verifier is checked: a wrong verifier burns it, and two racing requests cannot
@@ -10,7 +10,7 @@ Invariants, each held by a test in ``tests/test_oauth_rules.py``:
   (:meth:`OAuthStore.rotate_refresh_token`), so of racing refreshes one wins, and the others,
   finding it used, revoke the family after the winner's pair is saved, not before;
 - presenting a used refresh token again (reuse: it leaked, RFC 9700 4.14.2) revokes the whole
-  family, the rotated tokens included (``tests/test_security_refresh.py``);
+  family, the rotated tokens included (``tests/oauth/test_security_refresh.py``);
 - only hashes are stored or looked up.
 """
 

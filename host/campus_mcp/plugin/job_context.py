@@ -12,7 +12,7 @@ from campus_mcp.base.settings import Settings
 
 if TYPE_CHECKING:
     # Types only: the registry reads a plugin's jobs in commands that never open the database
-    # (campus-mcp plugins), and those leave SQLAlchemy unloaded (tests/test_cli_startup.py).
+    # (campus-mcp plugins), and those leave SQLAlchemy unloaded (tests/cli/test_cli_startup.py).
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 

@@ -2,7 +2,7 @@
 door, and how it ended (issue 28, point 2). The student reads it on Recent activity, the privacy
 office with ``campus-mcp audit``.
 
-Invariants, each held by a test (tests/test_student_access.py):
+Invariants, each held by a test (tests/students/test_student_access.py):
 
 - One rule says what is recorded (:func:`touches_student_data`): a call by an app (an OAuth client,
   a personal access token, the calendar feed) to a tool or route whose permission is not one of the

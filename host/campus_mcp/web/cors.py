@@ -12,7 +12,7 @@ Two kinds of route answer cross-origin requests, and nothing else does:
   request with 403.
 
 The dashboard, the login and consent pages and the REST API use the session cookie: they never
-get a CORS header, so another site's page cannot read them (``tests/test_cors.py``).
+get a CORS header, so another site's page cannot read them (``tests/web/test_cors.py``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Scopes (seed 000 "Permissions"): ``friends:read`` for list_friends and friend_busy_times, starts
 checked. The reserved ``friends:requests``, ``friends:meetings`` and ``friends:groups`` are NOT
-registered: the host offers only scopes that some tool uses (tests/test_server_promises.py), and
+registered: the host offers only scopes that some tool uses (tests/mcp/test_server_promises.py), and
 requests and meetings are made on the dashboard's form posts, with no MCP tool yet (issue 12
 brings write tools with confirmation). Register each one with the first tool that needs it.
 """

@@ -162,7 +162,7 @@ async def seed_schedule_catalog(session: AsyncSession, today: date) -> None:
 @pytest.fixture
 async def schedule_campus(campus_factory: CampusFactory) -> CampusHarness:
     # Seed 000's "apply" (a client that cannot ask changes at once): these tests are about the
-    # schedule, not the confirmation (tests/test_confirmation_in_band.py).
+    # schedule, not the confirmation (tests/mcp/test_confirmation_in_band.py).
     harness = await campus_factory(plugins=["catalog", "schedule"], demo=False, confirmation_fallback="apply")
     async with harness.sessions() as session:
         await add_students(session)

@@ -1,6 +1,6 @@
 """The speed-ups: every mechanism that makes an answer cheaper without changing it, one module each.
 
-The rule of this package (held by tests/test_speedups_seam.py):
+The rule of this package (held by tests/base/test_speedups_seam.py):
 
 - Each mechanism has a setting that turns it off (the "Speed-ups" group of the settings, in the
   README table), and ``CAMPUS_MCP_SPEEDUPS=off`` turns every one off at once. Off, the plain path
