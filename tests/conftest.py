@@ -180,7 +180,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture
 def thread_runs(monkeypatch: pytest.MonkeyPatch) -> list[Callable[[], Any]]:
     """Every function aiosqlite's connection threads run, in order (connections opened after):
-    how the SQLite driver tests (test_sqlite_one_trip, test_sqlite_reads_here) count trips."""
+    how the SQLite driver tests (base/test_sqlite_one_trip.py) count trips."""
     ran: list[Callable[[], Any]] = []
     worker = aiosqlite.core._connection_worker_thread
 

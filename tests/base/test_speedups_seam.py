@@ -121,10 +121,10 @@ def test_the_scan_finds_a_private_name(tmp_path: Path) -> None:
 
 def test_every_switch_turns_off_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", "off")
-    monkeypatch.setenv("CAMPUS_MCP_SQLITE_READS_IN_LOOP", "true")
+    monkeypatch.setenv("CAMPUS_MCP_STATEMENT_SHAPES", "true")  # one asked for on: off still wins
     assert Switches.of(Settings()) == ALL_OFF
     monkeypatch.setenv("CAMPUS_MCP_SPEEDUPS", "on")
-    assert Switches.of(Settings()) == Switches(sqlite_reads_in_loop=True)
+    assert Switches.of(Settings()) == Switches()
     monkeypatch.setenv("CAMPUS_MCP_FAST_READS", "false")
     assert Switches.of(Settings()).fast_reads is False
     assert sqlite_driver.sqlite_module(ALL_OFF) is None  # SQLAlchemy's own adapter

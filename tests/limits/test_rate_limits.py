@@ -19,7 +19,7 @@ import httpx
 import pytest
 from campus_mcp.base import metrics
 from campus_mcp.base.addresses import client_host, networks
-from campus_mcp.limits.platforms import parse_ranges
+from campus_mcp.limits.platforms import read_ranges
 from campus_mcp.limits.policy import parse_overrides
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -180,11 +180,11 @@ def test_the_settings_and_lists_the_limits_read() -> None:
         parse_overrides(["api/user"])
     # OpenAI's published shape, a JSON list, and plain text.
     openai = json.dumps({"creationTime": "x", "prefixes": [{"ipv4Prefix": "23.102.140.112/28"}]}).encode()
-    assert parse_ranges(openai) == ["23.102.140.112/28"]
-    assert parse_ranges(b'["2001:db8::/32"]') == ["2001:db8::/32"]
-    assert parse_ranges(b"# ranges\n192.0.2.0/24\n\n") == ["192.0.2.0/24"]
+    assert read_ranges(openai)[0] == ["23.102.140.112/28"]
+    assert read_ranges(b'["2001:db8::/32"]')[0] == ["2001:db8::/32"]
+    assert read_ranges(b"# ranges\n192.0.2.0/24\n\n")[0] == ["192.0.2.0/24"]
     with pytest.raises(ValueError, match="not a network"):
-        parse_ranges(b"not-a-network\n")
+        read_ranges(b"not-a-network\n")
     # X-Forwarded-For counts only from a trusted proxy, and only its nearest untrusted hop.
     trusted = networks(["127.0.0.1"], "test")
     assert client_host("198.51.100.1", ["10.0.0.1"], trusted) == "198.51.100.1"

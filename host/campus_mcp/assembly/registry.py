@@ -31,24 +31,7 @@ from typing import Any, TypeVar
 import pluggy
 
 from campus_mcp.base.settings import Settings, config_file
-from campus_mcp.plugin import hookspecs
-from campus_mcp.plugin.contributions import (
-    AppResource,
-    Completion,
-    Connection,
-    DataSource,
-    DemoData,
-    InstructionFragment,
-    Migrations,
-    PluginInfo,
-    Prompt,
-    ResourceTemplate,
-    RouteGroup,
-    Scope,
-    StudentData,
-    Tool,
-    ToolExample,
-)
+from campus_mcp.plugin import contributions, hookspecs
 from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.settings import (
     PluginSettings,
@@ -213,7 +196,9 @@ def _unique(items: Sequence[C], kind: str, key: str) -> dict[str, C]:
     return seen
 
 
-def _check_prompts(prompts: Mapping[str, Prompt], completions: Mapping[str, Completion]) -> None:
+def _check_prompts(
+    prompts: Mapping[str, contributions.Prompt], completions: Mapping[str, contributions.Completion]
+) -> None:
     """Each prompt renders one way, and every completer it names is there: a prompt whose values
     come from a disabled plugin would otherwise complete nothing in silence."""
     for prompt in prompts.values():
@@ -237,11 +222,11 @@ _TEMPLATE_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _checked_resources(
-    resources: Mapping[str, ResourceTemplate], tools: Mapping[str, Tool]
-) -> dict[str, ResourceTemplate]:
+    resources: Mapping[str, contributions.ResourceTemplate], tools: Mapping[str, contributions.Tool]
+) -> dict[str, contributions.ResourceTemplate]:
     """The templates whose tool is offered (a plugin without its source offers neither), each a
     valid URI template whose variables are the tool's arguments, of a tool that only reads."""
-    kept: dict[str, ResourceTemplate] = {}
+    kept: dict[str, contributions.ResourceTemplate] = {}
     for key, template in resources.items():
         where = f"resource template {key!r} of plugin {template.plugin!r}"
         if not key.startswith("campus://"):
@@ -271,7 +256,7 @@ def _checked_resources(
 
 
 def _check_resource_completers(
-    resources: Mapping[str, ResourceTemplate], completions: Mapping[str, Completion]
+    resources: Mapping[str, contributions.ResourceTemplate], completions: Mapping[str, contributions.Completion]
 ) -> None:
     for template in resources.values():
         for variable, completer in template.completers.items():
@@ -290,28 +275,28 @@ class Registry:
 
     settings: Settings
     pm: pluggy.PluginManager
-    plugins: Mapping[str, PluginInfo]
-    scopes: Mapping[str, Scope]
-    tools: Mapping[str, Tool]
-    route_groups: Sequence[RouteGroup]
-    prompts: Mapping[str, Prompt]
-    completions: Mapping[str, Completion]
-    app_resources: Mapping[str, AppResource]
+    plugins: Mapping[str, contributions.PluginInfo]
+    scopes: Mapping[str, contributions.Scope]
+    tools: Mapping[str, contributions.Tool]
+    route_groups: Sequence[contributions.RouteGroup]
+    prompts: Mapping[str, contributions.Prompt]
+    completions: Mapping[str, contributions.Completion]
+    app_resources: Mapping[str, contributions.AppResource]
     jobs: Mapping[str, Job]
-    data_sources: Mapping[str, DataSource]
-    instructions: Sequence[InstructionFragment]
-    migrations: Sequence[Migrations]
-    demo_data: Sequence[DemoData]
-    tool_examples: Sequence[ToolExample]
+    data_sources: Mapping[str, contributions.DataSource]
+    instructions: Sequence[contributions.InstructionFragment]
+    migrations: Sequence[contributions.Migrations]
+    demo_data: Sequence[contributions.DemoData]
+    tool_examples: Sequence[contributions.ToolExample]
     commands: Sequence[Any]
     # Each plugin's settings object, by plugin name; only plugins with a settings model have one.
     plugin_settings: Mapping[str, PluginSettings] = dataclasses.field(default_factory=dict)
     # What else reads a student's data (a calendar feed), listed on Settings with the OAuth apps.
-    connections: Sequence[Connection] = ()
+    connections: Sequence[contributions.Connection] = ()
     # What each plugin holds about a student, for the export (campus_mcp.students.export).
-    student_data: Sequence[StudentData] = ()
+    student_data: Sequence[contributions.StudentData] = ()
     # The campus:// resource templates, by template; each the answer of one enabled read tool.
-    resources: Mapping[str, ResourceTemplate] = dataclasses.field(default_factory=dict)
+    resources: Mapping[str, contributions.ResourceTemplate] = dataclasses.field(default_factory=dict)
     _dependency_settings: dict[str, Mapping[str, Any]] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -345,7 +330,7 @@ class Registry:
 
 
 def load_plugin_settings_of(
-    infos: Sequence[PluginInfo], overrides: Mapping[str, Mapping[str, Any]] | None = None
+    infos: Sequence[contributions.PluginInfo], overrides: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, PluginSettings]:
     """Every enabled plugin's settings object, from ``[plugins.<name>]`` and ``CAMPUS_MCP_<NAME>_<KEY>``.
 
@@ -394,9 +379,11 @@ def load_plugin_settings_of(
     return loaded
 
 
-def _link_app_resources(tools: dict[str, Tool], app_resources: Mapping[str, AppResource]) -> None:
+def _link_app_resources(
+    tools: dict[str, contributions.Tool], app_resources: Mapping[str, contributions.AppResource]
+) -> None:
     """Stamp each tool with the view that draws it: its own ``app_resource`` or a view naming it."""
-    claimed: dict[str, AppResource] = {}
+    claimed: dict[str, contributions.AppResource] = {}
     for app in app_resources.values():
         for name in app.tools:
             if name in claimed:

@@ -183,13 +183,6 @@ class Settings(BaseSettings):
         default=True,
         description="SQLite: whether closing a session that only read skips the rollback SQLite would ignore.",
     )
-    sqlite_reads_in_loop: bool = Field(
-        default=False,
-        description=(
-            "SQLite, with sqlite_one_trip: whether a read seen to take under 2 ms runs on the event loop's "
-            "thread instead of aiosqlite's (stopped there past 2 ms). Opt-in: it helps only a loaded machine."
-        ),
-    )
     fast_reads: bool = Field(
         default=True,
         description=(

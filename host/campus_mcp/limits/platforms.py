@@ -102,11 +102,6 @@ def read_ranges(raw: bytes) -> tuple[list[str], dict[str, str]]:
     return sorted(found), bad
 
 
-def parse_ranges(raw: bytes) -> list[str]:
-    """The networks of a list (the entries that are not networks left out; see :func:`read_ranges`)."""
-    return read_ranges(raw)[0]
-
-
 async def read_source(source: str, settings: Settings) -> bytes:
     if source.startswith(("https://", "http://")):
         return await guarded_get(source, settings, what=WHAT, max_bytes=MAX_LIST_BYTES)

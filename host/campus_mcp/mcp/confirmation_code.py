@@ -24,7 +24,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState
 from sqlalchemy import delete, select
@@ -36,8 +36,6 @@ from campus_mcp.mcp.confirmation_state import AnsweredRequestState, still_curren
 from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange, digest
 from campus_mcp.plugin.errors import InvalidInput
 
-# What a write tool does for a client that cannot ask (Settings.confirmation_fallback).
-Fallback = Literal["in_band", "apply", "refuse"]
 FIELD = "confirmation"
 CODE_LIMIT = 1000
 CODE_VERSION = 1

@@ -159,11 +159,6 @@ class CampusHarness:
         return deployment
 
     @property
-    def campus(self) -> Deployment:
-        # The old name of ``deployment``, until the tests that read it are switched.
-        return self.deployment
-
-    @property
     def sessions(self) -> async_sessionmaker[AsyncSession]:
         return self.deployment.sessions
 

@@ -325,10 +325,6 @@ class MeetingTime(Base):
 
     section: Mapped[Section] = relationship(back_populates="meeting_times", lazy="raise")
 
-    @property
-    def day_letter(self) -> str | None:
-        return None if self.weekday is None else DAY_LETTERS[self.weekday]
-
 
 class Instructor(Base):
     """An instructor. ``pub_id`` is the public id in URLs and tool arguments (never a Banner id)."""

@@ -76,7 +76,7 @@ async def test_rest_graphql_and_tools_give_the_same_answers(campus_factory) -> N
             .all()
         )
         pub_id = (await session.execute(select(m.Instructor.pub_id).order_by(m.Instructor.id).limit(1))).scalar_one()
-    await campus.campus.engine.dispose()
+    await campus.deployment.engine.dispose()
 
     # tool and arguments; the REST path, the GraphQL field and its answer type are the tool's
     # row of the catalog's one table of operations.
@@ -104,7 +104,7 @@ async def test_rest_graphql_and_tools_give_the_same_answers(campus_factory) -> N
             response = await client.get(rest_url(path, query))
             assert response.status_code == 200, (tool, response.text)
             rest.append(response.json())
-    await campus.campus.engine.dispose()
+    await campus.deployment.engine.dispose()
 
     for (tool, arguments, _, field, type_name), rest_answer in zip(cases, rest, strict=True):
         result = await campus.call(tool, arguments, scopes=["catalog"])

@@ -6,15 +6,49 @@ demo campus, and of a section made here to hit the awkward cases."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 from campus_catalog.models import Course, Instructor, MeetingTime, Section, SectionInstructor, Term
 from campus_catalog.queries import section_rows, serialize
-from campus_catalog.schemas import SectionSummary
+from campus_catalog.schemas import SectionBrief, SectionSummary
 from campus_mcp.testing import CampusHarness
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+
+
+async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[section_rows.SectionParts]:
+    """Sections by id, in the order of ``ids``, read in the one statement get_section and
+    check_schedule read a section in (``section_rows.parts_select``), picked by id here."""
+    if not ids:
+        return []
+    statement = section_rows.parts_select(session.get_bind().dialect.name).where(Section.id.in_(list(ids)))
+    by_id = {row.id: row for row in await session.execute(statement)}
+    return section_rows.parts_of([by_id[i] for i in ids if i in by_id])
+
+
+async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:
+    """The brief form of the sections of ``crns`` in a term, from ``section_rows.BRIEF_COLUMNS``
+    (the columns check_schedule's and get_section's briefs are read from)."""
+    if not crns:
+        return []
+    statement = (
+        select(*section_rows.BRIEF_COLUMNS)
+        .join(Course, Course.id == Section.course_id)
+        .where(Section.term_id == term_id, Section.crn.in_(list(crns)))
+    )
+    return [
+        SectionBrief(
+            crn=row.crn,
+            course_code=f"{row.subject_code} {row.course_number}",
+            title=row.title or row.course_title,
+            section_number=row.section_number,
+            schedule_type=row.schedule_type,
+            cancelled=row.cancelled,
+        )
+        for row in await session.execute(statement)
+    ]
 
 
 def _clock(minutes: int | None) -> str | None:
@@ -132,11 +166,11 @@ async def test_awkward_meetings_and_instructors(catalog_campus: CampusHarness) -
 
 async def test_every_answer_read_in_one_statement_is_that_of_the_loaded_section(demo_campus: CampusHarness) -> None:
     """get_section and check_schedule read a section, its meetings, instructors and attributes in
-    one statement (``section_rows.section_parts``): the answer is ``serialize.section_out`` of the
+    one statement (``section_rows.parts_select``): the answer is ``serialize.section_out`` of the
     ORM-loaded section, and the meetings' dates are dates (the schedule checks compare them)."""
     async with demo_campus.sessions() as session:
         ids = list((await session.scalars(select(Section.id).order_by(Section.id))).all())
-        parts = await section_rows.section_parts(session, ids)
+        parts = await section_parts(session, ids)
         loaded = await serialize.load_sections(session, ids)
         assert [section_rows.answer_of(p).model_dump_json() for p in parts] == [
             serialize.section_out(s).model_dump_json() for s in loaded
@@ -151,17 +185,17 @@ async def test_no_rows_no_summaries(catalog_campus: CampusHarness) -> None:
     assert section_rows.summaries_of([]) == []
     async with catalog_campus.sessions() as session:
         assert await section_rows.section_summaries(session, [-1]) == []
-        assert await section_rows.section_parts(session, [-1]) == []
+        assert await section_parts(session, [-1]) == []
 
 
 async def test_briefs_are_those_of_each_calls_term_and_crns(catalog_campus: CampusHarness) -> None:
-    """section_briefs' statement is built once: each call still gets its own term's and CRNs' sections."""
+    """Each call gets its own term's and CRNs' sections' briefs."""
     async with catalog_campus.sessions() as session:
         spring = await session.scalar(select(Term.id).where(Term.uid == "202720"))
         fall = await session.scalar(select(Term.id).where(Term.uid == "202710"))
         assert spring is not None and fall is not None
-        labs = await section_rows.section_briefs(session, spring, ["20005", "20006"])
+        labs = await section_briefs(session, spring, ["20005", "20006"])
         assert sorted(b.crn for b in labs) == ["20005", "20006"]
-        assert [b.crn for b in await section_rows.section_briefs(session, fall, ["10001", "20005"])] == ["10001"]
-        assert [b.crn for b in await section_rows.section_briefs(session, spring, ["20004"])] == ["20004"]
-        assert await section_rows.section_briefs(session, spring, []) == []
+        assert [b.crn for b in await section_briefs(session, fall, ["10001", "20005"])] == ["10001"]
+        assert [b.crn for b in await section_briefs(session, spring, ["20004"])] == ["20004"]
+        assert await section_briefs(session, spring, []) == []

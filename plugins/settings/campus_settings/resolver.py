@@ -14,8 +14,8 @@ defaults; a university event takes its category (``university_events:<category>`
 
 An empty template counts as not set; an empty reminders list counts as set (no reminders).
 
-For the calendar feed (many events, one student): ``load_student_settings`` once, then
-``StudentSettings.resolve(event)`` per event. ``resolve_event_settings`` does both for one event.
+For one student's events (the calendar feed, a settings answer): ``load_student_settings`` once,
+then ``StudentSettings.resolve(event)`` per event.
 """
 
 from __future__ import annotations
@@ -264,10 +264,3 @@ async def load_student_settings(session: AsyncSession, student_id: int) -> Stude
         classes={row.meeting_time_id: row_fields(row) for row in classes},
         levels={row.level: row_fields(row) for row in levels},
     )
-
-
-async def resolve_event_settings(session: AsyncSession, student_id: int, event: CalendarEvent) -> ResolvedSettings:
-    """The settings of one event of the student's calendar: a class meeting
-    (:func:`class_meeting_event`), a final exam (:func:`final_exam_event`) or a university event
-    (:func:`university_event`). For many events, load once with :func:`load_student_settings`."""
-    return (await load_student_settings(session, student_id)).resolve(event)

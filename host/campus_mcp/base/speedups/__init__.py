@@ -12,8 +12,8 @@ The rule of this package (held by tests/base/test_speedups_seam.py):
 
 Mechanisms: ``fast_call`` (a read-only tools/call answered without the SDK's per-request
 machinery), ``statement_shapes`` (a search page's statement kept per shape of its filters),
-``sqlite_driver`` (one trip to aiosqlite's thread per statement; optionally quick reads
-on the event loop; no rollback sent for a connection with no transaction).
+``sqlite_driver`` (one trip to aiosqlite's thread per statement; no rollback sent for a
+connection with no transaction).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ class Switches:
     fast_reads: bool = True
     statement_shapes: bool = True
     sqlite_one_trip: bool = True
-    sqlite_reads_in_loop: bool = False
     sqlite_skip_idle_rollback: bool = True
 
     @classmethod
@@ -44,7 +43,6 @@ class Switches:
             fast_reads=on and settings.fast_reads,
             statement_shapes=on and settings.statement_shapes,
             sqlite_one_trip=on and settings.sqlite_one_trip,
-            sqlite_reads_in_loop=on and settings.sqlite_reads_in_loop,
             sqlite_skip_idle_rollback=on and settings.sqlite_skip_idle_rollback,
         )
 
@@ -60,7 +58,6 @@ ALL_OFF = Switches(
     fast_reads=False,
     statement_shapes=False,
     sqlite_one_trip=False,
-    sqlite_reads_in_loop=False,
     sqlite_skip_idle_rollback=False,
 )
 

@@ -1,4 +1,4 @@
-"""SQLite through aiosqlite with one trip to its thread per statement, and none for a quick read.
+"""SQLite through aiosqlite with one trip to its thread per statement.
 
 aiosqlite runs each sqlite3 call in a thread of the connection, and SQLAlchemy's aiosqlite
 adapter awaits four of them for every SELECT: open a cursor, execute, fetch all rows, close the
@@ -22,13 +22,6 @@ would ignore, but that aiosqlite still sends to its thread and waits for. SQLAlc
 that can skip a rollback (its dialect events cover execution and connecting only), so the DBAPI
 connection's own ``rollback()`` (PEP 249) decides, reading ``in_transaction`` without a trip.
 
-Opt-in (``sqlite_reads_in_loop``, off by default), a quick read makes no trip at all
-(:class:`ReadsHere`): a SELECT whose SQL ran in under ``QUICK_READ_S`` in the thread runs in the
-event loop's thread from then on. Even one trip is two wake-ups (the thread's, then the loop's)
-and a hand-over of the GIL each way, each waiting for a core on a loaded machine. A read run here still has its budget: SQLite's progress
-handler stops it past ``QUICK_READ_S`` (nothing of a SELECT to undo), and it runs again in the
-thread, which its SQL is sent to from then on. So the loop is never held longer than that by a
-read, and a long one still leaves the loop free while SQLite works (the thread releases the GIL).
 """
 
 from __future__ import annotations
@@ -37,11 +30,9 @@ import collections
 import functools
 import inspect
 import sqlite3
-import threading
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Any, cast
+from typing import Any
 
 import aiosqlite
 from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_connection, AsyncAdapt_dbapi_cursor
@@ -52,7 +43,6 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 )
 from sqlalchemy.util import EMPTY_DICT
 
-from campus_mcp.base.lru import LRU
 from campus_mcp.base.speedups import Switches, turned_off
 
 # What a statement brings back from the thread: description, rows, rowcount, lastrowid.
@@ -75,13 +65,6 @@ def _run_statement(connection: sqlite3.Connection, operation: str, parameters: A
         cursor.close()
 
 
-def _run_timed(connection: sqlite3.Connection, operation: str, parameters: Any) -> tuple[_Outcome, float]:
-    """:func:`_run_statement`, and the seconds it took in the thread."""
-    started = time.perf_counter()
-    outcome = _run_statement(connection, operation, parameters)
-    return outcome, time.perf_counter() - started
-
-
 def _run_many(connection: sqlite3.Connection, operation: str, seq_of_parameters: Any) -> _Outcome:
     """One statement for each set of parameters (executemany), in aiosqlite's thread."""
     cursor = connection.cursor()
@@ -90,58 +73,6 @@ def _run_many(connection: sqlite3.Connection, operation: str, seq_of_parameters:
         return cursor.description, [], cursor.rowcount, cursor.lastrowid
     finally:
         cursor.close()
-
-
-# A read that took less than this in the thread runs in the loop's thread from then on, and is
-# stopped there (to run in the thread) if it takes longer: above a demo-campus page's statements,
-# below a large campus's slow ones.
-QUICK_READ_S = 0.002
-# SQLite calls the budget's check every this many of its virtual machine instructions (tens of
-# microseconds of work each time).
-CHECK_EVERY = 4000
-# SQL texts whose speed is known, per engine: a campus's reads have a few hundred.
-MAX_READS_KNOWN = 2048
-
-
-class ReadsHere:
-    """Which reads of one engine run in the event loop's thread: the SQL texts of SELECTs seen
-    quick in aiosqlite's thread, and not since stopped for running past the budget."""
-
-    def __init__(self) -> None:
-        self._quick: LRU[str, bool] = LRU(MAX_READS_KNOWN)
-
-    def quick(self, operation: str) -> bool | None:
-        """True to run here, False to send to the thread, None when not known yet."""
-        return self._quick.get(operation)
-
-    def timed(self, operation: str, seconds: float) -> None:
-        """A read ran in the thread in ``seconds``: quick from now on, or not."""
-        self._quick.put(operation, seconds < QUICK_READ_S)
-
-    def stopped(self, operation: str) -> None:
-        """A read ran past the budget here: it goes to the thread from now on."""
-        self._quick.put(operation, False)
-
-
-class _Budget:
-    """SQLite's progress handler for a read run here: stops it once past its deadline."""
-
-    __slots__ = ("deadline", "passed")
-
-    def __init__(self) -> None:
-        self.deadline = 0.0
-        self.passed = False
-
-    def __call__(self) -> int:
-        if time.perf_counter() > self.deadline:
-            self.passed = True
-            return 1  # SQLite stops the statement: sqlite3.OperationalError "interrupted"
-        return 0
-
-
-def _select(operation: Any) -> bool:
-    # Only a SELECT: it writes nothing, so stopping it half-way and running it again is safe.
-    return isinstance(operation, str) and operation.startswith("SELECT")
 
 
 class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
@@ -192,25 +123,9 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         self._rows = collections.deque(rows)
 
     async def _execute_async(self, operation: Any, parameters: Any) -> Any:
-        # A quick read runs here without awaiting anything (a coroutine still, so that
-        # SQLAlchemy's AsyncConnection sees the await it requires).
-        adapted = cast(OneTripConnection, self._adapt_connection)
-        reads = adapted.reads if _select(operation) else None
-        if reads is not None:
-            outcome = adapted.read_here(operation, parameters)
-            if outcome is not None:
-                self._keep(outcome)
-                return self
-        async with adapted._execute_mutex:
+        async with self._adapt_connection._execute_mutex:
             connection: Any = self._connection
-            if reads is not None:
-                # Timed each time it runs in the thread: a read stopped here only because the
-                # machine took the core away is found quick again.
-                outcome, seconds = await connection._execute(_run_timed, connection._conn, operation, parameters)
-                reads.timed(operation, seconds)
-                self._keep(outcome)
-            else:
-                self._keep(await connection._execute(_run_statement, connection._conn, operation, parameters))
+            self._keep(await connection._execute(_run_statement, connection._conn, operation, parameters))
         return self
 
     async def _executemany_async(self, operation: Any, seq_of_parameters: Any) -> Any:
@@ -247,77 +162,8 @@ def _in_transaction(connection: Any) -> bool | None:
 
 
 class OneTripConnection(SQLiteConnection):
-    __slots__ = ("_budget", "_here", "_thread_busy", "reads")
+    __slots__ = ()
     _cursor_cls = OneTripCursor
-
-    def __init__(
-        self, dbapi: Any, connection: Any, reads: ReadsHere | None = None, skip_idle_rollback: bool = False
-    ) -> None:
-        super().__init__(dbapi, connection, skip_idle_rollback)
-        self.reads = reads
-        # Held while aiosqlite's thread runs anything of this connection (see _guard_thread):
-        # a read runs here only when the thread is idle, never beside it.
-        self._thread_busy = threading.Lock()
-        self._budget = _Budget()
-        # Whether reads may run here: unknown until the first one (see _may_read_here).
-        self._here: bool | None = None if reads is not None else False
-        if reads is not None:
-            _guard_thread(connection, self._thread_busy)
-
-    def read_here(self, operation: str, parameters: Any) -> _Outcome | None:
-        """The outcome of a quick read run in this (the event loop's) thread, or None: the read
-        is not known to be quick, the connection is in use or closed, or the read failed or ran
-        past its budget here (the caller then sends it to the thread, which gives any error)."""
-        reads = self.reads
-        if reads is None or reads.quick(operation) is not True or self._execute_mutex.locked():
-            return None
-        aiosqlite_connection: Any = self._connection
-        connection: sqlite3.Connection | None = aiosqlite_connection._connection
-        if connection is None or not aiosqlite_connection._running or not self._thread_busy.acquire(blocking=False):
-            return None
-        try:
-            # Not inside a write's transaction: a read there stays with the writes, in the thread.
-            if connection.in_transaction or not self._may_read_here(connection):
-                return None
-            budget = self._budget
-            budget.passed = False
-            budget.deadline = time.perf_counter() + QUICK_READ_S
-            connection.set_progress_handler(budget, CHECK_EVERY)
-            try:
-                return _run_statement(connection, operation, parameters)
-            except sqlite3.Error:
-                if budget.passed:
-                    reads.stopped(operation)
-                return None
-            finally:
-                connection.set_progress_handler(None, 0)
-        finally:
-            self._thread_busy.release()
-
-    def _may_read_here(self, connection: sqlite3.Connection) -> bool:
-        """Reads run here on a WAL database only, where a reader never waits for a writer (the
-        busy timeout's wait would hold the loop), and on a connection usable from this thread."""
-        if self._here is None:
-            try:
-                (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
-                self._here = str(mode).lower() == "wal"
-            except sqlite3.Error:  # made in the thread with check_same_thread (a custom creator)
-                self._here = False
-        return self._here
-
-
-def _guard_thread(connection: Any, busy: threading.Lock) -> None:
-    """Every function aiosqlite's thread runs for ``connection`` holds ``busy`` while it runs."""
-    execute: Callable[..., Awaitable[Any]] = connection._execute
-
-    def holding(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        with busy:
-            return fn(*args, **kwargs)
-
-    async def guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await execute(holding, fn, *args, **kwargs)
-
-    connection._execute = guarded
 
 
 class SQLiteDBAPI(AsyncAdapt_aiosqlite_dbapi):
@@ -334,20 +180,11 @@ class SQLiteDBAPI(AsyncAdapt_aiosqlite_dbapi):
 
 
 class OneTripDBAPI(SQLiteDBAPI):
-    """:class:`SQLiteDBAPI` with :class:`OneTripCursor`, and with ``reads_in_loop`` quick reads
-    run in the event loop's thread (:class:`ReadsHere`, one per engine)."""
-
-    def __init__(self, *args: Any, reads_in_loop: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.reads = ReadsHere() if reads_in_loop else None
+    """:class:`SQLiteDBAPI` with :class:`OneTripCursor`."""
 
     def connect(self, *arg: Any, **kw: Any) -> OneTripConnection:
-        # Usable from the loop's thread too; statements never overlap (the thread is held, see
-        # OneTripConnection._thread_busy), and SQLite's own serialized mode guards its calls.
-        if "async_creator_fn" not in kw:
-            kw.setdefault("check_same_thread", False)
         stock = AsyncAdapt_aiosqlite_dbapi.connect(self, *arg, **kw)
-        return OneTripConnection(self, stock._connection, self.reads, self.skip_idle_rollback)
+        return OneTripConnection(self, stock._connection, self.skip_idle_rollback)
 
 
 # The releases the adapter was written and tested against; another one turns it off until its
@@ -391,12 +228,7 @@ def sqlite_module(switches: Switches) -> SQLiteDBAPI | None:
         turned_off("sqlite_one_trip", one_trip_supported())
         one_trip = False
     if one_trip:
-        return OneTripDBAPI(
-            aiosqlite,
-            sqlite3,
-            reads_in_loop=switches.sqlite_reads_in_loop,
-            skip_idle_rollback=switches.sqlite_skip_idle_rollback,
-        )
+        return OneTripDBAPI(aiosqlite, sqlite3, skip_idle_rollback=switches.sqlite_skip_idle_rollback)
     if switches.sqlite_skip_idle_rollback:
         return SQLiteDBAPI(aiosqlite, sqlite3, skip_idle_rollback=True)
     return None

@@ -209,7 +209,7 @@ class _CourseOf:
 
 @dataclass(frozen=True)
 class _Planned:
-    """A section of the plan read as rows (``section_rows.section_parts``), with the attributes of
+    """A section of the plan read as rows (``section_rows.parts_select``), with the attributes of
     ``Section`` the checks above read: the plan needs no ORM load of seven relationships."""
 
     id: int

@@ -36,7 +36,7 @@ def _listed_crns(dialect: str, column: Any) -> Any:
 
 def _briefs(dialect: str) -> ColumnElement[Any]:
     """The briefs of the section's cross-listed and linked sections of its term, not itself, as a
-    JSON array of ``section_rows.BRIEF_COLUMNS`` rows (``section_rows.section_briefs``'s fields)."""
+    JSON array of ``section_rows.BRIEF_COLUMNS`` rows (a ``SectionBrief``'s fields)."""
     crns = union_all(_listed_crns(dialect, Section.cross_listed_crns), _listed_crns(dialect, Section.linked_crns))
     return (
         select(

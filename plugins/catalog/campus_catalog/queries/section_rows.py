@@ -42,7 +42,6 @@ from campus_catalog.schemas import (
     InstructorRef,
     PartOfTermOut,
     Seats,
-    SectionBrief,
     SectionOut,
     SectionSummary,
     TermRef,
@@ -164,16 +163,12 @@ _SECTIONS = (
 )
 
 
-def _parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
-    """Sections by id with their meetings, instructors and attributes as JSON arrays (correlated
-    subqueries on the section-id indexes): one statement for a section's answer instead of four,
-    each of which was four hops to SQLite's thread (cursor, execute, fetch, close)."""
-    return parts_select(dialect).where(Section.id.in_(_IDS))
-
-
 def parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
-    """:func:`_parts_select` without its WHERE: the caller picks the sections (get_section by
-    CRN, check_schedule by the plan's CRNs) and may add columns after these (see :func:`parts_of`)."""
+    """Sections with their meetings, instructors and attributes as JSON arrays (correlated
+    subqueries on the section-id indexes): one statement for a section's answer instead of four,
+    each of which was four hops to SQLite's thread (cursor, execute, fetch, close). Without a
+    WHERE: the caller picks the sections (get_section by CRN, check_schedule by the plan's CRNs) and
+    may add columns after these (see :func:`parts_of`)."""
 
     def aggregate(*columns: Any) -> Any:
         return select(json_list_text(dialect, *columns)).correlate(Section)
@@ -192,10 +187,6 @@ def parts_select(dialect: str) -> Select[*tuple[Any, ...]]:
         teachers.scalar_subquery().label("teachers_json"),
         attributes.scalar_subquery().label("attributes_json"),
     )
-
-
-# _parts_select per dialect, built once (the ids are the expanding parameter).
-_parts_by_id: dict[str, Select[*tuple[Any, ...]]] = {}
 
 
 def _meeting(values: list[Any]) -> MeetingRow:
@@ -217,18 +208,6 @@ class SectionParts(NamedTuple):
     meetings: list[MeetingRow]
     teachers: list[TeacherRow]
     attributes: list[AttributeRow]
-
-
-async def section_parts(session: AsyncSession, ids: Sequence[int]) -> list[SectionParts]:
-    """Sections by id, in the order of ``ids``, as rows: one statement (see :func:`_parts_select`)."""
-    if not ids:
-        return []
-    dialect = session.get_bind().dialect.name
-    statement = _parts_by_id.get(dialect)
-    if statement is None:
-        statement = _parts_by_id[dialect] = _parts_select(dialect)
-    by_id = {row.id: row for row in await session.execute(statement, {"ids": list(ids)})}
-    return parts_of([by_id[i] for i in ids if i in by_id])
 
 
 # Where parts_select puts the meetings', instructors' and attributes' aggregates, after the columns.
@@ -432,7 +411,7 @@ async def section_summaries(session: AsyncSession, ids: Sequence[int]) -> list[S
     return [by_id[i] for i in ids if i in by_id]
 
 
-# The columns of a section's brief (``serialize.section_brief``'s fields), joined to its course.
+# The columns of a section's brief (a SectionBrief's fields), joined to its course.
 BRIEF_COLUMNS = (
     Section.crn,
     Section.section_number,
@@ -443,29 +422,3 @@ BRIEF_COLUMNS = (
     Course.course_number,
     Course.title.label("course_title"),
 )
-
-
-# section_briefs' statement, built once (the CRNs are an expanding parameter).
-_BRIEFS_OF = (
-    select(*BRIEF_COLUMNS)
-    .join(Course, Course.id == Section.course_id)
-    .where(Section.term_id == bindparam("term_id"), Section.crn.in_(bindparam("crns", expanding=True)))
-)
-
-
-async def section_briefs(session: AsyncSession, term_id: int, crns: Sequence[str]) -> list[SectionBrief]:
-    """The brief form of the sections of ``crns`` in a term (``serialize.section_brief``'s fields)."""
-    if not crns:
-        return []
-    rows = await session.execute(_BRIEFS_OF, {"term_id": term_id, "crns": list(crns)})
-    return [
-        SectionBrief(
-            crn=row.crn,
-            course_code=f"{row.subject_code} {row.course_number}",
-            title=row.title or row.course_title,
-            section_number=row.section_number,
-            schedule_type=row.schedule_type,
-            cancelled=row.cancelled,
-        )
-        for row in rows
-    ]

@@ -31,7 +31,6 @@ from campus_catalog.schemas import (
     RatingSummary,
     ReviewOut,
     Seats,
-    SectionBrief,
     SectionOut,
     TermRef,
     Waitlist,
@@ -178,17 +177,6 @@ def where_taught(instructional_method: str | None, campus_name: str | None) -> s
     if (instructional_method or "").lower().startswith("online"):
         return "Online"
     return campus_name
-
-
-def section_brief(section: Section) -> SectionBrief:
-    return SectionBrief(
-        crn=section.crn,
-        course_code=section.course.code,
-        title=section.title or section.course.title,
-        section_number=section.section_number,
-        schedule_type=section.schedule_type,
-        cancelled=section.cancelled,
-    )
 
 
 def instructor_brief(instructor: Instructor) -> InstructorBrief:

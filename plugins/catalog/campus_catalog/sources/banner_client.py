@@ -197,13 +197,6 @@ class BannerClient:
             raise UnreadableResponse(f"getFacultyMeetingTimes of CRN {crn} is not a JSON object", kind="parse")
         return data
 
-    async def enrollment_info(self, term: str, crn: str) -> str:
-        """Seats and waitlist of one section, as Banner's HTML fragment."""
-        response = await self.request(
-            "GET", "searchResults/getEnrollmentInfo", params={"term": term, "courseReferenceNumber": crn}
-        )
-        return response.text
-
     async def section_prerequisites(self, term: str, crn: str) -> str:
         response = await self.request(
             "GET", "searchResults/getSectionPrerequisites", params={"term": term, "courseReferenceNumber": crn}
