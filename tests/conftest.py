@@ -68,6 +68,7 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     ),
     "test_distributions.py::test_server_json_is_in_step_with_the_product_and_the_registry_rules": "files only",
     "test_distributions.py::test_server_json_out_of_step_is_named_with_what_to_do": "files only",
+    "test_distributions.py::test_every_dependency_is_a_range_and_the_pins_are_inside_it": "files only",
     "test_engine_independent_marker.py": "collects a copy of this conftest in a folder of its own; no database",
     "cli/test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"

@@ -162,3 +162,38 @@ async def test_the_bundle_runs_campus_mcp_stdio_with_the_students_token_and_data
     assert {"search_sections", "my_courses", "list_friends"} <= tools
     assert not courses.is_error, courses.content
     assert (courses.structured_content or {}).get("courses") is not None, courses.structured_content
+
+
+def test_every_dependency_is_a_range_and_the_pins_are_inside_it() -> None:
+    """pyproject.toml of the host and of each family names ranges, so a campus's own plugin can
+    install beside them with another version of a shared library; constraints.txt alone pins
+    (issue 36), and each pin is one the range allows."""
+    from packaging.requirements import Requirement
+
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        name, _, version = line.partition("==")
+        pins[name.strip().lower().replace("_", "-")] = version.strip()
+    projects = [
+        ROOT / "pyproject.toml",
+        *sorted(ROOT.glob("plugins/*/pyproject.toml")),
+        *ROOT.glob("examples/*/pyproject.toml"),
+    ]
+    exact, outside = [], []
+    for path in projects:
+        project = tomllib.loads(path.read_text())["project"]
+        requirements = [*project.get("dependencies", ())]
+        for extra in project.get("optional-dependencies", {}).values():
+            requirements.extend(extra)
+        for text in requirements:
+            requirement = Requirement(text)
+            name = requirement.name.lower().replace("_", "-")
+            if name.startswith("campus-mcp"):
+                continue  # this repository's own distributions
+            where = f"{path.relative_to(ROOT)}: {text}"
+            if any(spec.operator in ("==", "===") for spec in requirement.specifier):
+                exact.append(where)
+            if name in pins and not requirement.specifier.contains(pins[name], prereleases=True):
+                outside.append(f"{where} (constraints.txt: {pins[name]})")
+    assert not exact, "a range in pyproject.toml, the exact version in constraints.txt: " + "; ".join(exact)
+    assert not outside, "constraints.txt pins a version the range leaves out: " + "; ".join(outside)
