@@ -73,9 +73,15 @@ ACCOUNTS: dict[str, dict[str, Any]] = {
     "google": {
         "claims": {"name": "Google Student", "email": "s3003@students.campus.example", "hd": "students.campus.example"}
     },
+    # Students whose provider account carries an id that must not name s2001 (issue 35.10).
+    "mallory": {"claims": {"preferred_username": "s2001 attacker", "groups": ["student"]}},
+    "zero-width": {"claims": {"preferred_username": "s2001\u200b", "groups": ["student"]}},
+    "escape": {"claims": {"preferred_username": "s2001\u001b[0m", "groups": ["student"]}},
+    "look-alike": {"claims": {"preferred_username": "\u04552001", "groups": ["student"]}},
+    "two-ids": {"claims": {"preferred_username": ["s2001", "s2002"], "groups": ["student"]}},
 }
 # The campuses of this module are served on these ports, registered with the provider up front.
-PORTS = [free_port() for _ in range(12)]
+PORTS = [free_port() for _ in range(16)]
 ADMIT_STUDENTS = {"oidc_admit_claim": "groups", "oidc_admit_values": ["student"]}
 SCOPES = "openid profile email groups campus"
 
@@ -443,3 +449,53 @@ async def test_disabling_an_idp_student_ends_everything_they_hold_at_once(
             assert (await idp_sign_in(again, base, "ada")).url.path == "/dashboard"
     nobody = await asyncio.to_thread(cli.invoke, main, ["students", "disable", "nobody"])
     assert nobody.exit_code != 0 and "no student with the username or campus id 'nobody'" in nobody.output
+
+
+# --- the student id: taken whole, of the campus's form (issue 35.10) ----------------------------
+
+UNSAFE_IDS = {
+    "mallory": "contains a space",
+    "zero-width": "contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "escape": "contains a control character (U+001B)",
+    "look-alike": "contains the character \u0455 (U+0455 CYRILLIC SMALL LETTER DZE), which is not plain ASCII",
+    "two-ids": "sent 2 different student ids",
+}
+
+
+async def test_an_id_claim_with_a_space_or_a_hidden_character_does_not_take_over_a_feed_student(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    # The nightly feed made s2001's record before s2001 ever signed in; accounts whose
+    # preferred_username only looks like s2001, or holds it cut at a space, must not get it.
+    campus, served = await serve_campus(
+        campus_factory,
+        idp,
+        PORTS[11],
+        plugins=["catalog", "schedule"],
+        demo=True,
+        oidc_student_id_claim="preferred_username",
+    )
+    async with campus.sessions() as session:
+        term_uid, crn = (
+            await session.execute(
+                select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 1).limit(1)
+            )
+        ).one()
+        await import_enrollments(session, f"student,term,crn\ns2001,{term_uid},{crn}\n", create_students=True)
+    async with served as base:
+        for login, words in UNSAFE_IDS.items():
+            async with httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
+                refused = await idp_sign_in(browser, base, login)
+                assert refused.status_code == 403, (login, refused.text)
+                assert "You cannot sign in to this service" in refused.text
+                assert "Your campus account&#x27;s student id (the preferred_username claim)" in refused.text or (
+                    login == "two-ids"
+                ), refused.text
+                assert words in refused.text, (login, refused.text)
+                assert "\u200b" not in refused.text and "\x1b" not in refused.text  # named, never echoed
+                assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
+    s2001 = await student_named(campus, "s2001")
+    assert s2001 is not None and s2001.oidc_subject is None  # still the feed's, unclaimed
+    async with campus.sessions() as session:
+        linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
+        assert list(linked) == []

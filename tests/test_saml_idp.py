@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
+from campus_mcp.accounts import Student, student_for_feed
 from campus_mcp.oauth import saml
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
@@ -76,6 +76,12 @@ ACCOUNTS: dict[str, dict[str, list[str]]] = {
     },
     # Signed in by the IdP, not a student: staff.
     "alan": {EPPN: ["alan@campus.example"], DISPLAY_NAME: ["Alan Turing"], AFFILIATION: ["staff", "member"]},
+    # Students whose id attribute must not name S2001 (issue 35.10).
+    "mallory": {AFFILIATION: ["student"], STUDENT_ID: ["S2001 attacker"]},
+    "trailing": {AFFILIATION: ["student"], STUDENT_ID: ["S2001 "]},
+    "zero-width": {AFFILIATION: ["student"], STUDENT_ID: ["S2001\u200b"]},
+    "look-alike": {AFFILIATION: ["student"], STUDENT_ID: ["\u04052001"]},
+    "two-ids": {AFFILIATION: ["student"], STUDENT_ID: ["S2001", "S2002"]},
 }
 HELP = "the Registrar's help desk (help@campus.example)"
 # The campus's mapping: the student id is the campus's own attribute (by OID), admission by affiliation.
@@ -285,6 +291,35 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
         assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
     async with campus.sessions() as session:
         assert (await session.execute(select(Student).where(Student.display_name == "Alan Turing"))).first() is None
+
+
+SAML_UNSAFE_IDS = {
+    "mallory": "contains a space",
+    "trailing": "contains a space",
+    "zero-width": "contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "look-alike": "(U+0405 CYRILLIC CAPITAL LETTER DZE), which is not plain ASCII",
+    "two-ids": "sent 2 different student ids",
+}
+
+
+async def test_a_student_id_attribute_with_a_space_or_a_hidden_character_does_not_take_over_a_feed_student(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with saml_campus(campus_factory, idp) as (campus, base):
+        async with campus.sessions() as session, session.begin():
+            await student_for_feed(session, "S2001")  # the nightly feed's record of S2001, not signed in yet
+        for login, words in SAML_UNSAFE_IDS.items():
+            async with httpx.AsyncClient(timeout=30) as browser:
+                refused = await idp_sign_in(browser, base, login)
+                assert refused.status_code == 403, (login, refused.text)
+                assert words in refused.text, (login, refused.text)
+                assert "\u200b" not in refused.text  # named, never echoed
+                assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
+    s2001 = await student_named(campus, "s2001")
+    assert s2001 is not None and s2001.oidc_subject is None
+    async with campus.sessions() as session:
+        linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
+        assert list(linked) == []
 
 
 async def test_the_shibboleth_recipes_mapping_signs_in_by_eppn_and_scoped_affiliation(

@@ -29,6 +29,7 @@ from joserfc.jwk import KeySet
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
+from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
@@ -59,8 +60,14 @@ def _header(id_token: str) -> dict[str, Any]:
     return header
 
 
+def _id_value(value: Any) -> bool:
+    """A claim value that can be an id: a string or a whole number (not a bool, a float or an object)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def claim_values(value: Any) -> list[str]:
-    """A claim as a list of strings: one string, a list of them, or space-separated (scope-like)."""
+    """An admit claim as a list of strings: one string, a list of them, or space-separated
+    (scope-like). Not for the student id, which is taken whole (``OidcClient.campus_id``)."""
     if isinstance(value, str):
         return value.split() if " " in value.strip() else [value]
     if isinstance(value, list):
@@ -217,14 +224,14 @@ class OidcClient:
             )
 
     def campus_id(self, claims: dict[str, Any]) -> str:
+        """The student id claim, whole (``campus_id``): a string is one id, never split at spaces."""
         name = self.settings.oidc_student_id_claim
-        values = claim_values(claims.get(name))
-        if not values or not values[0].strip():
-            raise OidcRefused(
-                f"Your campus account did not tell this service your student id (the {name} claim). "
-                f"Ask {self.settings.oidc_help_contact} to release it to this service."
-            )
-        return values[0]
+        value = claims.get(name)
+        values = [str(v) for v in (value if isinstance(value, list) else [value]) if _id_value(v)]
+        try:
+            return checked_campus_id(values, source=f"the {name} claim", settings=self.settings)
+        except CampusIdRefused as exc:
+            raise OidcRefused(str(exc)) from exc
 
     async def student(self, session: AsyncSession, claims: dict[str, Any]) -> Student:
         """The admitted person's student record (created or attached now); OidcRefused otherwise."""

@@ -33,6 +33,7 @@ import anyio
 import anyio.to_thread
 import httpx
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
+from saml2.attributemaps import saml_uri
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.md import NAMESPACE as MD_NAMESPACE
@@ -48,6 +49,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp.accounts import IdentityRefused, Student, campus_id_of, oidc_student
 from campus_mcp.confirmation_state import AnsweredRequestState
 from campus_mcp.db import utcnow
+from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
 from campus_mcp.settings import Settings
@@ -215,19 +217,23 @@ class SamlIdentity:
     expires: datetime
 
 
+# pysaml2's map of the common attributes' URI names (the eduPerson and inetOrgPerson OIDs) to their
+# friendly names, for an IdP that sends an attribute without its FriendlyName.
+_OID_NAMES = {str(oid).lower(): str(friendly) for oid, friendly in saml_uri.MAP["fro"].items()}
+
+
 def attributes_of(response: AuthnResponse) -> dict[str, list[str]]:
-    """The assertion's attributes by name and by friendly name, both lower-cased."""
+    """The assertion's attributes by name and by friendly name, both lower-cased, their values as
+    sent: a student id is taken whole (``campus_id``), not trimmed as pysaml2's ``ava`` does."""
     found: dict[str, list[str]] = {}
     assertion = response.assertion
     for statement in getattr(assertion, "attribute_statement", None) or []:
         for attribute in statement.attribute:
-            values = [str(value.text).strip() for value in attribute.attribute_value if value.text]
-            for name in (attribute.name, attribute.friendly_name):
-                if name:
-                    found.setdefault(str(name).lower(), []).extend(values)
-    # pysaml2's own map knows the friendly names of the common OIDs an IdP sends without one.
-    for name, values in (response.ava or {}).items():
-        found.setdefault(str(name).lower(), [str(value) for value in values])
+            values = [str(value.text) for value in attribute.attribute_value if value.text]
+            names = {str(name).lower() for name in (attribute.name, attribute.friendly_name) if name}
+            names |= {_OID_NAMES[name].lower() for name in names if name in _OID_NAMES}
+            for name in names:
+                found.setdefault(name, []).extend(values)
     return found
 
 
@@ -350,8 +356,8 @@ class SamlClient:
             return
         admitted = {value.lower() for value in self.settings.saml_admit_values}
         # eduPersonScopedAffiliation carries a scope (student@campus.edu): the part before @ counts too.
-        values = self._values(identity, name)
-        if not any(value.lower() in admitted or value.split("@")[0].lower() in admitted for value in values):
+        values = [value.strip().lower() for value in self._values(identity, name)]
+        if not any(value in admitted or value.split("@")[0] in admitted for value in values):
             raise SamlRefused(
                 "Your campus account signed in, but this service is for students, and your account "
                 f"is not listed as one ({name} does not include "
@@ -363,13 +369,13 @@ class SamlClient:
         """The admitted person's student record (created or attached now); SamlRefused otherwise."""
         self.admitted(identity)
         name = self.settings.saml_student_id_attribute
-        ids = [value for value in self._values(identity, name) if value.strip()]
-        if not ids:
-            raise SamlRefused(
-                f"Your campus account did not tell this service your student id (the {name} attribute). "
-                f"Ask {self.settings.oidc_help_contact} to release it to this service."
+        try:
+            the_id = checked_campus_id(
+                self._values(identity, name), source=f"the {name} attribute", settings=self.settings
             )
-        subject = identity.subject or "student-id:" + campus_id_of(ids[0])
+        except CampusIdRefused as exc:
+            raise SamlRefused(str(exc)) from exc
+        subject = identity.subject or "student-id:" + campus_id_of(the_id)
         names = self._values(identity, self.settings.saml_display_name_attribute)
         mails = self._values(identity, "mail")
         try:
@@ -377,8 +383,8 @@ class SamlClient:
                 session,
                 identity.issuer,
                 subject,
-                campus_id=ids[0],
-                display_name=names[0] if names else ids[0],
+                campus_id=the_id,
+                display_name=names[0] if names else the_id,
                 email=mails[0] if mails else None,
             )
         except IdentityRefused as exc:
