@@ -356,6 +356,13 @@ HOSTILE: dict[str, tuple[dict[str, Any], str]] = {
     "wrong audience": ({"aud": "another-app"}, "was made for another application"),
     "expired": ({"exp": int(time.time()) - 3600, "iat": int(time.time()) - 7200}, "has expired"),
     "replayed nonce": ({"nonce": "the-nonce-of-an-earlier-sign-in"}, "belongs to another sign-in"),
+    # OpenID Connect Core 3.1.3.7: several audiences need this client as the authorized party.
+    "several audiences, no azp": ({"aud": ["another-app", CLIENT_ID]}, "was made for another application"),
+    "several audiences, azp another app": (
+        {"aud": [CLIENT_ID, "another-app"], "azp": "another-app"},
+        "was made for another application",
+    ),
+    "azp another app": ({"azp": "another-app"}, "was made for another application"),
 }
 
 
@@ -372,6 +379,18 @@ async def test_a_hostile_id_token_is_refused_in_words(campus_factory: CampusFact
     # The same token without the fault passes: the refusal is for the fault alone.
     good = jwt.encode({"alg": "RS256", "kid": key.kid}, _claims(idp), key)
     assert (await client.verify(document, good, "n-1"))["sub"] == "ada"
+
+
+async def test_an_id_token_for_several_audiences_is_taken_when_this_client_is_its_authorized_party(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    campus = await campus_factory(plugins=[], oidc_issuer=idp.issuer, oidc_client_id=CLIENT_ID)
+    client = OidcClient(campus.settings)
+    document = await client.discover()
+    key = idp.keys[0]
+    for claims in ({"aud": [CLIENT_ID, "an-api"], "azp": CLIENT_ID}, {"aud": [CLIENT_ID]}, {"azp": CLIENT_ID}):
+        token = jwt.encode({"alg": "RS256", "kid": key.kid}, _claims(idp, **claims), key)
+        assert (await client.verify(document, token, "n-1"))["sub"] == "ada", claims
 
 
 async def test_an_id_token_with_a_forged_signature_is_refused(campus_factory: CampusFactory, idp: CampusIdp) -> None:

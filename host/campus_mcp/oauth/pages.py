@@ -360,8 +360,13 @@ def error_body(title: str, message: str) -> str:
 
 def sign_in_refused(exc: Exception, *, product: str, admitted: bool) -> Response[str]:
     """The page after an identity provider's answer that signs nobody in (OIDC, SAML and CAS alike):
-    403 for a person the campus does not admit here, 400 for an answer that failed its checks."""
+    403 for a person the campus does not admit here, 400 for an answer that failed its checks, and
+    the error's own ``status`` when it has one (502: the campus sign-in service did not answer)."""
     if not admitted:
         body = error_body("You cannot sign in to this service", str(exc))
         return html_response(page("Not admitted", body, product=product), status=403)
-    return html_response(page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=product), status=400)
+    status = getattr(exc, "status", 400)
+    return html_response(
+        page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=product),
+        status=status if isinstance(status, int) else 400,
+    )
