@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ from tests.support.saml_idp import (
     clock_behind,
     form_value,
     key_and_certificate,
+    recipient,
     running_saml_idp,
 )
 
@@ -266,6 +268,51 @@ async def test_a_sign_in_logs_neither_the_assertion_nor_the_students_attributes(
         assert secret not in logged, secret
 
 
+def with_signature_object(saml_response: str) -> str:
+    """The IdP's signed answer with a ds:Object added to the assertion's signature (unsigned data a
+    verifier must refuse): pysaml2 refuses it, quoting the whole document in its error."""
+    xml = base64.b64decode(saml_response).decode()
+    changed = re.sub(r"</(\w+:)?Signature>", r"<\1Object>extra</\1Object></\1Signature>", xml, count=1)
+    assert changed != xml
+    return base64.b64encode(changed.encode()).decode()
+
+
+FAILURES = {
+    "altered": lambda idp, r: altered(idp.response(r, "ada")[1]),
+    "forged, encrypted": lambda idp, r: idp.response(r, "ada", forged=True, encrypt=True)[1],
+    "signature with an Object": lambda idp, r: with_signature_object(idp.response(r, "ada")[1]),
+    "wrong recipient": lambda idp, r: idp.response(r, "ada", edit=recipient("https://elsewhere.example/acs"))[1],
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+async def test_a_failed_sign_in_logs_neither_the_assertion_nor_the_students_attributes(
+    campus_factory: CampusFactory, idp: SamlIdp, caplog: pytest.LogCaptureFixture, tmp_path: Path, failure: str
+) -> None:
+    # pysaml2 puts whole assertions (the student's e-mail, name, affiliation and id) into its ERROR
+    # lines: a decrypted assertion whose signature fails, a document whose signature breaks the
+    # profile. What the server writes says why, without them.
+    key, cert = key_and_certificate(tmp_path, "sp")
+    caplog.set_level(logging.DEBUG)
+    page, _campus = await refused_answer(
+        campus_factory,
+        idp,
+        lambda r: FAILURES[failure](idp, r),
+        saml_sp_key_file=str(key),
+        saml_sp_cert_file=str(cert),
+    )
+    assert page.status_code == 400
+    library = [r for r in caplog.records if r.name.split(".")[0] == "saml2"]
+    assert library, "pysaml2 says why it refused"
+    written = caplog.text  # each line as a handler formats it, tracebacks included
+    for secret in ("ada@campus.example", "Ada Lovelace", "S1001", "SignatureValue", "AttributeValue"):
+        assert secret not in written, (failure, secret)
+    assert all(len(r.getMessage()) <= 2000 for r in library), failure
+    if failure == "signature with an Object":  # the line still says why, without the document
+        assert any("Signature failed to meet constraints on xmldsig" in r.getMessage() for r in library)
+        assert any("[SAML document removed]" in r.getMessage() for r in library)
+
+
 async def test_the_same_student_signs_in_again_as_the_same_record(campus_factory: CampusFactory, idp: SamlIdp) -> None:
     # The IdP sends a transient NameID (new at each sign-in): the student id attribute keeps them one.
     async with saml_campus(campus_factory, idp) as (campus, base):
@@ -424,6 +471,18 @@ async def test_an_assertion_for_another_service_is_refused(campus_factory: Campu
     page, _campus = await refused_answer(campus_factory, idp, lambda r: idp.response(r, "ada", edit=audience(other))[1])
     assert page.status_code == 400
     assert "The sign-in answer was made for another application" in page.text and START_AGAIN in page.text
+
+
+async def test_an_assertion_for_another_recipient_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    # Signed by the IdP, for this SP (Audience), but its bearer confirmation names another consumer
+    # URL: the assertion was made to be presented elsewhere (SAML profiles 4.1.4.2).
+    elsewhere = "https://other-service.campus.example/Shibboleth.sso/SAML2/POST"
+    page, campus = await refused_answer(
+        campus_factory, idp, lambda r: idp.response(r, "ada", edit=recipient(elsewhere))[1]
+    )
+    assert page.status_code == 400
+    assert "The sign-in answer was made to be presented to another address" in page.text and START_AGAIN in page.text
+    assert await student_named(campus, "s1001") is None
 
 
 @pytest.mark.parametrize(("skew", "admitted"), [(0, False), (120, True)])

@@ -253,3 +253,15 @@ def audience(entity_id: str) -> Callable[[str], str]:
         return re.sub(r"(<[\w:]*Audience>)[^<]*(</)", rf"\g<1>{escape(entity_id)}\g<2>", xml)
 
     return change
+
+
+def recipient(url: str) -> Callable[[str], str]:
+    """An edit: the bearer confirmation's Recipient (where the assertion may be presented) changed,
+    as an assertion made for another service's consumer URL has it."""
+
+    def change(xml: str) -> str:
+        changed = re.sub(r'Recipient="[^"]*"', f'Recipient="{escape(url)}"', xml)
+        assert changed != xml
+        return changed
+
+    return change

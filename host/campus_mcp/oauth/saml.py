@@ -22,7 +22,6 @@ and the NameID stand for the issuer and subject.
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 import time
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from campus_mcp.db import utcnow
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.saml_logs import quiet_saml_logs
 from campus_mcp.settings import Settings
 
 METADATA_PATH = "/saml/metadata"
@@ -67,8 +67,9 @@ UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few 
 # The rows of assertions used (in the one-time values' table) begin with this.
 SEEN_PREFIX = "saml:"
 # pysaml2's INFO and DEBUG lines carry the NameID and whole assertions (a bearer credential, and
-# the student's attributes): only its warnings and errors reach the logs.
-logging.getLogger("saml2").setLevel(logging.WARNING)
+# the student's attributes), and its errors quote whole documents: only its warnings and errors
+# reach the logs, with the documents cut out (saml_logs).
+quiet_saml_logs()
 
 # The IdP's metadata by source, for this process: (fetched at, XML).
 _metadata: dict[str, tuple[float, str]] = {}
@@ -260,6 +261,11 @@ def _words(exc: Exception) -> str:
         )
     if "AudienceRestrictions" in text:
         return f"The sign-in answer was made for another application, so it was refused. {START_AGAIN}"
+    if "recipient" in text.lower():
+        return (
+            "The sign-in answer was made to be presented to another address than this service's, so it "
+            f"was refused. {START_AGAIN}"
+        )
     return f"The campus sign-in service sent a sign-in answer that does not check out, so it was refused. {START_AGAIN}"
 
 
@@ -315,8 +321,15 @@ class SamlClient:
         client = await self._client()
 
         def parse() -> AuthnResponse | None:
+            # pysaml2 checks the bearer confirmation's Recipient only when it is given conv_info: then
+            # against the ACS URLs, and against conv_info["entity_id"] if there is one. There is none
+            # here, so only this SP's ACS URL passes (SAML profiles 4.1.4.2: the Recipient is the
+            # location the assertion is presented to, not the entity id).
             return client.parse_authn_request_response(
-                saml_response, BINDING_HTTP_POST, outstanding={request_id: "campus-mcp"}
+                saml_response,
+                BINDING_HTTP_POST,
+                outstanding={request_id: "campus-mcp"},
+                conv_info={"recipient": self.settings.base_url + ACS_PATH},
             )
 
         try:
