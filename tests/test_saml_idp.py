@@ -27,6 +27,7 @@ import httpx2
 import pytest
 from campus_mcp.accounts import Student, student_for_feed
 from campus_mcp.oauth import saml
+from campus_mcp.oauth.saml_algorithms import DIGESTS, SIGNING
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
@@ -43,6 +44,7 @@ from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
+from saml2.xmldsig import DIGEST_SHA1, SIG_RSA_SHA1, SIG_RSA_SHA256
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
@@ -485,6 +487,42 @@ async def test_an_assertion_for_another_recipient_is_refused(campus_factory: Cam
     assert await student_named(campus, "s1001") is None
 
 
+async def test_the_sp_metadata_advertises_sha256_or_better_only(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    async with saml_campus(campus_factory, idp) as (_campus, base), httpx.AsyncClient(timeout=30) as http:
+        published = (await http.get(f"{base}/saml/metadata")).text
+    algorithms = re.findall(r'<[\w:]*(DigestMethod|SigningMethod) Algorithm="([^"]+)"', published)
+    assert {alg for _kind, alg in algorithms} == {*SIGNING, *DIGESTS}
+    for weak in ("md5", "sha1", "sha224", "ripemd160"):
+        assert not [alg for _kind, alg in algorithms if alg.endswith(("#" + weak, "-" + weak))], weak
+
+
+async def test_a_signed_authn_request_is_signed_with_sha256(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
+) -> None:
+    key, cert = key_and_certificate(tmp_path, "sp")
+    sp_keys = {"saml_sp_key_file": str(key), "saml_sp_cert_file": str(cert)}
+    async with saml_campus(campus_factory, idp, **sp_keys) as (_campus, base), httpx.AsyncClient(timeout=30) as http:
+        started = await http.get(f"{base}/login/saml", params={"next": "/dashboard"})
+    query = parse_qs(urlsplit(started.headers["location"]).query)
+    assert query["SigAlg"] == [SIG_RSA_SHA256] and query["Signature"]
+
+
+@pytest.mark.parametrize(
+    ("sign_alg", "digest_alg", "named"),
+    [(SIG_RSA_SHA1, DIGEST_SHA1, "rsa-sha1"), (SIG_RSA_SHA256, DIGEST_SHA1, "sha1")],
+)
+async def test_an_assertion_signed_with_sha1_is_refused(
+    campus_factory: CampusFactory, idp: SamlIdp, sign_alg: str, digest_alg: str, named: str
+) -> None:
+    # Signed by the IdP's own key, valid in every other way: only the algorithm is old.
+    page, campus = await refused_answer(
+        campus_factory, idp, lambda r: idp.response(r, "ada", sign_alg=sign_alg, digest_alg=digest_alg)[1]
+    )
+    assert page.status_code == 400, page.text
+    assert f"signed with an algorithm this service does not accept (older than SHA-256: {named})" in page.text
+    assert await student_named(campus, "s1001") is None
+
+
 @pytest.mark.parametrize(("skew", "admitted"), [(0, False), (120, True)])
 async def test_the_clock_skew_setting_bounds_how_late_an_answer_may_be(
     campus_factory: CampusFactory, idp: SamlIdp, skew: int, admitted: bool
@@ -597,6 +635,8 @@ async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
         # A changed copy: the sign-in service's address moved to another host after signing.
         "altered": signed.replace(f"{idp.base}/idp/sso", "http://127.0.0.1:9/idp/sso"),
         "unsigned": idp.metadata(),
+        # Signed by the right key, with a hash that has practical collisions.
+        "sha1": idp.metadata(signed=True, sign_alg=SIG_RSA_SHA1, digest_alg=DIGEST_SHA1),
     }
     check = {"saml_idp_metadata_cert": str(idp.key[1])}
     for name, xml in documents.items():
@@ -606,11 +646,16 @@ async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
         httpx.AsyncClient(timeout=30) as browser,
     ):
         assert (await idp_sign_in(browser, base, "grace")).url.path == "/dashboard"
-    for name in ("altered", "unsigned"):
+    refusals = {
+        "altered": "its metadata is not signed by the expected certificate",
+        "unsigned": "its metadata is not signed by the expected certificate",
+        "sha1": "its metadata is signed with rsa-sha1, older than SHA-256",
+    }
+    for name, words in refusals.items():
         async with (
             saml_campus(campus_factory, idp, saml_idp_metadata=str(tmp_path / f"{name}.xml"), **check) as (_c, base),
             httpx.AsyncClient(timeout=30) as browser,
         ):
             page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
         assert page.status_code == 502, name
-        assert "its metadata is not signed by the expected certificate" in page.text, name
+        assert words in page.text, name

@@ -36,11 +36,11 @@ from saml2.attributemaps import saml_uri
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.md import NAMESPACE as MD_NAMESPACE
-from saml2.metadata import create_metadata_string
+from saml2.metadata import entity_descriptor, metadata_tostring_fix
 from saml2.response import AuthnResponse, StatusError, UnsolicitedResponse
 from saml2.saml import NAMEID_FORMAT_PERSISTENT
 from saml2.sigver import SigverError, get_xmlsec_binary, security_context
-from saml2.validate import ResponseLifetimeExceed, ToEarly
+from saml2.validate import ResponseLifetimeExceed, ToEarly, valid_instance
 from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -51,6 +51,13 @@ from campus_mcp.db import utcnow
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
 from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.saml_algorithms import (
+    DIGESTS,
+    SIGNING,
+    keep_strong_algorithms,
+    weak_algorithm,
+    weak_algorithm_in,
+)
 from campus_mcp.oauth.saml_logs import quiet_saml_logs
 from campus_mcp.settings import Settings
 
@@ -114,6 +121,12 @@ async def _checked(xml: str, settings: Settings) -> str:
             "The campus sign-in is not set up correctly (its metadata is not signed by the expected "
             "certificate); tell your campus IT."
         )
+    weak = weak_algorithm_in(xml) if settings.saml_idp_metadata_cert else None
+    if weak is not None:
+        raise SamlError(
+            "The campus sign-in is not set up correctly (its metadata is signed with "
+            f"{weak.rsplit('#', 1)[-1]}, older than SHA-256); tell your campus IT."
+        )
     return xml
 
 
@@ -167,6 +180,10 @@ def sp_config(settings: Settings, idp_xml: str | None) -> SPConfig:
                 "authn_requests_signed": bool(settings.saml_sp_key_file),
                 "name_id_format": [NAMEID_FORMAT_PERSISTENT],
                 "name_id_format_allow_create": True,
+                # AuthnRequests this SP signs (with a key set) use SHA-256, as the metadata advertises.
+                # pysaml2 reads these per service (``_sp_signing_algorithm``); at the top they are ignored.
+                "signing_algorithm": SIGNING[0],
+                "digest_algorithm": DIGESTS[0],
             }
         },
         "accepted_time_diff": settings.saml_clock_skew_seconds,
@@ -188,8 +205,13 @@ def sp_config(settings: Settings, idp_xml: str | None) -> SPConfig:
 
 
 def sp_metadata(settings: Settings) -> str:
-    """This service provider's metadata, for the campus to register with its IdP or federation."""
-    xml: bytes = create_metadata_string(None, config=sp_config(settings, None), valid=None)
+    """This service provider's metadata, for the campus to register with its IdP or federation:
+    pysaml2's (``create_metadata_string`` without signing), with only the SHA-256-or-better
+    algorithms advertised (``saml_algorithms``)."""
+    entity = entity_descriptor(sp_config(settings, None))
+    keep_strong_algorithms(entity)
+    valid_instance(entity)
+    xml: bytes = metadata_tostring_fix(entity, {"xs": "http://www.w3.org/2001/XMLSchema"}, None)
     return xml.decode()
 
 
@@ -338,6 +360,13 @@ class SamlClient:
             raise SamlError(_words(exc)) from exc
         if response is None or response.assertion is None or response.name_id is None:
             raise SamlError(_words(ValueError("no assertion")))
+        weak = weak_algorithm(response)
+        if weak is not None:
+            raise SamlError(
+                "The sign-in answer is signed with an algorithm this service does not accept (older than "
+                f"SHA-256: {weak.rsplit('#', 1)[-1]}), so it was refused. Tell your campus IT: the identity "
+                "provider should sign with SHA-256, as this service's metadata asks."
+            )
         issuer = str(response.issuer())
         if issuer != pending.get("idp"):
             raise SamlError(
