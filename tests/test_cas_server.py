@@ -24,9 +24,13 @@ from campus_mcp.accounts import Student, student_for_feed
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
     parse_forms,
+    register_app,
     serve_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -207,6 +211,21 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
         assert "eduPersonAffiliation does not include student" in refused.text
         assert "the Registrar&#x27;s help desk (help@campus.example)" in refused.text
     assert await student_named(campus, "e2001") is None
+
+
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, cas_server: str
+) -> None:
+    async with cas_campus(campus_factory, cas_server) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-5"))
+        refused = await cas_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "eduPersonAffiliation does not include student" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        landed = callback_params(back)
+        assert (landed["error"], landed["state"], landed["iss"]) == ("access_denied", "app-state-5", base)
+        assert "code" not in landed
 
 
 async def test_a_replayed_callback_is_refused(campus_factory: CampusFactory, cas_server: str) -> None:

@@ -29,9 +29,13 @@ from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
     parse_forms,
+    register_app,
     serve_on_loopback,
 )
 from campus_mcp.oauth.token_cli import issue
@@ -238,6 +242,25 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
         assert "the Registrar&#x27;s help desk (help@campus.example)" in refused.text
         assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
     assert await student_named(campus, "e2001") is None
+
+
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    # The app's authorization request sent the browser here; the provider signs Alan in, the campus
+    # refuses him: the refusal page's button takes the browser to the app's redirect URI with
+    # access_denied and the app's state (RFC 6749 4.1.2.1), so the app stops waiting.
+    _campus, served = await serve_campus(campus_factory, idp, PORTS[12])
+    async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-3"))
+        refused = await idp_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "groups does not include student" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        landed = callback_params(back)
+        assert (landed["error"], landed["state"], landed["iss"]) == ("access_denied", "app-state-3", base)
+        assert "code" not in landed
 
 
 RECIPES = {

@@ -31,8 +31,12 @@ from campus_mcp.oauth.saml_algorithms import DIGESTS, SIGNING
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
+    register_app,
     self_signed_certificate,
     serve_on_loopback,
 )
@@ -233,6 +237,76 @@ async def test_mcp_client_signs_in_through_the_saml_idp_and_sees_the_feeds_cours
     assert after.display_name == "Ada Lovelace"
 
 
+class RefusedByTheCampus(Exception):
+    """What the test's MCP app raises when its redirect URI receives an error."""
+
+
+def raised(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc``, a group it is in, or what caused it is a ``kind`` (the SDK's task groups wrap)."""
+    if isinstance(exc, kind):
+        return True
+    inner = list(getattr(exc, "exceptions", [])) + [e for e in (exc.__cause__, exc.__context__) if e is not None]
+    return any(raised(e, kind) for e in inner)
+
+
+async def test_an_mcp_client_hears_at_once_that_a_person_was_not_admitted(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The MCP SDK's client sends Alan (staff) to sign in; Chromium takes the SAML button, the IdP
+    # signs him in, the campus refuses him. He reads why, presses "Return to Campus Assistant", and
+    # the app's redirect URI gets access_denied with the state it sent: the client stops at once.
+    async with (
+        saml_campus(campus_factory, idp, plugins=["catalog"], anonymous_access=False) as (_campus, base),
+        chromium() as browser,
+    ):
+        page = await browser.new_page()
+        await page.route(
+            "**/*", lambda route: route.abort() if "127.0.0.1" not in route.request.url else route.continue_()
+        )
+        sent_state: list[str] = []
+        landed: dict[str, str] = {}
+
+        async def redirect_handler(url: str) -> None:
+            sent_state.extend(parse_qs(urlsplit(url).query)["state"])
+            await page.goto(url)  # our login page
+            await page.get_by_role("link", name="Sign in with your campus account (SAML)").click()
+            await page.get_by_label("Username").fill("alan")
+            await page.get_by_label("Password").fill("any password")
+            await page.get_by_role("button", name="Login").click()  # the IdP posts its answer to our ACS
+            await page.get_by_role("heading", name="You cannot sign in to this service").wait_for()
+            async with page.expect_request(lambda request: request.url.startswith(TEST_REDIRECT_URI)) as sent:
+                await page.get_by_role("link", name="Return to Campus Assistant").click()
+            landed.update(callback_params((await sent.value).url))
+
+        async def callback_handler() -> AuthorizationCodeResult:
+            if "error" in landed:
+                raise RefusedByTheCampus(landed["error"])
+            return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
+
+        provider = OAuthClientProvider(
+            server_url=f"{base}/api/mcp",
+            client_metadata=OAuthClientMetadata(
+                client_name="Campus Assistant",
+                redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                token_endpoint_auth_method="none",
+            ),
+            storage=MemoryStorage(),
+            redirect_handler=redirect_handler,
+            callback_handler=callback_handler,
+        )
+        with pytest.raises(BaseException) as failure:
+            async with (
+                httpx2.AsyncClient(auth=provider, timeout=60) as http,
+                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
+            ):
+                await client.list_tools()
+    assert raised(failure.value, RefusedByTheCampus), failure.value
+    assert landed["error"] == "access_denied" and landed["iss"] == base
+    assert [landed["state"]] == sent_state  # the state the client sent, so it knows which sign-in ended
+
+
 # --- a student signs in; the mapping; a person not admitted ---------------------------------------
 
 
@@ -369,6 +443,47 @@ async def test_a_student_id_attribute_with_a_space_or_a_hidden_character_does_no
     async with campus.sessions() as session:
         linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
         assert list(linked) == []
+
+
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The app's authorization request sent the browser to sign in; the IdP signs Alan in, the campus
+    # refuses him: after the page, the app gets its redirect URI with access_denied and its state
+    # (RFC 6749 4.1.2.1) instead of waiting for its own timeout.
+    async with saml_campus(campus_factory, idp) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-7"))
+        refused = await idp_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "eduPersonAffiliation does not include student" in refused.text
+        assert "Campus Assistant is waiting for this sign-in" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        assert callback_params(back) == {
+            "error": "access_denied",
+            "error_description": "The resource owner or authorization server denied the request",
+            "state": "app-state-7",
+            "iss": base,
+        }
+        # A sign-in no app asked for (the dashboard's) has no app to go back to.
+        async with httpx.AsyncClient(timeout=30) as other:
+            plain = await idp_sign_in(other, base, "alan", "/dashboard")
+        assert plain.status_code == 403 and "Return to" not in plain.text
+
+
+async def test_the_refusal_names_an_attribute_by_its_friendly_name_not_its_oid(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The Shibboleth recipe names attributes by OID; the person reads eduPersonAffiliation.
+    by_oid = {"saml_admit_attribute": AFFILIATION, "saml_student_id_attribute": STUDENT_ID}
+    async with (
+        saml_campus(campus_factory, idp, **by_oid) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        refused = await idp_sign_in(browser, base, "alan")
+    assert refused.status_code == 403
+    assert "(eduPersonAffiliation does not include student)" in refused.text
+    assert "urn:oid" not in refused.text
 
 
 async def test_the_shibboleth_recipes_mapping_signs_in_by_eppn_and_scoped_affiliation(

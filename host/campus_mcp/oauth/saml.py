@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -229,6 +229,11 @@ async def setup_problem(settings: Settings) -> str | None:
     return None
 
 
+# pysaml2's map of the common attributes' URI names (the eduPerson and inetOrgPerson OIDs) to their
+# friendly names, for an IdP that sends an attribute without its FriendlyName.
+_OID_NAMES = {str(oid).lower(): str(friendly) for oid, friendly in saml_uri.MAP["fro"].items()}
+
+
 @dataclass(frozen=True)
 class SamlIdentity:
     """What a checked assertion says: who issued it, about whom, the attributes, its ID and expiry."""
@@ -238,17 +243,21 @@ class SamlIdentity:
     attributes: dict[str, list[str]]
     assertion_id: str
     expires: datetime
+    # The friendly names the assertion gives its attributes, by the lower-cased (urn:oid:) name.
+    friendly_names: dict[str, str] = field(default_factory=dict)
+
+    def friendly(self, name: str) -> str:
+        """An attribute's name as a person reads it (eduPersonAffiliation, not urn:oid:1.3.6...): the
+        assertion's FriendlyName, else pysaml2's map, else the name as configured."""
+        return self.friendly_names.get(name.lower()) or _OID_NAMES.get(name.lower(), name)
 
 
-# pysaml2's map of the common attributes' URI names (the eduPerson and inetOrgPerson OIDs) to their
-# friendly names, for an IdP that sends an attribute without its FriendlyName.
-_OID_NAMES = {str(oid).lower(): str(friendly) for oid, friendly in saml_uri.MAP["fro"].items()}
-
-
-def attributes_of(response: AuthnResponse) -> dict[str, list[str]]:
+def attributes_of(response: AuthnResponse) -> tuple[dict[str, list[str]], dict[str, str]]:
     """The assertion's attributes by name and by friendly name, both lower-cased, their values as
-    sent: a student id is taken whole (``campus_id``), not trimmed as pysaml2's ``ava`` does."""
+    sent: a student id is taken whole (``campus_id``), not trimmed as pysaml2's ``ava`` does. And
+    the friendly names the assertion gives, by lower-cased name."""
     found: dict[str, list[str]] = {}
+    friendly: dict[str, str] = {}
     assertion = response.assertion
     for statement in getattr(assertion, "attribute_statement", None) or []:
         for attribute in statement.attribute:
@@ -257,7 +266,9 @@ def attributes_of(response: AuthnResponse) -> dict[str, list[str]]:
             names |= {_OID_NAMES[name].lower() for name in names if name in _OID_NAMES}
             for name in names:
                 found.setdefault(name, []).extend(values)
-    return found
+            if attribute.name and attribute.friendly_name:
+                friendly[str(attribute.name).lower()] = str(attribute.friendly_name)
+    return found, friendly
 
 
 def _words(exc: Exception) -> str:
@@ -379,12 +390,14 @@ class SamlClient:
         # A persistent NameID is the person's lasting id at this SP; a transient one changes at every
         # sign-in, so the student id attribute stands for the person then (``student``).
         persistent = response.name_id.format == NAMEID_FORMAT_PERSISTENT
+        attributes, friendly_names = attributes_of(response)
         identity = SamlIdentity(
             issuer=issuer,
             subject=str(response.name_id.text) if persistent else "",
-            attributes=attributes_of(response),
+            attributes=attributes,
             assertion_id=str(response.assertion.id),
             expires=expires,
+            friendly_names=friendly_names,
         )
         await _first_use(sessions, identity)
         return identity
@@ -402,7 +415,7 @@ class SamlClient:
         if not any(value in admitted or value.split("@")[0] in admitted for value in values):
             raise SamlRefused(
                 "Your campus account signed in, but this service is for students, and your account "
-                f"is not listed as one ({name} does not include "
+                f"is not listed as one ({identity.friendly(name)} does not include "
                 f"{' or '.join(sorted(self.settings.saml_admit_values))}). If you are a student, ask "
                 f"{self.settings.oidc_help_contact} to check your account's affiliation."
             )
@@ -413,7 +426,7 @@ class SamlClient:
         name = self.settings.saml_student_id_attribute
         try:
             the_id = checked_campus_id(
-                self._values(identity, name), source=f"the {name} attribute", settings=self.settings
+                self._values(identity, name), source=f"the {identity.friendly(name)} attribute", settings=self.settings
             )
         except CampusIdRefused as exc:
             raise SamlRefused(str(exc)) from exc
