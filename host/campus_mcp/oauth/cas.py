@@ -139,7 +139,7 @@ class CasClient:
                 user,
                 campus_id=the_id,
                 display_name=names[0] if names else the_id,
-                email=mails[0] if mails else None,
+                email=(mails[0].strip() or None) if mails else None,
             )
         except IdentityRefused as exc:
             raise CasRefused(f"{exc} Ask {self.settings.oidc_help_contact}.") from exc

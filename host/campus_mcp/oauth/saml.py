@@ -32,7 +32,7 @@ import anyio
 import anyio.to_thread
 import httpx
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
-from saml2.attributemaps import saml_uri
+from saml2.attributemaps import saml_uri, shibboleth_uri
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.md import NAMESPACE as MD_NAMESPACE
@@ -231,7 +231,9 @@ async def setup_problem(settings: Settings) -> str | None:
 
 # pysaml2's map of the common attributes' URI names (the eduPerson and inetOrgPerson OIDs) to their
 # friendly names, for an IdP that sends an attribute without its FriendlyName.
-_OID_NAMES = {str(oid).lower(): str(friendly) for oid, friendly in saml_uri.MAP["fro"].items()}
+_OID_NAMES = {
+    str(oid).lower(): str(friendly) for oid, friendly in {**shibboleth_uri.MAP["fro"], **saml_uri.MAP["fro"]}.items()
+}
 
 
 @dataclass(frozen=True)
@@ -440,7 +442,7 @@ class SamlClient:
                 subject,
                 campus_id=the_id,
                 display_name=names[0] if names else the_id,
-                email=mails[0] if mails else None,
+                email=(mails[0].strip() or None) if mails else None,
             )
         except IdentityRefused as exc:
             raise SamlRefused(f"{exc} Ask {self.settings.oidc_help_contact}.") from exc
