@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -377,6 +378,14 @@ class Settings(BaseSettings):
         default_factory=lambda: ["student"],
         description="Values of cas_admit_attribute that admit a student (any one; comma-separated).",
     )
+    campus_id_pattern: str = Field(
+        default=r"[\x21-\x7e]{1,64}",
+        description=(
+            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS); "
+            "default: printable ASCII, no whitespace, at most 64 characters. Control, invisible and look-alike "
+            "characters are refused whatever it allows."
+        ),
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
@@ -421,6 +430,15 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             items = [part.strip() for part in value.split(",") if part.strip()]
             return items
+        return value
+
+    @field_validator("campus_id_pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"CAMPUS_MCP_CAMPUS_ID_PATTERN is not a regular expression ({exc})") from exc
         return value
 
     @classmethod

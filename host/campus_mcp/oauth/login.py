@@ -24,6 +24,7 @@ from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
 from campus_mcp.limits.policy import client_address, trusted_proxies
+from campus_mcp.oauth.app_return import access_denied_return
 from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
@@ -244,6 +245,7 @@ class OidcLoginController(Controller):
         settings: NamedDependency[Settings],
         store: NamedDependency[OAuthStore],
         oidc: NamedDependency[OidcClient],
+        oauth: NamedDependency[OAuthService],
     ) -> Response[Any]:
         code, state = request.query_params.get("code"), request.query_params.get("state")
         data = session_data(request)
@@ -257,7 +259,8 @@ class OidcLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the provider, not admitted here: nothing was created (the transaction rolled back).
-            return sign_in_refused(exc, product=settings.product_name, admitted=False)
+            back_to = await access_denied_return(oauth, next_url)  # the app waiting for this sign-in
+            return sign_in_refused(exc, product=settings.product_name, admitted=False, back_to=back_to)
         except OidcError as exc:
             return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)
