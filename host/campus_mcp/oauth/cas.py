@@ -42,7 +42,7 @@ class CasRefused(OidcRefused):
 
 
 def cas_configured(settings: Settings) -> bool:
-    return bool(settings.cas_server_url)
+    return settings.cas_sign_in
 
 
 def _text(element: Element | None) -> str:

@@ -49,12 +49,12 @@ NO_PARITY = {"exclude_from_parity": True}
 
 
 def oidc_configured(settings: Settings) -> bool:
-    return bool(settings.oidc_issuer and settings.oidc_client_id)
+    return settings.oidc_sign_in
 
 
 def idp_configured(settings: Settings) -> bool:
-    """A campus sign-in (OpenID Connect, SAML or CAS) is set up."""
-    return oidc_configured(settings) or saml_configured(settings) or cas_configured(settings)
+    """A campus sign-in (OpenID Connect, SAML or CAS) is set up: the settings' one rule."""
+    return settings.campus_sign_in
 
 
 def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:

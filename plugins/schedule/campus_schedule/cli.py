@@ -24,7 +24,10 @@ async def _import(path: Path, complete: tuple[str, ...]) -> FeedResult:
         try:
             async with deployment.session() as session:
                 result = await import_enrollments(
-                    session, content, complete_terms=complete, create_students=bool(deployment.settings.oidc_issuer)
+                    session,
+                    content,
+                    complete_terms=complete,
+                    create_students=deployment.settings.campus_sign_in,
                 )
         except Exception as exc:
             async with deployment.session() as session:

@@ -1,11 +1,11 @@
 """The enrollment feed from campus IT: a CSV of (student, term, CRN); the student is named by
 campus student id, username or email.
 
-With a campus identity provider (``CAMPUS_MCP_OIDC_ISSUER``), the first column is the campus
-student id, and a student the campus does not know yet is created with that id and no way in
-(``student_for_feed``): the nightly feed refuses nobody who is enrolled, and the student's first
-sign-in attaches to the record, rows included. Without one, an unknown student is refused as before
-(local accounts are made by an administrator).
+With a campus sign-in (OpenID Connect, SAML or CAS: ``Settings.campus_sign_in``), the first column
+is the campus student id, and a student the campus does not know yet is created with that id and no
+way in (``student_for_feed``): the nightly feed refuses nobody who is enrolled, and the student's
+first sign-in attaches to the record, rows included. Without one, an unknown student is refused as
+before (local accounts are made by an administrator).
 
 Idempotent: a second run of the same file changes no row. A row the campus cannot place is
 counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of another term,
@@ -99,8 +99,8 @@ async def import_enrollments(
     session: AsyncSession, content: str, *, complete_terms: Iterable[str] = (), create_students: bool = False
 ) -> FeedResult:
     """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written.
-    ``create_students``: an unknown student is a campus id to create (the campus signs in with an
-    identity provider), not a refused row."""
+    ``create_students``: an unknown student is a campus id to create (the campus signs in with its
+    own sign-in), not a refused row."""
     result = FeedResult()
     students: dict[str, int] = {}
     for student_id, username, email, campus_id in await session.execute(
