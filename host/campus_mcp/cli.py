@@ -171,6 +171,9 @@ class CampusCommands(click.Group):
             command: click.Command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)
             return command
+        # A plugin's command (an import) counts what it refused into the deployment's one metrics
+        # folder, as `jobs run` does: set before the plugins load, which imports prometheus-client.
+        _use_metrics_folder({})
         _plugin_commands(strict=True)
         return self.commands.get(cmd_name)
 

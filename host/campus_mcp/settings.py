@@ -209,7 +209,8 @@ class Settings(BaseSettings):
         default="",
         description=(
             "One folder where every process of this deployment on this machine (serve and its workers, "
-            "worker, jobs run) keeps its metrics, so /metrics sums them all. Unset: serve --workers uses "
+            "worker, jobs run, a plugin's command such as import enrollments) keeps its metrics, so "
+            "/metrics sums them all. Unset: serve --workers uses "
             "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
         ),
     )
