@@ -368,7 +368,7 @@ def check(workers: int) -> None:
     """Check a production configuration before it serves: one line per problem with its fix; exit 1 on an error."""
     from campus_mcp.config_check import all_problems
 
-    found = all_problems(_registry(), workers=workers)
+    found = all_problems(_registry(), workers=workers, redis=True)
     for problem in found:
         click.echo(str(problem))
     errors = sum(problem.level == "error" for problem in found)
