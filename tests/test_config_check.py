@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
 from campus_mcp.testing import free_port, private_redis
 
 from tests.support.scale_out import (  # both_engines: the database_url fixture
