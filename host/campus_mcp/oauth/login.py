@@ -41,6 +41,7 @@ from campus_mcp.oauth.session import (
     session_user,
     sign_in,
     sign_out,
+    signed_in_name,
 )
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -204,7 +205,13 @@ class LoginController(Controller):
                 "Sign out here; it ends your session in every browser.</p>"
             )
             return html_response(
-                page("Sign out", body, product=settings.product_name, signed_in_as=user[1], csrf=csrf_token(request)),
+                page(
+                    "Sign out",
+                    body,
+                    product=settings.product_name,
+                    signed_in_as=signed_in_name(request),
+                    csrf=csrf_token(request),
+                ),
                 status=403,
             )
         # Signed in through the campus identity provider: end its session too, when it offers that.

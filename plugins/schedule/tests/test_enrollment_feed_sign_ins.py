@@ -114,3 +114,49 @@ async def test_without_a_campus_sign_in_the_feed_still_refuses_an_unknown_studen
     assert "refused unknown_student: 1 row(s): line 1" in run.stdout, run.stdout + run.stderr
     assert run.returncode == 1
     assert await feed_students(schedule_campus) == {}
+
+
+async def test_the_feed_s_name_column_names_students_and_the_help_says_what_the_columns_are(
+    schedule_campus: CampusHarness, tmp_path: Path
+) -> None:
+    """Issue 35, point 6: a student the feed created was shown by their student number. The feed's
+    fourth column names them; a name the campus sign-in gave is theirs and stays."""
+    async with schedule_campus.sessions() as session:
+        # A student the feed created before this rule (their number as name), and one who signed in.
+        await session.execute(
+            text(
+                "INSERT INTO students (username, display_name, campus_id, is_demo, created_at, session_generation) "
+                "VALUES ('009000001', '009000001', '009000001', false, CURRENT_TIMESTAMP, 0), "
+                "('009000002', 'Grace Hopper', '009000002', false, CURRENT_TIMESTAMP, 0)"
+            )
+        )
+        await session.commit()
+    feed = tmp_path / "named.csv"
+    feed.write_text(
+        "student,term,crn,name\n"
+        "009123456,202710,21001,Ada Lovelace\n"
+        "009000001,202710,21001,Alan Turing\n"
+        "009000002,202710,21001,G. Hopper\n"
+        "009777777,202710,21001\n",
+        encoding="utf-8",
+    )
+    run = await asyncio.to_thread(
+        campus_mcp, schedule_campus, tmp_path, "import", "enrollments", str(feed), **SIGN_INS["cas"]
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "refused: none" in run.stdout and "2 student(s) named from the name column" in run.stdout, run.stdout
+    async with schedule_campus.sessions() as session:
+        rows = await session.execute(text("SELECT campus_id, display_name FROM students WHERE campus_id IS NOT NULL"))
+        names = {campus_id: name for campus_id, name in rows}
+    assert names == {
+        "009123456": "Ada Lovelace",
+        "009000001": "Alan Turing",
+        "009000002": "Grace Hopper",  # the sign-in's name is kept
+        "009777777": "",  # no name from anywhere: never the number
+    }
+
+    helped = await asyncio.to_thread(campus_mcp, schedule_campus, tmp_path, "import", "enrollments", "--help")
+    assert helped.returncode == 0, helped.stderr
+    words = " ".join(helped.stdout.split())
+    assert "username or email, term, CRN" not in words
+    assert "CSV rows of student, term, CRN[, name]" in words and "campus student id" in words, words
