@@ -134,12 +134,6 @@ async def end_sessions(session: AsyncSession, student_id: int) -> None:
     )
 
 
-async def session_generation(session: AsyncSession, student_id: int) -> int | None:
-    """The student's current session generation (None when the student no longer exists)."""
-    found = await session.execute(select(Student.session_generation).where(Student.id == student_id))
-    return found.scalar_one_or_none()
-
-
 def student_name(given: str | None, fallback: str) -> str:
     """The display name to keep: ``given`` cleaned to one short line (other students' assistants
     read it: campus_mcp.untrusted), else ``fallback`` cleaned the same way. Local, OIDC and
