@@ -63,7 +63,9 @@ async def numbered_campus(campus_factory: CampusFactory, cas_server: str) -> Asy
     )
     async with campus.sessions() as session:
         term_uid, crn = (
-            await session.execute(select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 1).limit(1))
+            await session.execute(
+                select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 1).limit(1)
+            )
         ).one()
         feed = f"009100001,{term_uid},{crn}\n009100002,{term_uid},{crn},Grace Hopper\n009100003,{term_uid},{crn}\n"
         fed = await import_enrollments(session, feed, create_students=True)

@@ -104,5 +104,8 @@ async def test_a_friend_request_answers_the_same_whether_the_username_exists(cam
         real
         == unknown
         == again
-        == (200, "Request sent if that friend code (or username) belongs to a student: they see it on their Friends page.")
+        == (
+            200,
+            "Request sent if that friend code (or username) belongs to a student: they see it on their Friends page.",
+        )
     )
