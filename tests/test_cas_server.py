@@ -129,7 +129,8 @@ async def test_a_student_signs_in_at_the_cas_server_as_the_feeds_student(
             assert "Sign in with your campus account (CAS)" in login.text
             landed = await cas_sign_in(browser, base, "ada", "/dashboard/settings")
             assert landed.url.path == "/dashboard/settings", landed.text
-            assert "Signed in as s1001" in landed.text
+            # Their name from the CAS attributes, never the campus id (issue 35, point 6).
+            assert "Signed in as Ada Lovelace" in landed.text and "s1001" not in landed.text
             # A second sign-in is the same student.
         async with httpx.AsyncClient(timeout=30) as browser:
             assert (await cas_sign_in(browser, base, "ada")).url.path == "/dashboard"

@@ -129,7 +129,7 @@ async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(ca
         grades = await client.get("/dashboard/grades")
         assert grades.status_code == 200 and '<a href="/dashboard/grades" aria-current="page">' in grades.text
         timetable = await client.get("/dashboard/timetable")
-        assert "My timetable" in timetable.text and "Signed in as student1" in timetable.text
+        assert "My timetable" in timetable.text and "Signed in as Demo Student 1" in timetable.text
         me = await client.get("/api/v1/me")
         assert me.json() == {"user_id": 1, "username": "student1"}
         sign_out = next(form for form in parse_forms(timetable.text) if form.action == "/logout")

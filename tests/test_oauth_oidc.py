@@ -103,7 +103,7 @@ async def test_sign_in_with_the_identity_provider(servers: tuple[str, Any]) -> N
         assert "Sign in with your campus account" in login.text
         landed = await browser.get(f"{base}/login/oidc?next=/dashboard/settings")
         assert str(landed.url) == f"{base}/dashboard/settings"
-        assert "Signed in as ada.lovelace" in landed.text
+        assert "Signed in as Ada Lovelace" in landed.text
     async with campus.sessions() as session:
         student = (await session.execute(select(Student).where(Student.username == "ada.lovelace"))).scalar_one()
     assert student.oidc_subject == "idp-subject-42" and student.password_hash is None

@@ -225,7 +225,8 @@ async def test_claims_only_in_userinfo_still_name_the_student(campus_factory: Ca
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
         landed = await idp_sign_in(browser, base, "grace", "/dashboard/settings")
     assert landed.url.path == "/dashboard/settings", landed.text
-    assert "Signed in as s1002" in landed.text
+    # Their name from the provider, never the campus id (issue 35, point 6).
+    assert "Signed in as Grace Hopper" in landed.text and "s1002" not in landed.text
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper" and grace.oidc_subject == "grace"
 

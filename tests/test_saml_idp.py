@@ -321,7 +321,8 @@ async def test_a_student_signs_in_and_is_linked_by_the_student_id_attribute(
         assert "Sign in with your campus account (SAML)" in login.text
         landed = await idp_sign_in(browser, base, "grace", "/dashboard/settings")
         assert landed.url.path == "/dashboard/settings", landed.text
-        assert "Signed in as s1002" in landed.text
+        # Their name from the IdP, never the campus id (issue 35, point 6).
+        assert "Signed in as Grace Hopper" in landed.text and "s1002" not in landed.text
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper"
     assert grace.oidc_issuer == idp.entity_id and grace.oidc_subject == "student-id:s1002"

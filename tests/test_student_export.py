@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 from campus_catalog.models import MeetingTime, Section
-from campus_friends.models import Friendship
+from campus_friends.models import FriendCode, Friendship
 from campus_mcp import StudentData
 from campus_mcp.accounts import Student
 from campus_mcp.db import Base, utcnow
@@ -165,6 +165,7 @@ ROW_MAKERS: dict[str, RowMaker] = {
     "friendships": lambda campus, student, other: _added(
         campus, Friendship(low_student_id=min(student, other), high_student_id=max(student, other), requester_id=other)
     ),
+    "friend_codes": lambda campus, student, _other: _added(campus, FriendCode(student_id=student, code="ABCD2345")),
     "settings_level_settings": lambda campus, student, _other: _added(
         campus, LevelSetting(student_id=student, level="all_classes", color="#00aa00")
     ),

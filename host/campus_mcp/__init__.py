@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from campus_mcp.accounts import student_for_feed
+    from campus_mcp.accounts import name_feed_students, student_for_feed
     from campus_mcp.answer_cache import AnswerCache
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
@@ -77,16 +77,18 @@ if TYPE_CHECKING:
     from campus_mcp.tool_context import ToolContext
     from campus_mcp.untrusted import (
         STUDENT_NAME_LENGTH,
+        UNNAMED_STUDENT,
         UNTRUSTED_RULE,
         StudentText,
         clean_student_text,
+        shown_name,
         student_text,
     )
     from campus_mcp.version import __version__
     from campus_mcp.web import dashboard_page
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "campus_mcp.accounts": ("student_for_feed",),
+    "campus_mcp.accounts": ("name_feed_students", "student_for_feed"),
     "campus_mcp.answer_cache": ("AnswerCache",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
@@ -148,9 +150,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.untrusted": (
         "STUDENT_NAME_LENGTH",
+        "UNNAMED_STUDENT",
         "UNTRUSTED_RULE",
         "StudentText",
         "clean_student_text",
+        "shown_name",
         "student_text",
     ),
     "campus_mcp.tool_context": ("ToolContext",),
@@ -181,6 +185,7 @@ __all__ = [
     "LRU",
     "MAX_ROW_ID",
     "STUDENT_NAME_LENGTH",
+    "UNNAMED_STUDENT",
     "UNTRUSTED_RULE",
     "AnswerCache",
     "AppResource",
@@ -246,6 +251,7 @@ __all__ = [
     "hookimpl",
     "keep_for_one_display",
     "last_success",
+    "name_feed_students",
     "not_changed",
     "open_deployment",
     "operation_examples",
@@ -256,6 +262,7 @@ __all__ = [
     "read_versions",
     "record_run",
     "session_user",
+    "shown_name",
     "student_for_feed",
     "student_text",
     "take_for_display",

@@ -171,6 +171,9 @@ class CampusCommands(click.Group):
             command: click.Command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)
             return command
+        # A plugin's command (an import) counts what it refused into the deployment's one metrics
+        # folder, as `jobs run` does: set before the plugins load, which imports prometheus-client.
+        _use_metrics_folder({})
         _plugin_commands(strict=True)
         return self.commands.get(cmd_name)
 
@@ -365,7 +368,7 @@ def check(workers: int) -> None:
     """Check a production configuration before it serves: one line per problem with its fix; exit 1 on an error."""
     from campus_mcp.config_check import all_problems
 
-    found = all_problems(_registry(), workers=workers)
+    found = all_problems(_registry(), workers=workers, redis=True)
     for problem in found:
         click.echo(str(problem))
     errors = sum(problem.level == "error" for problem in found)
@@ -438,7 +441,11 @@ def db() -> None:
 
 
 @db.command("upgrade")
-@click.option("--sql", is_flag=True, help="Print the SQL of every migration from an empty database; apply nothing.")
+@click.option(
+    "--sql",
+    is_flag=True,
+    help="Print the SQL of the migrations the database has not had (from its own revisions); apply nothing.",
+)
 def db_upgrade(sql: bool) -> None:
     """Apply the migrations of every enabled plugin."""
     from campus_mcp.migrate import database_state, upgrade
@@ -451,8 +458,8 @@ def db_upgrade(sql: bool) -> None:
             "the PostgreSQL database. A SQLite database is upgraded with `campus-mcp db upgrade` (back up the file first)."
         )
     if sql:
-        upgrade(registry, sql=True)
-        return  # stdout is the SQL alone, for a database administrator to read or run
+        _pending_sql(registry)
+        return
     tables, _revisions = database_state(registry)
     # The revisions this process applied: with several upgrading at once, the others applied none.
     applied = upgrade(registry)
@@ -465,6 +472,30 @@ def db_upgrade(sql: bool) -> None:
     made = f"created {created} table{'s' * (created != 1)}" if created else "changed existing tables"
     count = f"applied {len(applied)} migration{'s' * (len(applied) != 1)}"
     click.echo(f"Migrated the database ({plugins}): {count}, {made}. It is now up to date.")
+
+
+def _pending_sql(registry: Registry) -> None:
+    """``db upgrade --sql``: the SQL of what is pending since the database's own revisions, for a
+    database administrator to review and run. stdout is SQL alone (the heading is a comment); a
+    database with nothing pending prints no SQL and says so on stderr."""
+    from campus_mcp.migrate import pending, upgrade_sql
+
+    try:
+        found = pending(registry)
+    except Exception as exc:  # the database cannot be reached or read: one line, never its URL
+        raise click.ClickException(
+            f"--sql reads the database's revisions first and could not ({type(exc).__name__}). Check "
+            "CAMPUS_MCP_DATABASE_URL (the host, the user and its password, the database name) and that the server runs."
+        ) from None
+    since = ", ".join(found.since) or "none: an empty database"
+    if not found.revisions:
+        click.echo(f"The database is up to date (at {since}): no migration is pending, so there is no SQL.", err=True)
+        return
+    count = f"{len(found.revisions)} migration{'s' * (len(found.revisions) != 1)}"
+    click.echo(f"-- Campus MCP: the {count} pending since the database's revisions ({since}):")
+    click.echo(f"-- {', '.join(found.revisions)}.")
+    upgrade_sql(registry, found.since)
+    click.echo(f"The SQL of {count} is on stdout; nothing was applied.", err=True)
 
 
 @db.command("current")

@@ -115,12 +115,15 @@ def _ours(handler: logging.Handler) -> bool:
     return isinstance(handler.formatter, TextFormatter | JsonFormatter)
 
 
-def configure(log_format: LogFormat = "text", level: int = logging.INFO) -> None:
+def configure(log_format: LogFormat = "text", level: int = logging.INFO, *, access_log: bool = True) -> None:
     """Every logger's lines on stderr in ``log_format``, for the long-running commands.
 
     A root logger the operator set up already (a handler that is not ours) is left alone, as
     ``logging.basicConfig`` would. uvicorn's and Litestar's loggers lose their own handlers and
-    pass their lines on to the root logger, so there is one format in the stream."""
+    pass their lines on to the root logger, so there is one format in the stream. ``access_log``
+    off (``CAMPUS_MCP_ACCESS_LOG=false``): uvicorn's per-request logger passes nothing on, so
+    uvicorn, which asks whether it has a handler, writes no line. This runs in each worker of
+    ``serve --workers N`` after uvicorn set up that worker's logging, so it must say it here too."""
     root = logging.getLogger()
     if any(not _ours(handler) for handler in root.handlers):
         return
@@ -138,4 +141,4 @@ def configure(log_format: LogFormat = "text", level: int = logging.INFO) -> None
         logger = logging.getLogger(name)
         for own in list(logger.handlers):
             logger.removeHandler(own)
-        logger.propagate = True
+        logger.propagate = access_log or name != "uvicorn.access"

@@ -21,9 +21,10 @@ keeps every process's values in files of one folder, ``PROMETHEUS_MULTIPROC_DIR`
 process's ``/metrics`` reads and sums them all. ``serve --workers N`` sets it up
 (:func:`share_between_workers`); several separate ``serve`` processes get it from the operator.
 The mode is chosen when prometheus-client is imported, so the folder must be in the environment
-before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker`` and
-``jobs run`` put there before they import it (serving.use_metrics_folder): one setting for all of
-them, so a separate ``worker``'s job counts reach ``serve``'s ``/metrics``.
+before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker``,
+``jobs run`` and every plugin's command (``import enrollments``) put there before they import it
+(serving.use_metrics_folder): one setting for all of them, so a separate ``worker``'s job counts
+and a command-line import's refused rows reach ``serve``'s ``/metrics``.
 
 ``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
 (:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``

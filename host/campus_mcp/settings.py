@@ -210,7 +210,8 @@ class Settings(BaseSettings):
         default="",
         description=(
             "One folder where every process of this deployment on this machine (serve and its workers, "
-            "worker, jobs run) keeps its metrics, so /metrics sums them all. Unset: serve --workers uses "
+            "worker, jobs run, a plugin's command such as import enrollments) keeps its metrics, so "
+            "/metrics sums them all. Unset: serve --workers uses "
             "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
         ),
     )
@@ -466,6 +467,26 @@ class Settings(BaseSettings):
     @property
     def advisor_text(self) -> str:
         return self.advisor_message.format(campus=self.campus_short_name, product=self.product_name)
+
+    @property
+    def oidc_sign_in(self) -> bool:
+        """OpenID Connect sign-in is set up: an issuer and the client it registered."""
+        return bool(self.oidc_issuer and self.oidc_client_id)
+
+    @property
+    def saml_sign_in(self) -> bool:
+        return bool(self.saml_idp_metadata)
+
+    @property
+    def cas_sign_in(self) -> bool:
+        return bool(self.cas_server_url)
+
+    @property
+    def campus_sign_in(self) -> bool:
+        """A campus sign-in (OpenID Connect, SAML or CAS) is set up: students are the campus's, known
+        by their campus id. The one rule every part asks (the login page, the enrollment feed that
+        creates the students it names, ``campus-mcp check``), so they never disagree."""
+        return self.oidc_sign_in or self.saml_sign_in or self.cas_sign_in
 
     @property
     def key_is_generated(self) -> bool:

@@ -49,6 +49,26 @@ def clean_student_text(text: str, *, limit: int) -> str:
     return line[:limit].rstrip() if len(line) > limit else line
 
 
+# What a student with no name on record is called, on every page and in every answer: never their
+# campus id, a student number that is not for other students to see (issue 35, point 6).
+UNNAMED_STUDENT = "Unnamed student"
+
+
+def shown_name(display_name: str | None, *, campus_id: str | None, username: str) -> str:
+    """The name a student is shown by, to themselves and to other students: their display name
+    (from the campus sign-in, the enrollment feed, or an administrator), cleaned. A student of the
+    campus sign-in (one with a campus id) has the campus id as username, so neither is ever shown:
+    with no other name (or a name that is only the id, as rows saved before this rule hold) they
+    are :data:`UNNAMED_STUDENT`. A local account with no name is shown by the username an
+    administrator chose for it."""
+    name = clean_student_text(display_name or "", limit=STUDENT_NAME_LENGTH)
+    if campus_id is None:
+        return name or clean_student_text(username, limit=STUDENT_NAME_LENGTH)
+    if not name or name.lower() in (campus_id.lower(), username.lower()):
+        return UNNAMED_STUDENT
+    return name
+
+
 class StudentText(BaseModel):
     """Words another student wrote, fenced: ``{"untrusted_text": "..."}``."""
 

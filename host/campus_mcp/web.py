@@ -32,7 +32,7 @@ from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, signed_in_name, to_login
 from campus_mcp.oauth.store import ConnectedApp, OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
@@ -80,7 +80,7 @@ def dashboard_page(
             product=deployment.settings.product_name,
             nav=dashboard_nav(request.app),
             current=request.url.path,
-            signed_in_as=user[1] if user else "",
+            signed_in_as=signed_in_name(request),
             csrf=csrf_token(request) if user else "",
             script=COPY_SCRIPT_PATH if copy_button else "",
         ),
@@ -193,7 +193,7 @@ class DashboardController(Controller):
             for name, key in holders
         )
         body = (
-            f"<h1>Welcome, {escape(user[1])}</h1>"
+            f"<h1>Welcome, {escape(signed_in_name(request))}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
             f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
             + (f'<ul class="last-reads">{listed}</ul>' if listed else "")

@@ -43,7 +43,7 @@ class CasRefused(OidcRefused):
 
 
 def cas_configured(settings: Settings) -> bool:
-    return bool(settings.cas_server_url)
+    return settings.cas_sign_in
 
 
 def _raw(element: Element | None) -> str:

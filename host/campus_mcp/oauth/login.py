@@ -42,6 +42,7 @@ from campus_mcp.oauth.session import (
     session_user,
     sign_in,
     sign_out,
+    signed_in_name,
 )
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -50,12 +51,12 @@ NO_PARITY = {"exclude_from_parity": True}
 
 
 def oidc_configured(settings: Settings) -> bool:
-    return bool(settings.oidc_issuer and settings.oidc_client_id)
+    return settings.oidc_sign_in
 
 
 def idp_configured(settings: Settings) -> bool:
-    """A campus sign-in (OpenID Connect, SAML or CAS) is set up."""
-    return oidc_configured(settings) or saml_configured(settings) or cas_configured(settings)
+    """A campus sign-in (OpenID Connect, SAML or CAS) is set up: the settings' one rule."""
+    return settings.campus_sign_in
 
 
 def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
@@ -205,7 +206,13 @@ class LoginController(Controller):
                 "Sign out here; it ends your session in every browser.</p>"
             )
             return html_response(
-                page("Sign out", body, product=settings.product_name, signed_in_as=user[1], csrf=csrf_token(request)),
+                page(
+                    "Sign out",
+                    body,
+                    product=settings.product_name,
+                    signed_in_as=signed_in_name(request),
+                    csrf=csrf_token(request),
+                ),
                 status=403,
             )
         # Signed in through the campus identity provider: end its session too, when it offers that.

@@ -91,7 +91,7 @@ class SamlRefused(OidcRefused):
 
 
 def saml_configured(settings: Settings) -> bool:
-    return bool(settings.saml_idp_metadata)
+    return settings.saml_sign_in
 
 
 def sp_entity_id(settings: Settings) -> str:

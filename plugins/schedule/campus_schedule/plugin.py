@@ -138,8 +138,9 @@ def register_commands() -> list[Any]:
 def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list[Job]:
     from campus_schedule.jobs import feed_job
 
-    # With a campus identity provider, the feed creates the students it names who have not signed in yet.
-    create = bool(settings.oidc_issuer)
+    # With a campus sign-in (OpenID Connect, SAML or CAS), the feed creates the students it names
+    # who have not signed in yet.
+    create = settings.campus_sign_in
     return [feed_job(plugin_settings, create_students=create)] if plugin_settings.enrollment_feed else []
 
 

@@ -9,7 +9,8 @@ from pydantic import Field
 class ScheduleSettings(PluginSettings):
     enrollment_feed: str | None = Field(
         default=None,
-        description="The enrollment feed (CSV of student, term, CRN): an https URL or a file path; "
+        description="The enrollment feed (CSV of student, term, CRN, and optionally the student's name): an "
+        "https URL or a file path; "
         "when set, a job reads it every day at 5:30 AM campus time.",
     )
     enrollment_complete_terms: list[str] = Field(
