@@ -8,21 +8,24 @@
 - the compose_spec library (Rust, via PyPI's compose-spec): every key and type against the Compose
   Specification, unknown keys refused (podman-compose only warns about a misspelt `services`).
 Then what docs/deployment.md promises of the file is asserted: web x2 after a one-shot migration,
-a worker, PostgreSQL, Redis, the secrets as files, a read-only root for the server's services.
+a worker, PostgreSQL, Redis, the secrets as files, a read-only root for the server's services, and
+a metrics folder of each web replica's own (tests/test_deploy_compose.py runs that check too).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
-from compose_spec import PyCompose
 
-COMPOSE = Path(__file__).resolve().parent.parent / "deploy" / "compose.yaml"
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "deploy" / "compose.yaml"
+CONTAINERFILE = ROOT / "Containerfile"
 problems: list[str] = []
 
 
@@ -32,6 +35,12 @@ def problem(text: str) -> None:
 
 
 def podman_compose_config() -> dict[str, Any]:
+    if shutil.which("podman") is None:
+        problem(
+            "podman is not on PATH: podman-compose runs `podman version` before it reads the file "
+            "(install Debian's podman: apt-get install podman); the checks below ran without it"
+        )
+        return {}
     # The same interpreter's podman-compose; in deploy/, where the file's relative paths start.
     command = [sys.executable, "-m", "podman_compose", "-f", COMPOSE.name, "config"]
     done = subprocess.run(command, cwd=COMPOSE.parent, capture_output=True, text=True, check=False)  # noqa: S603
@@ -44,6 +53,8 @@ def podman_compose_config() -> dict[str, Any]:
 
 
 def compose_spec() -> dict[str, Any]:
+    from compose_spec import PyCompose  # the deploy tools' (not .venv's): the test imports this file
+
     # compose_spec reads no YAML merge keys (<<): PyYAML merges them first, as compose tools do.
     document: dict[str, Any] = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     try:
@@ -77,11 +88,53 @@ def check_shape(document: dict[str, Any]) -> None:
             problem(f"{name} does not get the key as a secret file")
         if any("SECRET_KEY" in key or "PASSWORD" in key for key in service.get("environment", {})):
             problem(f"{name} has a secret in its environment block")
+    for text in replica_metrics_problems(document, CONTAINERFILE.read_text(encoding="utf-8")):
+        problem(text)
     files = {name: spec.get("file") for name, spec in document.get("secrets", {}).items()}
     if not files or not all(files.values()):
         problem(f"the secrets are not files: {files}")
     if len(problems) == before:
-        print("  the file's promises: web x2 after a one-shot migrate, worker, secrets as files, read-only roots")
+        print(
+            "  the file's promises: web x2 after a one-shot migrate, worker, secrets as files, read-only roots,"
+            " a metrics folder per replica"
+        )
+
+
+def image_environment(containerfile: str) -> dict[str, str]:
+    """The ENV of the Containerfile's last stage (KEY=VALUE pairs, continued lines joined)."""
+    last = containerfile.replace("\\\n", " ").split("\nFROM ")[-1]
+    found: dict[str, str] = {}
+    for line in last.splitlines():
+        if line.startswith("ENV "):
+            found.update(pair.split("=", 1) for pair in line.split()[1:] if "=" in pair)
+    return found
+
+
+def replica_metrics_problems(document: dict[str, Any], containerfile: str) -> list[str]:
+    """A service of several replicas must keep its metrics in a folder of each replica's own (a
+    tmpfs), never in a volume: prometheus-client's multiprocess mode sums every file of the folder,
+    so replicas sharing one would each report the other's requests on their own /metrics."""
+    problems = []
+    image = image_environment(containerfile)
+    for name, service in document.get("services", {}).items():
+        if service.get("deploy", {}).get("replicas", 1) < 2:
+            continue
+        env = service.get("environment", {})
+        folder = (
+            env.get("PROMETHEUS_MULTIPROC_DIR")
+            or env.get("CAMPUS_MCP_METRICS_DIR")
+            or image.get("CAMPUS_MCP_METRICS_DIR")
+        )
+        if not folder:  # serve --workers then keeps it in VAR_DIR, a volume
+            folder = env.get("CAMPUS_MCP_VAR_DIR") or image.get("CAMPUS_MCP_VAR_DIR", "var")
+        tmpfs = service.get("tmpfs", [])
+        tmpfs = [tmpfs] if isinstance(tmpfs, str) else tmpfs
+        if not any(folder == mount or folder.startswith(mount.rstrip("/") + "/") for mount in tmpfs):
+            problems.append(
+                f"{name}'s {service['deploy']['replicas']} replicas share the metrics folder {folder}, so each "
+                "one's /metrics counts the others' requests: set CAMPUS_MCP_METRICS_DIR to a folder on its tmpfs"
+            )
+    return problems
 
 
 def main() -> int:

@@ -16,10 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import Student
-from campus_mcp.deployment import open_deployment
+from campus_mcp.deployment import Deployment, open_deployment
 from campus_mcp.oauth.students_cli import find_student
 from campus_mcp.settings import Settings
-from campus_mcp.student_access import AccessEntry, entries
+from campus_mcp.student_access import AccessEntry, entries, replay_stopped_journals
 
 COLUMNS = ("at", "student", "app_name", "app_kind", "app_id", "door", "action", "outcome")
 
@@ -46,13 +46,12 @@ def audit(student: str | None, app: str | None, since: str | None, output: str) 
     start = _since(since)
 
     async def _read() -> list[tuple[AccessEntry, str]]:
-        async with (
-            open_deployment(Settings(), migrate=False) as deployment,
-            deployment.session(read_only=True) as session,
-        ):
-            student_id = None if student is None else (await find_student(session, student)).id
-            found = await entries(session, student_id=student_id, app=app, since=start)
-            names = await _usernames(session, {entry.student_id for entry in found})
+        async with open_deployment(Settings(), migrate=False) as deployment:
+            await _with_stopped_journals(deployment)
+            async with deployment.session(read_only=True) as session:
+                student_id = None if student is None else (await find_student(session, student)).id
+                found = await entries(session, student_id=student_id, app=app, since=start)
+                names = await _usernames(session, {entry.student_id for entry in found})
         return [(entry, names.get(entry.student_id, str(entry.student_id))) for entry in found]
 
     rows = asyncio.run(_read())
@@ -75,6 +74,19 @@ def audit(student: str | None, app: str | None, since: str | None, output: str) 
         )
 
 
+async def _with_stopped_journals(deployment: Deployment) -> None:
+    """The entries that processes of this machine killed before writing them left in their journals
+    (campus_mcp.access_journal): into the database before it is read, so the answer has every call."""
+    settings = deployment.settings
+    try:
+        await replay_stopped_journals(deployment.sessions, settings.var_dir, settings.database_url)
+    except OSError as error:  # another user's files (the server's): its next start writes them
+        click.echo(
+            f"Note: the journals of stopped servers could not be read ({error}); the server writes them at its next start.",
+            err=True,
+        )
+
+
 async def _usernames(session: AsyncSession, ids: set[int]) -> dict[int, str]:
     if not ids:
         return {}
@@ -93,6 +105,7 @@ def export(student: str, output: str | None) -> None:
 
     async def _export() -> dict[str, Any]:
         async with open_deployment(Settings(), migrate=False) as deployment:
+            await _with_stopped_journals(deployment)
             async with deployment.session(read_only=True) as session:
                 student_id = (await find_student(session, student)).id
             return await student_export(deployment, student_id)

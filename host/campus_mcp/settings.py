@@ -143,7 +143,8 @@ class Settings(BaseSettings):
         description=(
             "Record every read and change of a student's data by an app (when, the student, the app, the "
             "tool or route, the outcome; never arguments or answers): the student's Recent activity page "
-            "and campus-mcp audit. Written in batches, off the answer's path (docs/privacy.md)."
+            "and campus-mcp audit. Journaled on this machine before the answer, written to the database in "
+            "batches off the answer's path; a killed process's entries at the next start (docs/privacy.md)."
         ),
     )
     student_access_days: int = Field(
