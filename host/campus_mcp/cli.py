@@ -720,12 +720,15 @@ def jobs_list() -> None:
 
 
 def _run_line(run: dict[str, Any]) -> str:
+    # What a run lost and its error quote the upstream's data and messages: escaped, one line a run.
+    from campus_mcp.logsafe import cell
+
     lost = (
-        f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
+        f", lost {len(run['lost'])}: " + "; ".join(f"{cell(k)}: {cell(v)}" for k, v in list(run["lost"].items())[:5])
         if run["lost"]
         else ""
     )
-    error = f", error: {run['error']}" if run["error"] else ""
+    error = f", error: {cell(run['error'])}" if run["error"] else ""
     return f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}"
 
 

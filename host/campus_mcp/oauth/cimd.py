@@ -13,7 +13,7 @@ choice: the guard below is what stops that being used to reach the campus's inte
 - no redirects are followed;
 - 5 seconds for the whole fetch, at most 10 KB of document;
 - the document's own ``client_id`` must be the URL it was fetched from;
-- its redirect URIs follow the same rules as registration.
+- its redirect URIs and its ``client_name`` follow the same rules as registration.
 
 A fetched document is kept for one hour. ``oauth_metadata_loopback_for_tests`` relaxes the first
 two rules to loopback addresses on any port, for tests only.
@@ -33,6 +33,7 @@ import anyio
 import httpx
 
 from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.oauth.registration import client_name_problem
 from campus_mcp.oauth.store import ClientRecord
 from campus_mcp.settings import Settings
 
@@ -185,6 +186,8 @@ async def fetch_metadata_document(
         if problem:
             raise MetadataDocumentError(problem)
     name = document.get("client_name")
+    if (refused := client_name_problem(name)) is not None:
+        raise MetadataDocumentError(f"the client ID metadata document's {refused}")
     scope = document.get("scope")
     client_uri = document.get("client_uri")
     return ClientRecord(
