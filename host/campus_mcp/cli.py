@@ -339,7 +339,9 @@ def unnamed_database_problem(settings: Settings) -> str | None:
 
 def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> None:
     """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
-    migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
+    migrates it or finds it unreachable itself); an error stops it, a note is one INFO line. A
+    note describes a configuration that may well be meant (a scraper on this machine only): as a
+    WARNING at every start it taught operators to skim past the warnings that matter."""
     import logging
 
     from campus_mcp.config_check import all_problems
@@ -347,7 +349,7 @@ def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> 
     found = all_problems(registry, workers=workers, database=database)
     for problem in found:
         if problem.level == "note":
-            logging.getLogger("campus_mcp.check").warning("%s", problem.text)
+            logging.getLogger("campus_mcp.check").info("%s", problem.text)
     errors = [problem.text for problem in found if problem.level == "error"]
     if errors:
         raise StartupError(" ".join(errors) + " (`campus-mcp check` lists every problem.)")
