@@ -285,9 +285,15 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
     _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
+    from campus_mcp.header_deadline import header_deadline
+
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
+        # uvicorn's httptools protocol with a deadline for a request's headers (slowloris), and
+        # its keep-alive timeout for an idle connection: no connection waits on a client for ever.
+        "http": header_deadline(settings.http_header_timeout_seconds),
+        "timeout_keep_alive": settings.http_keep_alive_seconds,
         "log_level": "info",
         "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
         "access_log": settings.access_log,  # no log line per request unless asked for
