@@ -396,6 +396,20 @@ class Settings(BaseSettings):
         default_factory=lambda: ["student"],
         description="Values of cas_admit_attribute that admit a student (any one; comma-separated).",
     )
+    sign_in_document_max_bytes: int = Field(
+        default=2 * 1024 * 1024,
+        ge=1024,
+        description=(
+            "The most read of one document of the campus sign-in service: OpenID Connect discovery, its "
+            "keys (JWKS) and userinfo, a CAS answer, the SAML metadata (a few KB each; a larger one is "
+            "refused and the log says so)."
+        ),
+    )
+    jwks_max_keys: int = Field(
+        default=50,
+        ge=1,
+        description="The most keys the campus sign-in service's JWKS may list (a provider publishes a few).",
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
