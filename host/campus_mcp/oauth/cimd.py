@@ -33,7 +33,7 @@ import anyio
 import httpx
 
 from campus_mcp.oauth.redirects import redirect_uri_problem
-from campus_mcp.oauth.registration import client_name_problem
+from campus_mcp.oauth.registration import text_problem
 from campus_mcp.oauth.store import ClientRecord
 from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document
 from campus_mcp.settings import Settings
@@ -185,10 +185,11 @@ async def fetch_metadata_document(
         if problem:
             raise MetadataDocumentError(problem)
     name = document.get("client_name")
-    if (refused := client_name_problem(name)) is not None:
-        raise MetadataDocumentError(f"the client ID metadata document's {refused}")
     scope = document.get("scope")
     client_uri = document.get("client_uri")
+    for field, value in (("client_name", name), ("client_uri", client_uri), ("scope", scope)):
+        if (refused := text_problem(field, value)) is not None:
+            raise MetadataDocumentError(f"the client ID metadata document's {refused}")
     return ClientRecord(
         client_id=url,
         kind="metadata_document",
