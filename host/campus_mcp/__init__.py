@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
     from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
+    from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document
     from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.principal import Principal
     from campus_mcp.registry import PluginError
@@ -142,6 +143,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
+    "campus_mcp.outside_documents": ("DocumentLimit", "DocumentTooLarge", "read_document"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
     "campus_mcp.principal": ("Principal",),
     "campus_mcp.registry": ("PluginError",),
@@ -200,6 +202,8 @@ __all__ = [
     "Decision",
     "DemoData",
     "Deployment",
+    "DocumentLimit",
+    "DocumentTooLarge",
     "InFlight",
     "InstructionFragment",
     "Interval",
@@ -259,6 +263,7 @@ __all__ = [
     "operation_tools",
     "plural",
     "publish_changes",
+    "read_document",
     "read_versions",
     "record_run",
     "session_user",

@@ -288,9 +288,15 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
     _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
+    from campus_mcp.header_deadline import header_deadline
+
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
+        # uvicorn's httptools protocol with a deadline for a request's headers (slowloris), and
+        # its keep-alive timeout for an idle connection: no connection waits on a client for ever.
+        "http": header_deadline(settings.http_header_timeout_seconds),
+        "timeout_keep_alive": settings.http_keep_alive_seconds,
         "log_level": "info",
         "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
         "access_log": settings.access_log,  # no log line per request unless asked for
@@ -342,7 +348,9 @@ def unnamed_database_problem(settings: Settings) -> str | None:
 
 def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> None:
     """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
-    migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
+    migrates it or finds it unreachable itself); an error stops it, a note is one INFO line. A
+    note describes a configuration that may well be meant (a scraper on this machine only): as a
+    WARNING at every start it taught operators to skim past the warnings that matter."""
     import logging
 
     from campus_mcp.config_check import all_problems
@@ -350,7 +358,7 @@ def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> 
     found = all_problems(registry, workers=workers, database=database)
     for problem in found:
         if problem.level == "note":
-            logging.getLogger("campus_mcp.check").warning("%s", problem.text)
+            logging.getLogger("campus_mcp.check").info("%s", problem.text)
     errors = [problem.text for problem in found if problem.level == "error"]
     if errors:
         raise StartupError(" ".join(errors) + " (`campus-mcp check` lists every problem.)")
@@ -751,12 +759,15 @@ def jobs_list() -> None:
 
 
 def _run_line(run: dict[str, Any]) -> str:
+    # What a run lost and its error quote the upstream's data and messages: escaped, one line a run.
+    from campus_mcp.logsafe import cell
+
     lost = (
-        f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
+        f", lost {len(run['lost'])}: " + "; ".join(f"{cell(k)}: {cell(v)}" for k, v in list(run["lost"].items())[:5])
         if run["lost"]
         else ""
     )
-    error = f", error: {run['error']}" if run["error"] else ""
+    error = f", error: {cell(run['error'])}" if run["error"] else ""
     return f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}"
 
 

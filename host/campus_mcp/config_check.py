@@ -212,12 +212,22 @@ def identity_provider_problems(settings: Settings) -> list[Problem]:
         return []
     import httpx
 
+    from campus_mcp.outside_documents import DocumentTooLarge, read_document, sign_in_limit
+
     issuer = settings.oidc_issuer.rstrip("/")
     url = f"{issuer}/.well-known/openid-configuration"
+
+    async def _read() -> httpx.Response:
+        async with httpx.AsyncClient(timeout=10) as http:
+            limit = sign_in_limit(settings, "the identity provider's metadata")
+            return await read_document(http, "GET", url, limit=limit)
+
     try:
-        answer = httpx.get(url, timeout=10)
+        answer = asyncio.run(_read())
         answer.raise_for_status()
         metadata = answer.json()
+    except DocumentTooLarge as exc:
+        return [Problem("error", str(exc))]
     except (httpx.HTTPError, ValueError) as exc:
         return [
             Problem(

@@ -1,6 +1,10 @@
 """``campus-mcp audit`` and ``campus-mcp export``: the privacy office's answers to a records request
 (docs/privacy.md). ``audit`` prints the access log of one student's data or of one app's reads;
-``export`` prints everything the product holds about one student as one JSON document."""
+``export`` prints everything the product holds about one student as one JSON document.
+
+The text table writes every cell escaped (a line break as ``\\n``): one entry is one line. CSV
+quotes a cell with a line break, as its readers expect, and JSON escapes it: both keep the text
+as it was."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import Student
 from campus_mcp.deployment import Deployment, open_deployment
+from campus_mcp.logsafe import cell
 from campus_mcp.oauth.students_cli import find_student
 from campus_mcp.settings import Settings
 from campus_mcp.student_access import AccessEntry, entries, replay_stopped_journals
@@ -68,9 +73,11 @@ def audit(student: str | None, app: str | None, since: str | None, output: str) 
     if not rows:
         click.echo("No entries." + ("" if start is None else f" (since {since})"), err=True)
     for entry, name in rows:
+        # An app's name is what the app registered, a token's what the student typed: every cell is
+        # escaped (campus_mcp.logsafe), so a line break or a terminal escape in one cannot forge a row.
         click.echo(
-            f"{entry.at:%Y-%m-%d %H:%M:%S}Z\t{name}\t{entry.app_name} ({entry.app_kind} {entry.app_id})"
-            f"\t{entry.door}\t{entry.action}\t{entry.outcome}"
+            f"{entry.at:%Y-%m-%d %H:%M:%S}Z\t{cell(name)}\t{cell(entry.app_name)} ({cell(entry.app_kind)} "
+            f"{cell(entry.app_id)})\t{cell(entry.door)}\t{cell(entry.action)}\t{cell(entry.outcome)}"
         )
 
 

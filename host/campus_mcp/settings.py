@@ -79,7 +79,9 @@ class Settings(BaseSettings):
     )
     allowed_hosts: list[str] = Field(
         default_factory=list,
-        description="Extra Host header values the MCP endpoint accepts (DNS-rebinding guard).",
+        description=(
+            "Extra Host header values the MCP endpoint and /metrics accept (DNS-rebinding guard; name:* for any port)."
+        ),
     )
     allowed_origins: list[str] = Field(default_factory=list)
     anonymous_access: bool = Field(
@@ -130,6 +132,23 @@ class Settings(BaseSettings):
         default=30.0,
         gt=0,
         description="On SIGTERM, how long `serve` lets in-flight requests finish before it stops.",
+    )
+    http_header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description=(
+            "How long `serve` waits for a request's headers (from the connection's start, or a later "
+            "request's first byte) before it closes the connection (408): a client that sends them "
+            "slowly, or half of them, holds no connection longer (slowloris)."
+        ),
+    )
+    http_keep_alive_seconds: int = Field(
+        default=5,
+        ge=1,
+        description=(
+            "How long `serve` keeps an idle connection open for the client's next request. Behind a "
+            "proxy that keeps connections to it, keep the proxy's idle time shorter (docs/deployment.md)."
+        ),
     )
     access_log: bool = Field(
         default=False,
@@ -387,6 +406,20 @@ class Settings(BaseSettings):
             "default: printable ASCII, no whitespace, at most 64 characters. Control, invisible and look-alike "
             "characters are refused whatever it allows."
         ),
+    )
+    sign_in_document_max_bytes: int = Field(
+        default=2 * 1024 * 1024,
+        ge=1024,
+        description=(
+            "The most read of one document of the campus sign-in service: OpenID Connect discovery, its "
+            "keys (JWKS) and userinfo, a CAS answer, the SAML metadata (a few KB each; a larger one is "
+            "refused and the log says so)."
+        ),
+    )
+    jwks_max_keys: int = Field(
+        default=50,
+        ge=1,
+        description="The most keys the campus sign-in service's JWKS may list (a provider publishes a few).",
     )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,

@@ -11,6 +11,7 @@ SAML (``saml``): the CAS server's URL and the user stand for the issuer and subj
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any
 from urllib.parse import urlencode
@@ -22,7 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
-from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused
+from campus_mcp.outside_documents import DocumentTooLarge, read_document, sign_in_limit
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/cas/callback"
@@ -32,6 +34,9 @@ START_AGAIN = "Start again from the app; if it happens again, tell your campus I
 NOT_PENDING = (
     "This sign-in answer does not match a sign-in started here, or it was used already. Start again from the app."
 )
+
+
+log = logging.getLogger(__name__)
 
 
 class CasError(OidcError):
@@ -72,11 +77,18 @@ class CasClient:
             raise CasError(NOT_PENDING)
         try:
             async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(
-                    self.server + "/p3/serviceValidate", params={"service": self.service(expected), "ticket": ticket}
+                response = await read_document(
+                    http,
+                    "GET",
+                    self.server + "/p3/serviceValidate",
+                    params={"service": self.service(expected), "ticket": ticket},
+                    limit=sign_in_limit(self.settings, "the CAS server's validation answer"),
                 )
                 response.raise_for_status()
                 root = ElementTree.fromstring(response.content)
+        except DocumentTooLarge as exc:
+            log.warning("%s", exc)
+            raise CasError(TOO_LARGE) from exc
         except httpx.HTTPError as exc:
             raise CasError(UNREACHABLE) from exc
         except ElementTree.ParseError as exc:

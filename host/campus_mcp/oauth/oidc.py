@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import secrets
 from typing import Any
 from urllib.parse import urlencode
@@ -32,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
+from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document, sign_in_limit
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
@@ -49,6 +51,14 @@ CONNECTION_CUT = (
     "not finish. Start again from the app in a few minutes; if it keeps happening, tell your campus IT."
 )
 CODE_REFUSED = "The campus sign-in service did not complete the sign-in. Start again from the app."
+# A document past its limit (campus_mcp.outside_documents): the student is told whom to tell, the
+# log says which document, its limit and the setting (IT's words, not the student's).
+TOO_LARGE = (
+    "The campus sign-in service sent more than this server reads, so the sign-in stopped. Tell your "
+    "campus IT; the server's log says what was too large."
+)
+
+log = logging.getLogger(__name__)
 
 # The provider's signing keys by JWKS URL, for this process; fetched again on an unknown key id.
 _keys: dict[str, KeySet] = {}
@@ -115,9 +125,13 @@ class OidcClient:
     async def discover(self) -> dict[str, Any]:
         try:
             async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
-                response = await http.get(self.issuer + "/.well-known/openid-configuration")
+                response = await read_document(
+                    http, "GET", self.issuer + "/.well-known/openid-configuration", limit=self._limit("discovery")
+                )
                 response.raise_for_status()
                 document: dict[str, Any] = response.json()
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError) as exc:
             raise IdpUnreachable(UNREACHABLE) from exc
         if document.get("issuer", "").rstrip("/") != self.issuer:
@@ -180,9 +194,17 @@ class OidcClient:
     async def _userinfo(self, url: str, access_token: str, claims: dict[str, Any]) -> dict[str, Any]:
         try:
             async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
-                response = await http.get(url, headers={"Authorization": f"Bearer {access_token}"})
+                response = await read_document(
+                    http,
+                    "GET",
+                    url,
+                    headers={"Authorization": f"Bearer {access_token}"},
+                    limit=self._limit("userinfo answer"),
+                )
                 response.raise_for_status()
                 info: dict[str, Any] = response.json()
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError) as exc:
             raise OidcError("The campus sign-in service did not send your profile. Try again.") from exc
         if info.get("sub") != claims.get("sub"):
@@ -197,14 +219,34 @@ class OidcClient:
             return keys
         try:
             async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
-                response = await http.get(jwks_uri)
+                response = await read_document(http, "GET", jwks_uri, limit=self._limit("keys (JWKS)"))
                 response.raise_for_status()
-                keys = KeySet.import_key_set(response.json())
+                keys = KeySet.import_key_set(self._few_keys(response.json()))
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError, JoseError) as exc:
             raise IdpUnreachable(UNREACHABLE) from exc
         jwks_fetches += 1
         _keys[jwks_uri] = keys
         return keys
+
+    def _limit(self, document: str) -> DocumentLimit:
+        return sign_in_limit(self.settings, f"the campus sign-in service's {document}")
+
+    def _few_keys(self, jwks: Any) -> Any:
+        """The JWKS, unless it lists more keys than ``jwks_max_keys`` (each is parsed and kept)."""
+        listed = jwks.get("keys") if isinstance(jwks, dict) else None
+        limit = self.settings.jwks_max_keys
+        if isinstance(listed, list) and len(listed) > limit:
+            log.warning(
+                "the campus sign-in service's keys (JWKS) list %d keys, more than the %d this server takes, so "
+                "they were not read. If that is right, raise CAMPUS_MCP_JWKS_MAX_KEYS; if not, tell whoever "
+                "runs the sign-in service.",
+                len(listed),
+                limit,
+            )
+            raise OidcError(TOO_LARGE)
+        return jwks
 
     async def verify(self, document: dict[str, Any], id_token: str, nonce: str) -> dict[str, Any]:
         """The ID token's claims once its signature, issuer, audience, expiry and nonce check out."""
@@ -303,6 +345,12 @@ class OidcClient:
             return None
         query = urlencode({"client_id": self.settings.oidc_client_id, "post_logout_redirect_uri": post_logout_redirect})
         return endpoint + ("&" if "?" in endpoint else "?") + query
+
+
+def _too_large(exc: DocumentTooLarge) -> OidcError:
+    """The student's words for a document past its limit; IT's (which, the limit, the setting) logged."""
+    log.warning("%s", exc)
+    return OidcError(TOO_LARGE)
 
 
 def _claim_problem(claim: str) -> str:

@@ -22,6 +22,7 @@ and the NameID stand for the issuer and subject.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from campus_mcp.confirmation_state import AnsweredRequestState
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
-from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused
 from campus_mcp.oauth.saml_algorithms import (
     DIGESTS,
     SIGNING,
@@ -59,14 +60,15 @@ from campus_mcp.oauth.saml_algorithms import (
     weak_algorithm_in,
 )
 from campus_mcp.oauth.saml_logs import quiet_saml_logs
+from campus_mcp.outside_documents import DocumentTooLarge, sign_in_limit
 from campus_mcp.settings import Settings
 
 METADATA_PATH = "/saml/metadata"
 ACS_PATH = "/login/saml/acs"
 METADATA_WHAT = "the identity provider's SAML metadata"
-# A single IdP's metadata is a few KB; a federation's aggregate (InCommon's is tens of MB) is not
-# what this setting takes: a campus points it at the IdP's own or the federation's per-entity (MDQ) URL.
-METADATA_MAX_BYTES = 1024 * 1024
+# A single IdP's metadata is a few KB, read up to sign_in_document_max_bytes; a federation's
+# aggregate (InCommon's is tens of MB) is not what this setting takes: a campus points it at the
+# IdP's own or the federation's per-entity (MDQ) URL.
 METADATA_FETCH_SECONDS = 10.0
 START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
 UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
@@ -147,7 +149,12 @@ async def idp_metadata(settings: Settings) -> str:
         return kept[1]
     try:
         with anyio.fail_after(METADATA_FETCH_SECONDS):
-            raw = await _download(source, settings, what=METADATA_WHAT, max_bytes=METADATA_MAX_BYTES)
+            raw = await _download(source, settings, limit=sign_in_limit(settings, METADATA_WHAT))
+    except DocumentTooLarge as exc:
+        logging.getLogger(__name__).warning("%s", exc)
+        if kept is not None:
+            return kept[1]
+        raise SamlError(TOO_LARGE) from exc
     except (MetadataDocumentError, TimeoutError, httpx.HTTPError) as exc:
         if kept is not None:
             return kept[1]  # the IdP's keys rarely change: the last good copy beats no sign-in at all

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.catalog_settings import CatalogSettings, feed_limit
 
 T = TypeVar("T")
 console = Console(stderr=True)
@@ -169,7 +169,7 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
 )
 def import_calendar_command(path: Path | None) -> None:
     """Import the academic calendar from its iCalendar feed or a saved .ics file."""
-    from campus_catalog.sources.calendar_ics import import_calendar
+    from campus_catalog.sources.calendar_ics import CALENDAR_FEED, import_calendar
 
     async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
         catalog = _catalog(deployment)
@@ -186,6 +186,7 @@ def import_calendar_command(path: Path | None) -> None:
                 url=url,
                 path=source,
                 timeout_seconds=catalog.calendar_timeout_seconds,
+                limit=feed_limit(CALENDAR_FEED, catalog.feed_max_bytes),
             )
         await _record(sessions, "calendar", started, report.stored, report.lost(), report.summary())
         return report.stored, report.lost(), report.summary()

@@ -20,7 +20,7 @@ from campus_mcp import count_import_failures, utcnow
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.catalog_settings import CatalogSettings, banner_limit
 from campus_catalog.models import Section, Term
 from campus_catalog.sources.banner_client import BannerClient
 from campus_catalog.sources.banner_import import ImportReport, cancel_missing_sections, import_term_sections
@@ -42,6 +42,7 @@ def open_banner(settings: CatalogSettings) -> BannerClient:
         requests_per_minute=settings.banner_requests_per_minute,
         timeout_seconds=settings.banner_timeout_seconds,
         page_size=settings.banner_page_size,
+        limit=banner_limit(settings.banner_page_max_bytes),
     )
 
 
