@@ -101,7 +101,7 @@ def identity_provider(issuer: str, mode: dict[str, str], sent: Sent) -> Litestar
         assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == grant["challenge"]
         now = int(time.time())
         claims = {"iss": issuer, "aud": "campus-mcp", "sub": "s-42", "iat": now, "exp": now + 300}
-        claims |= {"nonce": grant["nonce"], "preferred_username": "ada", "name": "Ada"}
+        claims |= {"nonce": grant["nonce"], "preferred_username": "ada", "name": "Ada Lovelace"}
         id_token = jwt.encode({"alg": "ES256", "kid": "idp-1"}, claims, key)
         return {"access_token": "idp-access", "token_type": "Bearer", "expires_in": 300, "id_token": id_token}
 
@@ -181,7 +181,7 @@ async def test_the_identity_providers_documents_are_read_up_to_their_limit(
         # The server is still there, and signs the student in once the provider behaves.
         mode.clear()
         landed = await browser.get(f"{base}/login/oidc?next=/dashboard")
-        assert landed.status_code == 200 and "Signed in as ada" in landed.text, landed.text[-500:]
+        assert landed.status_code == 200 and "Signed in as Ada Lovelace" in landed.text, landed.text[-500:]
 
 
 def cas_server(sent: Sent) -> Litestar:
