@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from campus_mcp.accounts import student_for_feed
     from campus_mcp.answer_cache import AnswerCache
+    from campus_mcp.campus_time import campus_time_text
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
         Decision,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     from campus_mcp.principal import Principal
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
+    from campus_mcp.sealed_secrets import SecretUnreadable, open_secret, seal_secret
     from campus_mcp.settings import Settings
     from campus_mcp.speedups.statement_shapes import ShapedStatements
     from campus_mcp.tool_context import ToolContext
@@ -88,6 +90,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("student_for_feed",),
     "campus_mcp.answer_cache": ("AnswerCache",),
+    "campus_mcp.campus_time": ("campus_time_text",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
         "Decision",
@@ -144,6 +147,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.principal": ("Principal",),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
+    "campus_mcp.sealed_secrets": ("SecretUnreadable", "open_secret", "seal_secret"),
     "campus_mcp.settings": ("Settings",),
     "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.untrusted": (
@@ -222,6 +226,7 @@ __all__ = [
     "RouteRef",
     "RowId",
     "Scope",
+    "SecretUnreadable",
     "Settings",
     "ShapedStatements",
     "StudentData",
@@ -231,6 +236,7 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "campus_time_text",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -248,6 +254,7 @@ __all__ = [
     "last_success",
     "not_changed",
     "open_deployment",
+    "open_secret",
     "operation_examples",
     "operation_routes",
     "operation_tools",
@@ -255,6 +262,7 @@ __all__ = [
     "publish_changes",
     "read_versions",
     "record_run",
+    "seal_secret",
     "session_user",
     "student_for_feed",
     "student_text",
