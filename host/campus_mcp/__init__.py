@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from campus_mcp.accounts import student_for_feed
     from campus_mcp.answer_cache import AnswerCache
+    from campus_mcp.calendar_sources import calendar_events_for
     from campus_mcp.campus_time import campus_time_text
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     )
     from campus_mcp.contributions import (
         AppResource,
+        CalendarEvent,
+        CalendarSource,
         Completion,
         Connection,
         ConnectionState,
@@ -90,6 +93,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("student_for_feed",),
     "campus_mcp.answer_cache": ("AnswerCache",),
+    "campus_mcp.calendar_sources": ("calendar_events_for",),
     "campus_mcp.campus_time": ("campus_time_text",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
@@ -103,6 +107,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "campus_mcp.contributions": (
         "AppResource",
+        "CalendarEvent",
+        "CalendarSource",
         "Completion",
         "Connection",
         "ConnectionState",
@@ -189,6 +195,8 @@ __all__ = [
     "AnswerCache",
     "AppResource",
     "Base",
+    "CalendarEvent",
+    "CalendarSource",
     "CampusError",
     "ChangedMeanwhile",
     "Completion",
@@ -236,6 +244,7 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "calendar_events_for",
     "campus_time_text",
     "check_rate_limit",
     "clean_student_text",
