@@ -618,6 +618,36 @@ async def test_hook_register_student_data(campus_factory: CampusFactory) -> None
     assert theirs["data"] == {"room_bookings": []} and theirs["student"]["username"] == "student2"
 
 
+async def test_hook_register_connections_an_account_not_connected_yet_is_offered(campus_factory: CampusFactory) -> None:
+    async def offered(_session: AsyncSession, student_id: int) -> ConnectionState:
+        if student_id == 1:
+            return ConnectionState(summary="Connected as Ada since 2030-09-01.", manage_url="/dashboard/rooms")
+        return ConnectionState(
+            summary="Not connected: connect your room account.", manage_url="/dashboard/rooms", connected=False
+        )
+
+    class WithOffer(Rooms):
+        @hookimpl
+        def register_connections(self) -> list[Connection]:
+            return [Connection(title="Room account", describe=offered)]
+
+    campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithOffer())], demo=True)
+    async with campus.rest() as client:
+        connected = await _settings_page_of(client, "student1")
+        client.cookies.clear()  # another browser: student2's
+        offered_page = await _settings_page_of(client, "student2")
+        dashboard = (await client.get("/dashboard")).text
+        export = (await client.get("/dashboard/activity/export")).json()
+    assert '<a href="/dashboard/rooms" aria-label="Manage Room account">Manage</a>' in connected
+    # Not connected: offered with Connect, and counted as nothing that reads the student's data.
+    assert "<h3>Room account</h3><p>Not connected: connect your room account.</p>" in offered_page
+    assert '<a href="/dashboard/rooms" aria-label="Connect Room account">Connect</a>' in offered_page
+    assert "Manage Room account" not in offered_page
+    assert "No app can use your data right now." in offered_page
+    assert "No app can use your" in dashboard and "Room account" not in dashboard
+    assert export["other_connections"] == []
+
+
 def test_hook_register_connections_manage_url_is_a_path_of_this_site() -> None:
     for url in ("https://elsewhere.example/steal", "//elsewhere.example/", "javascript:alert(1)"):
         with pytest.raises(ValueError, match="must be a path of this site"):

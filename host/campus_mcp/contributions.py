@@ -344,6 +344,10 @@ class ConnectionState:
 
     summary: str
     manage_url: str
+    # False: nothing is connected yet, and the student connects it from ``manage_url`` (an account of
+    # another service, such as their LMS). Settings lists it with a Connect link; it reads nothing,
+    # so the dashboard's count of apps and the export's connections leave it out.
+    connected: bool = True
 
     def __post_init__(self) -> None:
         if not self.manage_url.startswith("/") or self.manage_url.startswith("//"):

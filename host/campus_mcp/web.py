@@ -117,6 +117,11 @@ def connection_item(found: ConnectedThing, last_read: str = "") -> str:
     title = escape(found.connection.title)
     if found.state is None:
         return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
+    if not found.state.connected:
+        return (
+            f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+            f'<p><a href="{escape(found.state.manage_url)}" aria-label="Connect {title}">Connect</a></p></div>'
+        )
     return (
         f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>{last_read}'
         f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'
@@ -184,6 +189,7 @@ class DashboardController(Controller):
         holders += [
             (found.connection.title, ("feed", found.connection.access_log_id))
             for found in await connections_of(deployment, user[0])
+            if found.reads
         ]
         count = "No app" if not holders else "1 app" if len(holders) == 1 else f"{len(holders)} apps"
         listed = "".join(
@@ -250,6 +256,7 @@ class DashboardController(Controller):
             )
             for token in await personal_tokens.live(user[0])
         )
+        others = await connections_of(deployment, user[0])
         items += "".join(
             connection_item(
                 found,
@@ -257,13 +264,17 @@ class DashboardController(Controller):
                 if found.connection.access_log_id
                 else "",
             )
-            for found in await connections_of(deployment, user[0])
+            for found in others
+            if found.reads
         )
+        # Accounts the student can connect (their LMS): after the ones that can read their data.
+        offers = "".join(connection_item(found) for found in others if not found.reads)
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'
             f"{notice}"
             + (items or "<p>No app can use your data right now.</p>")
+            + offers
             + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
             "and check the boxes you want.</p></section>"
         )
