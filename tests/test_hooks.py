@@ -621,7 +621,10 @@ async def test_hook_register_student_data(campus_factory: CampusFactory) -> None
 async def test_hook_register_connections_an_account_not_connected_yet_is_offered(campus_factory: CampusFactory) -> None:
     async def offered(_session: AsyncSession, student_id: int) -> ConnectionState:
         if student_id == 1:
-            return ConnectionState(summary="Connected as Ada since 2030-09-01.", manage_url="/dashboard/rooms")
+            # Connected: the room system's account, which this server reads; it reads nothing here.
+            return ConnectionState(
+                summary="Connected as Ada since 2030-09-01.", manage_url="/dashboard/rooms", reads=False
+            )
         return ConnectionState(
             summary="Not connected: connect your room account.", manage_url="/dashboard/rooms", connected=False
         )
@@ -634,11 +637,14 @@ async def test_hook_register_connections_an_account_not_connected_yet_is_offered
     campus = await campus_factory(plugins=[], extra_plugins=[("rooms", WithOffer())], demo=True)
     async with campus.rest() as client:
         connected = await _settings_page_of(client, "student1")
+        connected_dashboard = (await client.get("/dashboard")).text
         client.cookies.clear()  # another browser: student2's
         offered_page = await _settings_page_of(client, "student2")
         dashboard = (await client.get("/dashboard")).text
         export = (await client.get("/dashboard/activity/export")).json()
     assert '<a href="/dashboard/rooms" aria-label="Manage Room account">Manage</a>' in connected
+    # Connected, it still reads none of the student's data here: not an app that uses their data.
+    assert "No app can use your data right now." in connected and "Room account" not in connected_dashboard
     # Not connected: offered with Connect, and counted as nothing that reads the student's data.
     assert "<h3>Room account</h3><p>Not connected: connect your room account.</p>" in offered_page
     assert '<a href="/dashboard/rooms" aria-label="Connect Room account">Connect</a>' in offered_page

@@ -26,8 +26,8 @@ class ConnectedThing:
 
     @property
     def reads(self) -> bool:
-        """Whether it can read the student's data: connected, or unreadable (assume it can)."""
-        return self.state is None or self.state.connected
+        """Whether it can read the student's data: connected and reading, or unreadable (assume it can)."""
+        return self.state is None or (self.state.connected and self.state.reads)
 
 
 async def connections_of(deployment: Deployment, student_id: int) -> list[ConnectedThing]:

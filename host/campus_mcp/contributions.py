@@ -348,6 +348,10 @@ class ConnectionState:
     # another service, such as their LMS). Settings lists it with a Connect link; it reads nothing,
     # so the dashboard's count of apps and the export's connections leave it out.
     connected: bool = True
+    # False: it reads none of the student's data here; it is the student's account elsewhere that
+    # this server reads for them (their LMS). Settings lists it with the offers, after the apps, and
+    # the dashboard's count and the export's connections leave it out too.
+    reads: bool = True
 
     def __post_init__(self) -> None:
         if not self.manage_url.startswith("/") or self.manage_url.startswith("//"):

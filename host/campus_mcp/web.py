@@ -12,7 +12,7 @@ Plugins add their own pages to this shell: a plugin route handler with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -66,12 +66,20 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
 
 
 def dashboard_page(
-    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+    deployment: Deployment,
+    request: Request[Any, Any, Any],
+    title: str,
+    body: str,
+    *,
+    copy_button: bool = False,
+    form_targets: Iterable[str] = (),
 ) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
 
     ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
-    server's own script (allowed on this page only)."""
+    server's own script (allowed on this page only). ``form_targets``: origins a form of the page
+    continues to through its post's redirect (an OAuth authorization at the student's LMS), which
+    browsers check against the page's ``form-action``; plain origins only, anything else is left out."""
     user = session_user(request)
     return html_response(
         page(
@@ -85,6 +93,7 @@ def dashboard_page(
             script=COPY_SCRIPT_PATH if copy_button else "",
         ),
         scripts=copy_button,
+        form_targets=form_targets,
     )
 
 
@@ -267,7 +276,7 @@ class DashboardController(Controller):
             for found in others
             if found.reads
         )
-        # Accounts the student can connect (their LMS): after the ones that can read their data.
+        # The student's accounts elsewhere (their LMS), connected or to connect: after what can read their data.
         offers = "".join(connection_item(found) for found in others if not found.reads)
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
