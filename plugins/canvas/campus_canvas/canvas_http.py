@@ -43,6 +43,8 @@ BACKOFF_SECONDS: tuple[float, ...] = (1.0, 3.0)
 # of that token waits LOW_BUCKET_WAIT first.
 LOW_BUCKET = 100.0
 LOW_BUCKET_WAIT = 1.0
+# Canvas refills the bucket as time passes: a reading older than this says nothing about now.
+BUCKET_FRESH_SECONDS = 10.0
 Params = Sequence[tuple[str, str]]
 
 
@@ -171,8 +173,9 @@ async def send(
     """One request, its body read up to ``MAX_BYTES``; failures as CanvasUnavailable by kind."""
     try:
         async with asyncio.timeout(seconds * 2):  # every phase has ``timeout``; the whole request twice that
+            # No params keeps the URL's own query (a next page's link); an empty QueryParams drops it.
             request = client.build_request(
-                method, url, params=httpx.QueryParams(list(params or ())), headers=headers, data=data
+                method, url, params=httpx.QueryParams(list(params)) if params else None, headers=headers, data=data
             )
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
@@ -304,9 +307,8 @@ async def _wait_for_bucket(token: str) -> None:
     bucket = _buckets.get(_bucket_key(token))
     if bucket is None:
         return
-    # Low: less than LOW_BUCKET left, or less than a few requests of the last one's cost. Canvas
-    # refills the bucket as time passes, so a low reading from a while ago says nothing now.
+    # Low: less than LOW_BUCKET left, or less than a few requests of the last one's cost.
     low = bucket.remaining < max(LOW_BUCKET, 3 * bucket.cost)
-    if low and time.monotonic() - bucket.at < LOW_BUCKET_WAIT * 10:
+    if low and time.monotonic() - bucket.at < BUCKET_FRESH_SECONDS:
         count_metric("canvas_requests", outcome="waited_for_rate_limit")
         await asyncio.sleep(LOW_BUCKET_WAIT)

@@ -1,6 +1,7 @@
 """The Canvas connection as Settings lists it beside the connected apps (``register_connections``).
 
-Connected: who in Canvas, since when, with a link to the Canvas page that disconnects it. Not
+Connected: who in Canvas, since when, with a link to the Canvas page that disconnects it; it reads
+none of the student's data here (``reads=False``), so it is not counted among the apps that do. Not
 connected yet: listed as one the student can connect, with the link to start (``connected=False``).
 A disabled student's connection is ended as Disconnect ends it: revoked at Canvas, forgotten here.
 """
@@ -32,11 +33,14 @@ async def describe_canvas(session: AsyncSession, student_id: int) -> ConnectionS
         return ConnectionState(
             summary=f"Stopped working on {row.lost_at:%Y-%m-%d} (removed in Canvas): connect it again.",
             manage_url=CANVAS_PAGE,
+            reads=False,
         )
     who = row.canvas_user_name or "your Canvas account"
     return ConnectionState(
         summary=f"Connected as {who} since {row.connected_at:%Y-%m-%d}; your assistant reads your Canvas coursework with it.",
         manage_url=CANVAS_PAGE,
+        # It reads none of the student's data here: this server reads their Canvas for them.
+        reads=False,
     )
 
 

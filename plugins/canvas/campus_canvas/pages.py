@@ -39,7 +39,7 @@ from campus_canvas.connections import CALLBACK_PATH, CANVAS_PAGE, redirect_uri, 
 from campus_canvas.disconnect import end_connection
 from campus_canvas.models import CanvasConnection
 from campus_canvas.reader import open_client
-from campus_canvas.settings import CanvasSettings, is_demo
+from campus_canvas.settings import CanvasSettings, canvas_origin, is_demo
 
 NO_PARITY = {"exclude_from_parity": True}
 STATE_KEY = "canvas_oauth"
@@ -141,14 +141,13 @@ async def canvas_page(
         return to_login(CANVAS_PAGE)
     row = await _row(deployment, user[0])
     csrf = csrf_token(request)
-    body = (
-        "<h1>Canvas</h1>"
-        + _notice(request)
-        + _account_card(row, csrf, is_demo(plugin_settings), deployment.settings.product_name)
-    )
+    demo = is_demo(plugin_settings)
+    body = "<h1>Canvas</h1>" + _notice(request) + _account_card(row, csrf, demo, deployment.settings.product_name)
     if row is not None and row.lost_at is None:
         body += _feed_card(row, csrf)
-    return dashboard_page(deployment, request, "Canvas", body)
+    # Connect's post redirects to Canvas's authorization page: browsers hold it to form-action.
+    targets = () if demo else (canvas_origin(plugin_settings),)
+    return dashboard_page(deployment, request, "Canvas", body, form_targets=targets)
 
 
 def _problem(request: Req, deployment: Any, words: str, status: int = 400) -> Response[Any]:

@@ -27,10 +27,11 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -45,6 +46,8 @@ CLIENT_ID = "10000000000042"
 CLIENT_SECRET = "fake-developer-key-secret-do-not-log"
 FIXTURE_ORIGIN = "https://canvas.example.edu"
 RATE_LIMITED_BODY = "403 Forbidden (Rate Limit Exceeded)"
+FIXTURE_WEEK = date(2030, 9, 9)
+MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)")
 
 
 def fixture(name: str) -> Any:
@@ -83,6 +86,8 @@ class FakeCanvas:
     huge: bool = False
     fail: dict[str, int] = dataclasses.field(default_factory=dict)
     foreign_next: str | None = None
+    # The fixtures' week (from Monday 9 September 2030) moved to the week of this day, every time in them.
+    week_of: date | None = None
     seen: list[Seen] = dataclasses.field(default_factory=list)
     authorizations: list[dict[str, str]] = dataclasses.field(default_factory=list)
     codes: dict[str, str] = dataclasses.field(default_factory=dict)  # code -> redirect_uri
@@ -90,7 +95,7 @@ class FakeCanvas:
     refresh_tokens: dict[str, bool] = dataclasses.field(default_factory=dict)  # refresh token -> live
 
     def reset(self) -> None:
-        """Every switch back to a well Canvas; tokens and codes are kept (the connections)."""
+        """A well Canvas that has given no token yet (each test connects its own campus)."""
         self.approve = False
         self.expires_in = 3600
         self.max_per_page = 100
@@ -101,7 +106,12 @@ class FakeCanvas:
         self.huge = False
         self.fail = {}
         self.foreign_next = None
+        self.week_of = None
         self.seen.clear()
+        self.authorizations.clear()
+        self.codes.clear()
+        self.tokens.clear()
+        self.refresh_tokens.clear()
 
     def api_requests(self) -> list[Seen]:
         return [s for s in self.seen if s.path.startswith("/api/")]
@@ -219,6 +229,9 @@ class FakeCanvas:
         if path not in names:
             return None
         text = json.dumps(fixture(names[path])["body"]).replace(FIXTURE_ORIGIN, self.origin)
+        if self.week_of is not None:
+            days = timedelta(days=(self.week_of - timedelta(days=self.week_of.weekday()) - FIXTURE_WEEK).days)
+            text = MOMENT.sub(lambda m: (_moment(m.group(1)) + days).strftime("%Y-%m-%dT%H:%M:%SZ"), text)  # type: ignore[operator]
         items: list[Any] = json.loads(text)
         query = request.query_params
         if path == "/api/v1/planner/items":
@@ -285,6 +298,8 @@ def build_app(fake: FakeCanvas) -> Litestar:
         fake.seen.append(Seen(request.method, path, query, access is not None))
         if fake.delay_seconds:
             await asyncio.sleep(fake.delay_seconds)
+        if path in fake.fail:
+            return Response({"errors": [{"message": "An error occurred."}]}, status_code=fake.fail[path])
         if path == "/login/oauth2/auth" and request.method == "GET":
             return fake.authorize({k: str(v) for k, v in request.query_params.items()})
         if path == "/login/oauth2/token" and request.method == "POST":

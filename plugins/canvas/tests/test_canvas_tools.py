@@ -158,3 +158,22 @@ async def test_announcements_drop_hidden_text_and_name_the_course(
     assert answer["announcements"][1]["author"] is None
     request = canvas.api_requests()[-1]
     assert request.param("context_codes[]") == ["course_101", "course_102", "course_103"]
+
+
+async def test_plan_my_week_joins_due_work_with_the_schedule_in_at_most_four_calls(
+    campus_factory: CampusFactory, canvas: FakeCanvas
+) -> None:
+    joined = await canvas_campus(campus_factory, canvas, plugins=("catalog", "schedule", "canvas"))
+    principal = await joined.student_principal("student1", scopes=SCOPE)
+    async with joined.mcp(principal=principal) as client:
+        prompt = await client.get_prompt("plan_my_week", {"week": "2030-09-11"})
+    words = prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert words.startswith("Plan my week: Monday, September 9 to Sunday, September 15 (America/New_York time).")
+    days = "start_date=2030-09-09, end_date=2030-09-15"
+    assert f"1. canvas_due_work with {days}" in words and f"2. my_busy_times with {days}" in words
+    assert "at most 4 tool calls" in words and "5." not in words
+    # Without the schedule family, it names no tool this campus lacks and asks the student instead.
+    alone = await canvas_campus(campus_factory, canvas)
+    async with alone.mcp(principal=await alone.student_principal("student1", scopes=SCOPE)) as client:
+        words = (await client.get_prompt("plan_my_week", {})).messages[0].content.text  # type: ignore[union-attr]
+    assert "my_busy_times" not in words and "ask me when I have classes" in words
