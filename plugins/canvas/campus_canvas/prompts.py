@@ -56,6 +56,11 @@ async def render_plan_my_week(context: ToolContext, args: Mapping[str, str]) -> 
         "blocks before each due time to do the work, more time for more points; missing and late work first, "
         "then the soonest due. Do not invent due dates or classes. If the answer says my Canvas is not "
         "connected, give me its link and plan with my schedule only.",
+        "Ask me for any fact no tool gives (how long a piece of work takes me, my other commitments); do not "
+        "guess it. If a tool answers that it needs a permission, tell me what its message says about adding it, "
+        "and go on with the tools you have.",
+        "",
+        context.settings.advisor_text,
     ]
     return "\n".join(lines)
 

@@ -16,11 +16,7 @@ from campus_canvas.text import CanvasText
 
 # What a student's work stands at, from Canvas's submission flags (the planner's and the submission's).
 WorkState = Literal["submitted", "graded", "late", "missing", "excused", "not_submitted", "nothing_to_submit"]
-STATE_WORDS = (
-    "state: submitted (handed in), graded, late (handed in after the due time), missing (past due, not "
-    "handed in), excused, not_submitted (not handed in yet, not past due), nothing_to_submit (a to-do or a "
-    "page to read)."
-)
+STATE_WORDS = "late: handed in after the due time; missing: past due, not handed in (Canvas says so)."
 MAX_WINDOW_DAYS = 60
 
 
@@ -89,29 +85,29 @@ class Answer(BaseModel):
 
 
 class CourseRef(Answer):
-    id: str = Field(description="The course's Canvas id.")
-    name: str = Field(description="The course's name in Canvas.")
-    code: str | None = Field(default=None, description="The course code, such as MATH 1750.")
+    id: str
+    name: str
+    code: str | None = Field(default=None, description="Such as MATH 1750.")
 
 
 class WorkItem(Answer):
     course: CourseRef | None
-    title: CanvasText = Field(description="The title, as the teacher wrote it.")
+    title: CanvasText
     kind: str = Field(description="assignment, quiz, discussion_topic, wiki_page, planner_note or peer_review.")
-    due_at: str | None = Field(description="Due time, ISO 8601 with the campus's offset; null: no due time.")
-    due_text: str | None = Field(description="Due time in words, campus time, 12-hour: Friday, September 12, 11:59 PM.")
+    due_at: str | None = Field(description="Campus time, ISO 8601; null: no due time.")
+    due_text: str | None = Field(description="The same in words: Friday, September 12, 11:59 PM.")
     state: WorkState = Field(description=STATE_WORDS)
     points_possible: float | None = None
-    url: str | None = Field(description="The item's page in Canvas.")
+    url: str | None = Field(description="Its Canvas page.")
 
 
 class DueWork(Answer):
     start_date: date
     end_date: date
-    timezone: str = Field(description="The campus time zone every time is in.")
+    timezone: str
     count: int
     items: list[WorkItem]
-    more: bool = Field(description="True: there is more than the limit; ask for a shorter window.")
+    more: bool = Field(description="More than the limit: ask for a shorter window.")
 
 
 class MissingWork(Answer):
@@ -122,9 +118,9 @@ class MissingWork(Answer):
 
 
 class Assignment(WorkItem):
-    description: CanvasText | None = Field(description="The instructions, HTML removed, cut to 600 characters.")
-    score: float | None = Field(description="The student's score, when graded and released.")
-    grade: str | None = Field(description="The grade as Canvas shows it (a letter, points, complete), when released.")
+    description: CanvasText | None = Field(description="The instructions, cut to 600 characters.")
+    score: float | None = Field(description="When graded and released.")
+    grade: str | None = Field(description="As Canvas shows it (a letter, points, complete).")
     submitted_at: str | None = None
 
 
@@ -139,27 +135,27 @@ class CourseAssignments(Answer):
 
 class CourseGrade(Answer):
     course: CourseRef
-    current_score: float | None = Field(description="Percent on graded work so far; null: nothing graded or hidden.")
-    current_grade: str | None = Field(description="The letter grade so far, when the course uses a grading scheme.")
+    current_score: float | None = Field(description="Percent of graded work; null: none graded, or hidden.")
+    current_grade: str | None = Field(description="Letter so far, when the course has a grading scheme.")
     final_score: float | None = Field(description="Percent counting ungraded work as zero.")
     final_grade: str | None = None
-    grading_period: str | None = Field(description="The current grading period, when the course has them.")
-    url: str = Field(description="The course's grades page in Canvas.")
+    grading_period: str | None = None
+    url: str = Field(description="Its Canvas grades page.")
 
 
 class Grades(Answer):
     count: int
     courses: list[CourseGrade]
-    note: str = Field(description="What the scores mean; say it with them.")
+    note: str = Field(description="Say it with the scores.")
 
 
 class Announcement(Answer):
     course: CourseRef | None
     title: CanvasText
-    posted_at: str | None = Field(description="When it was posted, ISO 8601, campus offset.")
-    posted_text: str | None = Field(description="When it was posted, in words, campus time.")
-    author: CanvasText | None = Field(description="Who posted it, as Canvas names them.")
-    message: CanvasText = Field(description="The message, HTML removed, cut to 600 characters.")
+    posted_at: str | None = Field(description="Campus time, ISO 8601.")
+    posted_text: str | None = Field(description="The same in words.")
+    author: CanvasText | None
+    message: CanvasText = Field(description="Cut to 600 characters.")
     url: str | None
 
 
