@@ -18,6 +18,8 @@ from campus_canvas.text import CanvasText
 WorkState = Literal["submitted", "graded", "late", "missing", "excused", "not_submitted", "nothing_to_submit"]
 STATE_WORDS = "late: handed in after the due time; missing: past due, not handed in (Canvas says so)."
 MAX_WINDOW_DAYS = 60
+FIRST_DAY = date(2000, 1, 1)
+LAST_DAY = date(2099, 12, 31)
 
 
 class Arguments(BaseModel):
@@ -25,9 +27,14 @@ class Arguments(BaseModel):
 
 
 class DueWorkQuery(Arguments):
-    start_date: date | None = Field(default=None, description="First day, YYYY-MM-DD, campus time. Default: today.")
+    # Bounded: a day Canvas could have work on (year 1 or 9999 would overflow the campus-time window).
+    start_date: date | None = Field(
+        default=None, ge=FIRST_DAY, le=LAST_DAY, description="First day, YYYY-MM-DD, campus time. Default: today."
+    )
     end_date: date | None = Field(
         default=None,
+        ge=FIRST_DAY,
+        le=LAST_DAY,
         description=f"Last day (included), YYYY-MM-DD. Default: 6 days after start_date; at most {MAX_WINDOW_DAYS} days after it.",
     )
     include_done: bool = Field(default=True, description="false: only work not handed in yet (not submitted, missing).")

@@ -145,6 +145,11 @@ async def test_a_student_who_never_connected_gets_the_link_not_a_failure(
         twin = await browser.get("/api/v1/me/canvas/grades")
         settings_page = (await browser.get("/dashboard/settings")).text
     assert twin.status_code == 409 and "/dashboard/canvas" in twin.json()["message"]
+    # A bad argument is named first, whatever the connection (year 1 overflowed the campus-time window).
+    async with campus.rest() as client:
+        browser = await StudentBrowser(client).sign_in("student1")
+        bad = await browser.get("/api/v1/me/canvas/due_work", params={"start_date": "0001-10-02"})
+    assert bad.status_code == 400 and bad.json()["field"] == "start_date"
     # Settings offers it beside the connected apps, with the way to connect.
     assert '<a href="/dashboard/canvas" aria-label="Connect Canvas">Connect</a>' in settings_page
     assert canvas.api_requests() == []
