@@ -27,7 +27,11 @@ from mcp.client.streamable_http import streamable_http_client
 from .conftest import WEEK, canvas_campus, canvas_settings
 from .fake_canvas import FakeCanvas
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# once: CI's PostgreSQL pass leaves it out (the repository's tests/conftest.py); what it asserts is
+# made in Chromium and on the wire, and its database side (the connection's rows, the tokens, the
+# tools' reads) is test_canvas_tokens.py's, test_canvas_connection.py's and test_canvas_tools.py's,
+# which that pass runs.
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.once]
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
