@@ -54,6 +54,7 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
     "test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "test_sealed_secrets.py": "sealing with a key of the settings, and the campus clock; no database",
     "test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
     "test_free_port.py": "the kit's choice of a loopback port; no database",
     "test_deploy_compose.py": "deploy/compose.yaml read and scripts/deploy_check.sh refused before it checks; no database",

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from campus_mcp.accounts import name_feed_students, student_for_feed
     from campus_mcp.answer_cache import AnswerCache
+    from campus_mcp.calendar_sources import calendar_events_for
+    from campus_mcp.campus_time import campus_time_text
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
         Decision,
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     )
     from campus_mcp.contributions import (
         AppResource,
+        CalendarEvent,
+        CalendarSource,
         Completion,
         Connection,
         ConnectionState,
@@ -73,6 +77,7 @@ if TYPE_CHECKING:
     from campus_mcp.principal import Principal
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
+    from campus_mcp.sealed_secrets import SecretUnreadable, open_secret, seal_secret
     from campus_mcp.settings import Settings
     from campus_mcp.speedups.statement_shapes import ShapedStatements
     from campus_mcp.tool_context import ToolContext
@@ -91,6 +96,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.accounts": ("name_feed_students", "student_for_feed"),
     "campus_mcp.answer_cache": ("AnswerCache",),
+    "campus_mcp.calendar_sources": ("calendar_events_for",),
+    "campus_mcp.campus_time": ("campus_time_text",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
         "Decision",
@@ -103,6 +110,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "campus_mcp.contributions": (
         "AppResource",
+        "CalendarEvent",
+        "CalendarSource",
         "Completion",
         "Connection",
         "ConnectionState",
@@ -148,6 +157,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.principal": ("Principal",),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
+    "campus_mcp.sealed_secrets": ("SecretUnreadable", "open_secret", "seal_secret"),
     "campus_mcp.settings": ("Settings",),
     "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.untrusted": (
@@ -192,6 +202,8 @@ __all__ = [
     "AnswerCache",
     "AppResource",
     "Base",
+    "CalendarEvent",
+    "CalendarSource",
     "CampusError",
     "ChangedMeanwhile",
     "Completion",
@@ -231,6 +243,7 @@ __all__ = [
     "RouteRef",
     "RowId",
     "Scope",
+    "SecretUnreadable",
     "Settings",
     "ShapedStatements",
     "StudentData",
@@ -240,6 +253,8 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "calendar_events_for",
+    "campus_time_text",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -258,6 +273,7 @@ __all__ = [
     "name_feed_students",
     "not_changed",
     "open_deployment",
+    "open_secret",
     "operation_examples",
     "operation_routes",
     "operation_tools",
@@ -266,6 +282,7 @@ __all__ = [
     "read_document",
     "read_versions",
     "record_run",
+    "seal_secret",
     "session_user",
     "shown_name",
     "student_for_feed",

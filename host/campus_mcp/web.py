@@ -12,7 +12,7 @@ Plugins add their own pages to this shell: a plugin route handler with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -66,12 +66,20 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
 
 
 def dashboard_page(
-    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+    deployment: Deployment,
+    request: Request[Any, Any, Any],
+    title: str,
+    body: str,
+    *,
+    copy_button: bool = False,
+    form_targets: Iterable[str] = (),
 ) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
 
     ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
-    server's own script (allowed on this page only)."""
+    server's own script (allowed on this page only). ``form_targets``: origins a form of the page
+    continues to through its post's redirect (an OAuth authorization at the student's LMS), which
+    browsers check against the page's ``form-action``; plain origins only, anything else is left out."""
     user = session_user(request)
     return html_response(
         page(
@@ -85,6 +93,7 @@ def dashboard_page(
             script=COPY_SCRIPT_PATH if copy_button else "",
         ),
         scripts=copy_button,
+        form_targets=form_targets,
     )
 
 
@@ -117,6 +126,11 @@ def connection_item(found: ConnectedThing, last_read: str = "") -> str:
     title = escape(found.connection.title)
     if found.state is None:
         return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
+    if not found.state.connected:
+        return (
+            f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+            f'<p><a href="{escape(found.state.manage_url)}" aria-label="Connect {title}">Connect</a></p></div>'
+        )
     return (
         f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>{last_read}'
         f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'
@@ -184,6 +198,7 @@ class DashboardController(Controller):
         holders += [
             (found.connection.title, ("feed", found.connection.access_log_id))
             for found in await connections_of(deployment, user[0])
+            if found.reads
         ]
         count = "No app" if not holders else "1 app" if len(holders) == 1 else f"{len(holders)} apps"
         listed = "".join(
@@ -250,6 +265,7 @@ class DashboardController(Controller):
             )
             for token in await personal_tokens.live(user[0])
         )
+        others = await connections_of(deployment, user[0])
         items += "".join(
             connection_item(
                 found,
@@ -257,13 +273,17 @@ class DashboardController(Controller):
                 if found.connection.access_log_id
                 else "",
             )
-            for found in await connections_of(deployment, user[0])
+            for found in others
+            if found.reads
         )
+        # The student's accounts elsewhere (their LMS), connected or to connect: after what can read their data.
+        offers = "".join(connection_item(found) for found in others if not found.reads)
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'
             f"{notice}"
             + (items or "<p>No app can use your data right now.</p>")
+            + offers
             + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
             "and check the boxes you want.</p></section>"
         )
