@@ -412,8 +412,8 @@ class Settings(BaseSettings):
         ge=1024,
         description=(
             "The most read of one document of the campus sign-in service: OpenID Connect discovery, its "
-            "keys (JWKS) and userinfo, a CAS answer, the SAML metadata (a few KB each; a larger one is "
-            "refused and the log says so)."
+            "keys (JWKS), token answer and userinfo, a CAS answer, the SAML metadata (a few KB each; a "
+            "larger one is refused and the log says so)."
         ),
     )
     jwks_max_keys: int = Field(

@@ -33,7 +33,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
-from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document, sign_in_limit
+from campus_mcp.outside_documents import (
+    DocumentLimit,
+    DocumentTooLarge,
+    LimitedTransport,
+    read_document,
+    sign_in_limit,
+)
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
@@ -120,6 +126,8 @@ class OidcClient:
             redirect_uri=self.redirect_uri,
             code_challenge_method="S256",
             timeout=IDP_TIMEOUT_SECONDS,
+            # authlib reads the token endpoint's answer itself: read up to its limit underneath.
+            transport=LimitedTransport(self._limit("token answer")),
         )
 
     async def discover(self) -> dict[str, Any]:
@@ -171,6 +179,8 @@ class OidcClient:
                 token = await client.fetch_token(
                     document["token_endpoint"], code=code, code_verifier=pending.get("verifier")
                 )
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except httpx2.TimeoutException as exc:
             raise IdpUnreachable(NO_ANSWER_IN_TIME) from exc
         except (httpx2.TransportError, httpx2.HTTPStatusError) as exc:
