@@ -402,9 +402,9 @@ class Settings(BaseSettings):
     campus_id_pattern: str = Field(
         default=r"[\x21-\x7e]{1,64}",
         description=(
-            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS); "
-            "default: printable ASCII, no whitespace, at most 64 characters. Control, invisible and look-alike "
-            "characters are refused whatever it allows."
+            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS), "
+            "and each of the enrollment feed's; default: printable ASCII, no whitespace, at most 64 characters. "
+            "Control, invisible and look-alike characters are refused whatever it allows."
         ),
     )
     sign_in_document_max_bytes: int = Field(
