@@ -235,6 +235,16 @@ class Settings(BaseSettings):
             "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
         ),
     )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description=(
+            "A port on which `campus-mcp worker` serves its own /metrics (its job runs, with the same "
+            "guard as serve's) and /healthz, on HOST; for a worker in a container or on a machine of its own, "
+            "whose metrics folder no serve reads. 0: none."
+        ),
+    )
     metrics_addresses: list[str] = Field(
         default_factory=lambda: ["127.0.0.1", "::1"],
         description="Client addresses or networks (CIDR) that may read /metrics without a token.",
