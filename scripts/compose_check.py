@@ -8,8 +8,9 @@
 - the compose_spec library (Rust, via PyPI's compose-spec): every key and type against the Compose
   Specification, unknown keys refused (podman-compose only warns about a misspelt `services`).
 Then what docs/deployment.md promises of the file is asserted: web x2 after a one-shot migration,
-a worker, PostgreSQL, Redis, the secrets as files, a read-only root for the server's services, and
-a metrics folder of each web replica's own (tests/test_deploy_compose.py runs that check too).
+a worker, PostgreSQL, Redis, the secrets as files, a read-only root for the server's services, a
+metrics folder of each web replica's own, and the worker's job counts on a /metrics of the
+worker's own, in a folder no web replica reads (tests/test_deploy_compose.py runs those checks too).
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def check_shape(document: dict[str, Any]) -> None:
             problem(f"{name} does not get the key as a secret file")
         if any("SECRET_KEY" in key or "PASSWORD" in key for key in service.get("environment", {})):
             problem(f"{name} has a secret in its environment block")
-    for text in replica_metrics_problems(document, CONTAINERFILE.read_text(encoding="utf-8")):
+    containerfile = CONTAINERFILE.read_text(encoding="utf-8")
+    for text in replica_metrics_problems(document, containerfile) + worker_metrics_problems(document, containerfile):
         problem(text)
     files = {name: spec.get("file") for name, spec in document.get("secrets", {}).items()}
     if not files or not all(files.values()):
@@ -96,7 +98,7 @@ def check_shape(document: dict[str, Any]) -> None:
     if len(problems) == before:
         print(
             "  the file's promises: web x2 after a one-shot migrate, worker, secrets as files, read-only roots,"
-            " a metrics folder per replica"
+            " a metrics folder per replica, the worker's metrics served by the worker"
         )
 
 
@@ -110,6 +112,73 @@ def image_environment(containerfile: str) -> dict[str, str]:
     return found
 
 
+def metrics_folder(service: dict[str, Any], image: dict[str, str]) -> str:
+    """Where a service's processes keep their metrics (serve --workers and worker alike)."""
+    env = service.get("environment", {})
+    folder = (
+        env.get("PROMETHEUS_MULTIPROC_DIR") or env.get("CAMPUS_MCP_METRICS_DIR") or image.get("CAMPUS_MCP_METRICS_DIR")
+    )
+    if folder:
+        return str(folder)
+    # serve --workers then keeps it in VAR_DIR
+    return str(env.get("CAMPUS_MCP_VAR_DIR") or image.get("CAMPUS_MCP_VAR_DIR", "var"))
+
+
+def _inside(path: str, mount: str) -> bool:
+    return path == mount or path.startswith(mount.rstrip("/") + "/")
+
+
+def volume_place(service: dict[str, Any], path: str) -> tuple[str, str] | None:
+    """(the named volume, the path inside it) that holds ``path`` in ``service``, or None (its own
+    tmpfs or container layer: no other service sees it)."""
+    for volume in service.get("volumes", []):
+        source, _, target = str(volume).partition(":")
+        target = target.split(":", 1)[0]
+        if target and not source.startswith(("/", ".")) and _inside(path, target):
+            return source, path[len(target.rstrip("/")) :]
+    return None
+
+
+def serves_jobs(service: dict[str, Any]) -> bool:
+    return "campus-mcp worker" in " ".join(service.get("command") or [])
+
+
+def worker_metrics_problems(document: dict[str, Any], containerfile: str) -> list[str]:
+    """A worker's job counts must reach a /metrics. No web replica reads the worker's folder, so the
+    worker serves its own (CAMPUS_MCP_WORKER_METRICS_PORT, exposed): Prometheus scrapes it as a
+    target of its own. Its folder must not be one a web replica reads either: every replica would
+    then report the worker's runs, and a sum over the replicas counts each run once per replica."""
+    problems = []
+    image = image_environment(containerfile)
+    services = document.get("services", {})
+    for name, service in services.items():
+        if not serves_jobs(service):
+            continue
+        env = service.get("environment", {})
+        port = str(env.get("CAMPUS_MCP_WORKER_METRICS_PORT") or image.get("CAMPUS_MCP_WORKER_METRICS_PORT") or "0")
+        folder = metrics_folder(service, image)
+        if port == "0":
+            problems.append(
+                f"{name} runs the jobs but serves no /metrics of its own, so its job counts (in {folder}) never "
+                "reach a scraper: set CAMPUS_MCP_WORKER_METRICS_PORT and expose that port"
+            )
+        elif port not in {
+            str(p).split(":")[-1].split("/")[0] for p in service.get("expose", []) + service.get("ports", [])
+        }:
+            problems.append(f"{name} serves its metrics on port {port}, which it does not expose")
+        place = volume_place(service, folder)
+        for other, web in services.items():
+            if other == name or serves_jobs(web) or "campus-mcp serve" not in " ".join(web.get("command") or []):
+                continue
+            if place is not None and volume_place(web, metrics_folder(web, image)) == place:
+                problems.append(
+                    f"{name} keeps its metrics in the folder {other} serves, so each of {other}'s replicas reports "
+                    "the worker's job runs and a sum over them counts each run once per replica: give the worker "
+                    "a folder of its own (its tmpfs) and CAMPUS_MCP_WORKER_METRICS_PORT"
+                )
+    return problems
+
+
 def replica_metrics_problems(document: dict[str, Any], containerfile: str) -> list[str]:
     """A service of several replicas must keep its metrics in a folder of each replica's own (a
     tmpfs), never in a volume: prometheus-client's multiprocess mode sums every file of the folder,
@@ -119,14 +188,7 @@ def replica_metrics_problems(document: dict[str, Any], containerfile: str) -> li
     for name, service in document.get("services", {}).items():
         if service.get("deploy", {}).get("replicas", 1) < 2:
             continue
-        env = service.get("environment", {})
-        folder = (
-            env.get("PROMETHEUS_MULTIPROC_DIR")
-            or env.get("CAMPUS_MCP_METRICS_DIR")
-            or image.get("CAMPUS_MCP_METRICS_DIR")
-        )
-        if not folder:  # serve --workers then keeps it in VAR_DIR, a volume
-            folder = env.get("CAMPUS_MCP_VAR_DIR") or image.get("CAMPUS_MCP_VAR_DIR", "var")
+        folder = metrics_folder(service, image)
         tmpfs = service.get("tmpfs", [])
         tmpfs = [tmpfs] if isinstance(tmpfs, str) else tmpfs
         if not any(folder == mount or folder.startswith(mount.rstrip("/") + "/") for mount in tmpfs):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,6 +20,7 @@ import httpx
 import httpx2
 import pytest
 from campus_mcp.accounts import Student, student_for_feed
+from campus_mcp.oauth import cas
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
@@ -44,6 +44,7 @@ from sqlalchemy import select
 
 from tests.support.cas_idp import running_cas_server
 from tests.support.chromium import chromium, require_chromium
+from tests.support.faulty_server import FAULTS, faulty_server
 
 require_chromium("the CAS sign-in from an MCP client")
 
@@ -258,14 +259,32 @@ async def test_a_ticket_of_another_sign_in_is_refused(campus_factory: CampusFact
             assert (await victim.get(f"{base}/dashboard")).status_code == 303
 
 
-async def test_the_cas_server_down_is_said_in_words(campus_factory: CampusFactory, tmp_path: Path) -> None:
-    dead = f"http://127.0.0.1:{free_port()}/cas"
-    async with cas_campus(campus_factory, dead) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+# What the student reads when the CAS server does not validate the ticket, as for OpenID Connect's
+# token endpoint (tests/test_oauth_oidc.py): the campus sign-in service's trouble, answered 502.
+CAS_FAULTS = {
+    "refuse": "The campus sign-in service broke off the connection (or could not be reached)",
+    "drop": "The campus sign-in service broke off the connection (or could not be reached)",
+    "hang": "The campus sign-in service did not answer in time",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_a_cas_server_that_refuses_drops_or_hangs_gets_a_502_page_naming_the_campus_sign_in(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    monkeypatch.setattr(cas, "VALIDATE_SECONDS", 1.0)  # the hanging server: a second, not ten
+    async with (
+        faulty_server(fault) as port,
+        cas_campus(campus_factory, f"http://127.0.0.1:{port}/cas") as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
         started = await browser.get(f"{base}/login/cas", params={"next": "/dashboard"})
         nonce = parse_qs(urlsplit(parse_qs(urlsplit(started.headers["location"]).query)["service"][0]).query)["s"][0]
         page = await browser.get(f"{base}/login/cas/callback", params={"s": nonce, "ticket": "ST-1"})
-    assert page.status_code == 400
-    assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text
+        assert page.status_code == 502, page.text
+        assert "<h1>Sign-in failed</h1>" in page.text and CAS_FAULTS[fault] in page.text
+        assert "database" not in page.text.lower() and "ST-1" not in page.text
+        assert (await browser.get(f"{base}/dashboard")).status_code == 303  # nobody signed in
 
 
 CAS_UNSAFE_IDS = {

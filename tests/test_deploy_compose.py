@@ -5,6 +5,8 @@
   image's default folder is) each replica's ``/metrics`` counted the other's requests too. The
   rule is scripts/compose_check.py's (CI's deploy check), run here on the file as shipped and on the
   file as it was.
+- The worker's job counts are on a ``/metrics`` of its own (``CAMPUS_MCP_WORKER_METRICS_PORT``,
+  exposed), from a folder no web replica reads: before, they were in a volume nothing served.
 - ``scripts/deploy_check.sh`` on a machine without podman says so, with the package to install, at
   once; before, podman-compose failed a minute later with an error that did not name it.
 """
@@ -54,6 +56,42 @@ def test_each_web_replica_has_a_metrics_folder_of_its_own() -> None:
     del before["services"]["web"]["environment"]["CAMPUS_MCP_METRICS_DIR"]
     [problem] = check.replica_metrics_problems(before, containerfile)
     assert "web's 2 replicas share the metrics folder /var/lib/campus-mcp/metrics" in problem
+
+
+def test_the_workers_job_counts_are_on_a_metrics_page_of_its_own() -> None:
+    """The worker wrote its job counts into a folder no web replica read (issue 35): it now serves
+    them itself, on an exposed port, from a folder of its own, and the check says when it does not."""
+    check = compose_check()
+    containerfile = (ROOT / "Containerfile").read_text(encoding="utf-8")
+    document = shipped()
+    worker = document["services"]["worker"]
+    assert check.worker_metrics_problems(document, containerfile) == []
+    port = worker["environment"]["CAMPUS_MCP_WORKER_METRICS_PORT"]
+    assert port in worker["expose"] and port in " ".join(worker["healthcheck"]["test"])
+    folder = worker["environment"]["CAMPUS_MCP_METRICS_DIR"]
+    assert any(folder.startswith(mount.rstrip("/") + "/") for mount in worker["tmpfs"])
+
+    # The file as it was: the image's folder, in the worker's volume, served by nothing.
+    before = copy.deepcopy(document)
+    for name in ("CAMPUS_MCP_WORKER_METRICS_PORT", "CAMPUS_MCP_METRICS_DIR"):
+        del before["services"]["worker"]["environment"][name]
+    [problem] = check.worker_metrics_problems(before, containerfile)
+    assert "worker runs the jobs but serves no /metrics of its own" in problem
+    assert "(in /var/lib/campus-mcp/metrics)" in problem and "CAMPUS_MCP_WORKER_METRICS_PORT" in problem
+
+    # A port that is not exposed reaches no scraper either.
+    hidden = copy.deepcopy(document)
+    del hidden["services"]["worker"]["expose"]
+    [problem] = check.worker_metrics_problems(hidden, containerfile)
+    assert problem == f"worker serves its metrics on port {port}, which it does not expose"
+
+    # The tempting fix, the worker's counts in a folder web serves: each replica would report them.
+    shared = copy.deepcopy(document)
+    for name in ("web", "worker"):
+        shared["services"][name]["environment"]["CAMPUS_MCP_METRICS_DIR"] = "/var/lib/campus-mcp/metrics"
+        shared["services"][name]["volumes"] = ["web-var:/var/lib/campus-mcp"]
+    problems = check.worker_metrics_problems(shared, containerfile)
+    assert any("worker keeps its metrics in the folder web serves" in text for text in problems), problems
 
 
 def path_without(command: str, folder: Path) -> str:

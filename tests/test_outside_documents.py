@@ -2,11 +2,11 @@
 
 Servers on loopback answer with documents far past their limits, streamed from one reused chunk
 (so the test allocates no 60 MB either) and counting what they sent: the campus identity
-provider's discovery document and keys (JWKS, streamed, declared by Content-Length, a gzip bomb,
-and a key set of too many keys), CAS's validation answer, the SAML metadata and an app's client ID
-metadata document. A served campus answers each with a page in the student's words, writes IT's
-words in its log (which document, its limit, the setting), stops reading at the limit (the server
-sent a few MB of 60), and still answers afterwards.
+provider's discovery document, keys (JWKS) and token answer (streamed, declared by
+Content-Length, a gzip bomb; and a key set of too many keys), CAS's validation answer, the SAML
+metadata and an app's client ID metadata document. A served campus answers each with a page in
+the student's words, writes IT's words in its log (which document, its limit, the setting), stops
+reading at the limit (the server sent a few MB of 60), and still answers afterwards.
 """
 
 from __future__ import annotations
@@ -94,8 +94,15 @@ def identity_provider(issuer: str, mode: dict[str, str], sent: Sent) -> Litestar
         return Redirect(query["redirect_uri"] + "?" + urlencode({"code": "the-code", "state": query["state"]}))
 
     @post("/token")
-    async def token(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    async def token(request: Request[Any, Any, Any]) -> Any:
         form = await request.form()
+        match mode.get("token"):
+            case "streamed":
+                return Stream(sent.stream(b'{"token_type": "Bearer", "access_token": "'))
+            case "declared":
+                return Stream(sent.stream(), headers={"Content-Length": str(HUGE)})
+            case "gzip bomb":
+                return Response(bomb, headers={"Content-Encoding": "gzip"}, media_type="application/json")
         grant = pending.pop(str(form["code"]))
         digest = hashlib.sha256(str(form["code_verifier"]).encode()).digest()
         assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == grant["challenge"]
@@ -152,6 +159,10 @@ async def test_the_identity_providers_documents_are_read_up_to_their_limit(
         ({"jwks": "streamed"}, "keys (JWKS)"),
         ({"jwks": "declared"}, "keys (JWKS)"),
         ({"jwks": "gzip bomb"}, "keys (JWKS)"),
+        # authlib's client reads this one (its checks of the answer are kept): read up to the limit too.
+        ({"token": "streamed"}, "token answer"),
+        ({"token": "declared"}, "token answer"),
+        ({"token": "gzip bomb"}, "token answer"),
     ]
     async with httpx.AsyncClient(timeout=60, follow_redirects=True) as browser:
         for case, document in cases:

@@ -52,6 +52,7 @@ from saml2.xmldsig import DIGEST_SHA1, SIG_RSA_SHA1, SIG_RSA_SHA256
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
+from tests.support.faulty_server import FAULTS, faulty_server
 from tests.support.saml_idp import (
     AFFILIATION,
     DISPLAY_NAME,
@@ -739,6 +740,54 @@ async def test_idp_metadata_from_an_https_url_is_fetched_through_the_guard_and_k
             page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
         assert page.status_code == 502
         assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text
+
+
+# What the student reads when the IdP's metadata cannot be fetched, as for OpenID Connect's token
+# endpoint (tests/test_oauth_oidc.py): the campus sign-in service's trouble, answered 502.
+METADATA_FAULTS = {
+    "refuse": "The campus sign-in service broke off the connection (or could not be reached)",
+    "drop": "The campus sign-in service broke off the connection (or could not be reached)",
+    "hang": "The campus sign-in service did not answer in time",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_idp_metadata_that_cannot_be_fetched_gets_a_502_page_naming_the_campus_sign_in(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The metadata server refuses the connection, drops it or never answers: at the SAML button,
+    and at the ACS of a sign-in under way (another worker, or the kept copy expired meanwhile)."""
+    monkeypatch.setattr(saml, "METADATA_FETCH_SECONDS", 1.0)  # the hanging server: a second, not ten
+    tls = self_signed_certificate(tmp_path)
+    cert = tls[0]
+
+    @get("/idp.xml", media_type="application/samlmetadata+xml")
+    async def metadata() -> str:
+        return idp.metadata_file.read_text()
+
+    port = free_port()
+    url = f"https://127.0.0.1:{port}/idp.xml"
+    guard = {"oauth_metadata_loopback_for_tests": True, "oauth_metadata_ca_file": str(cert)}
+    saml._metadata.clear()
+    async with (
+        saml_campus(campus_factory, idp, saml_idp_metadata=url, **guard) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        async with serve_on_loopback(Litestar([metadata]), port, ssl_certfile=str(cert), ssl_keyfile=str(tls[1])):
+            started = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        assert started.status_code == 303, started.text
+        # The metadata server went wrong, and this worker has no copy of the metadata.
+        saml._metadata.clear()
+        async with faulty_server(fault, tls=tls, port=port):
+            acs = await browser.post(f"{base}/login/saml/acs", data={"SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4="})
+            saml._metadata.clear()
+            button = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        for page in (acs, button):
+            assert page.status_code == 502, (page.status_code, page.text)
+            assert METADATA_FAULTS[fault] in page.text, page.text
+            assert "database" not in page.text.lower()
+        assert "<h1>Sign-in failed</h1>" in acs.text
+        assert (await browser.get(f"{base}/dashboard")).status_code == 303  # nobody signed in
 
 
 async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from campus_mcp.lru import LRU
     from campus_mcp.metrics import count as count_metric
     from campus_mcp.metrics import count_import_failures
+    from campus_mcp.oauth.campus_id import campus_id_problem
     from campus_mcp.oauth.pages import hidden
     from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
     from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
@@ -148,6 +149,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.logsafe": ("escaped",),
     "campus_mcp.lru": ("LRU",),
     "campus_mcp.metrics": ("count_metric", "count_import_failures"),
+    "campus_mcp.oauth.campus_id": ("campus_id_problem",),
     "campus_mcp.oauth.pages": ("hidden",),
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
@@ -255,6 +257,7 @@ __all__ = [
     "__version__",
     "calendar_events_for",
     "campus_time_text",
+    "campus_id_problem",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",

@@ -410,34 +410,51 @@ def worker() -> None:
     across every serve and worker process); SIGTERM or Ctrl-C stops it and releases the lock."""
     import signal
 
+    # First: prometheus-client picks its mode (CAMPUS_MCP_METRICS_DIR's folder, or this process
+    # alone) when it is imported, and campus_mcp.jobs imports it. Imported before, the worker counted
+    # its job runs in its own memory, which no /metrics read.
+    _use_metrics_folder({})
     from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.deployment import Deployment
     from campus_mcp.jobs import scheduler_election
     from campus_mcp.serving import several_processes_problem
+    from campus_mcp.worker_metrics import MetricsPortUnusable, metrics_socket, served_worker_metrics
 
-    _use_metrics_folder({})
     registry = _startup({})
     if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
         raise StartupError(problem)
     settings = registry.settings
     _log_to_stderr(settings)
+    try:
+        sock = metrics_socket(settings)  # CAMPUS_MCP_WORKER_METRICS_PORT: its own /metrics (worker_metrics)
+    except MetricsPortUnusable as exc:
+        raise StartupError(str(exc)) from None
 
     async def _run() -> None:
         engine = make_engine(settings.database_url, timeout_seconds=settings.database_timeout_seconds)
-        election = scheduler_election(registry, make_sessions(engine), name="worker")
+        sessions = make_sessions(engine)
+        election = scheduler_election(registry, sessions, name="worker")
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
-        election.start()
-        _say(
-            settings,
-            f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
-            "the scheduler lock; SIGTERM or Ctrl-C stops it.",
-        )
+        deployment = Deployment(registry=registry, engine=engine, sessions=sessions)
         try:
-            await stopping.wait()
+            async with served_worker_metrics(deployment, sock):
+                election.start()
+                metrics_words = (
+                    f" Its metrics: http://{settings.host}:{settings.worker_metrics_port}/metrics." if sock else ""
+                )
+                _say(
+                    settings,
+                    f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
+                    f"the scheduler lock; SIGTERM or Ctrl-C stops it.{metrics_words}",
+                )
+                try:
+                    await stopping.wait()
+                finally:
+                    await election.stop()
         finally:
-            await election.stop()
             await engine.dispose()
 
     asyncio.run(_run())

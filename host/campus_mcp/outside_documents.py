@@ -20,15 +20,22 @@ What it returns is an ``httpx.Response`` holding the body, so a caller reads ``.
 and :class:`DocumentTooLarge`. Where a document may come from a URL someone else chose (a client
 ID metadata document), the SSRF guard of campus_mcp.oauth.cimd connects first, then reads
 through here.
+
+One answer is not fetched by this server's own code: the OpenID Connect token endpoint's, which
+authlib's client requests and reads (its checks of the answer are the point of using it). That
+client is built on httpx2, and takes a transport: :class:`LimitedTransport` reads each answer's
+body the same way, up to its limit, before authlib sees it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import zlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import httpx2
 
 if TYPE_CHECKING:
     from campus_mcp.settings import Settings
@@ -64,7 +71,7 @@ def size_words(count: int) -> str:
     return f"{count} bytes"
 
 
-def _where(request: httpx.Request) -> str:
+def _where(request: httpx.Request | httpx2.Request) -> str:
     """The document's address by the name it was asked for (the Host header: a guarded fetch
     connects to the address it checked), without a query or credentials (a feed URL may carry a key)."""
     url = request.url
@@ -74,7 +81,7 @@ def _where(request: httpx.Request) -> str:
 class DocumentTooLarge(Exception):
     """A fetched document passed its limit; the text names it, the limit and what to do."""
 
-    def __init__(self, limit: DocumentLimit, request: httpx.Request) -> None:
+    def __init__(self, limit: DocumentLimit, request: httpx.Request | httpx2.Request) -> None:
         self.limit = limit
         fix = (
             f"If the document is right, raise {limit.setting}; if not, tell whoever publishes it."
@@ -100,24 +107,31 @@ async def read_document(
     up to ``limit``. ``request`` is what ``client.stream`` takes besides (params, data, extensions)."""
     asked = {"Accept-Encoding": "gzip", **(headers or {})}
     async with client.stream(method, url, headers=asked, **request) as response:
-        body = await _capped_body(response, limit)
+        body = await _capped_body(
+            response, response.request, limit, lambda words: httpx.DecodingError(words, request=response.request)
+        )
     kept = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _WIRE_HEADERS]
     return httpx.Response(response.status_code, headers=kept, content=body, request=response.request)
 
 
-async def _capped_body(response: httpx.Response, limit: DocumentLimit) -> bytes:
+async def _capped_body(
+    response: httpx.Response | httpx2.Response,
+    request: httpx.Request | httpx2.Request,
+    limit: DocumentLimit,
+    undecodable: Callable[[str], Exception],
+) -> bytes:
+    """The body of ``response`` to ``request``, inflated, up to ``limit``. ``undecodable`` makes the
+    decoding error of the response's own library (httpx or httpx2), which its callers handle."""
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     declared = response.headers.get("content-length", "").strip()
     if encoding == "identity" and declared.isdigit() and int(declared) > limit.max_bytes:
-        raise DocumentTooLarge(limit, response.request)
+        raise DocumentTooLarge(limit, request)
     if encoding in ("gzip", "x-gzip", "deflate"):
         inflater: Any = zlib.decompressobj(_GZIP_OR_ZLIB)
     elif encoding == "identity":
         inflater = None
     else:
-        raise httpx.DecodingError(
-            f"{limit.what} came in the {encoding!r} encoding, which was not asked for", request=response.request
-        )
+        raise undecodable(f"{limit.what} came in the {encoding!r} encoding, which was not asked for")
     body = bytearray()
     async for chunk in response.aiter_raw():
         if inflater is not None:
@@ -127,10 +141,35 @@ async def _capped_body(response: httpx.Response, limit: DocumentLimit) -> bytes:
             try:
                 chunk = inflater.decompress(chunk, limit.max_bytes - len(body) + 1)
             except zlib.error as exc:
-                raise httpx.DecodingError(
-                    f"{limit.what} is compressed and cannot be read", request=response.request
-                ) from exc
+                raise undecodable(f"{limit.what} is compressed and cannot be read") from exc
         body.extend(chunk)
         if len(body) > limit.max_bytes:
-            raise DocumentTooLarge(limit, response.request)
+            raise DocumentTooLarge(limit, request)
     return bytes(body)
+
+
+class LimitedTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport whose answers are read up to ``limit`` before the client sees them (for
+    authlib's client, which reads the token endpoint's answer whole on its own): the body is read
+    here as :func:`read_document` reads it, and handed on whole and plain (not compressed)."""
+
+    def __init__(self, limit: DocumentLimit, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.limit = limit
+        self.inner = inner or httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        # Only gzip is inflated here, as read_document asks: not whatever else the client would take.
+        request.headers["Accept-Encoding"] = "gzip"
+        response = await self.inner.handle_async_request(request)
+        try:
+            body = await _capped_body(
+                response, request, self.limit, lambda words: httpx2.DecodingError(words, request=request)
+            )
+        finally:
+            # Past the limit this drops the connection: the sender stops, the rest is never read.
+            await response.aclose()
+        kept = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _WIRE_HEADERS]
+        return httpx2.Response(response.status_code, headers=kept, content=body, extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -235,6 +235,16 @@ class Settings(BaseSettings):
             "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
         ),
     )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description=(
+            "A port on which `campus-mcp worker` serves its own /metrics (its job runs, with the same "
+            "guard as serve's) and /healthz, on HOST; for a worker in a container or on a machine of its own, "
+            "whose metrics folder no serve reads. 0: none."
+        ),
+    )
     metrics_addresses: list[str] = Field(
         default_factory=lambda: ["127.0.0.1", "::1"],
         description="Client addresses or networks (CIDR) that may read /metrics without a token.",
@@ -402,9 +412,9 @@ class Settings(BaseSettings):
     campus_id_pattern: str = Field(
         default=r"[\x21-\x7e]{1,64}",
         description=(
-            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS); "
-            "default: printable ASCII, no whitespace, at most 64 characters. Control, invisible and look-alike "
-            "characters are refused whatever it allows."
+            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS), "
+            "and each of the enrollment feed's; default: printable ASCII, no whitespace, at most 64 characters. "
+            "Control, invisible and look-alike characters are refused whatever it allows."
         ),
     )
     sign_in_document_max_bytes: int = Field(
@@ -412,8 +422,8 @@ class Settings(BaseSettings):
         ge=1024,
         description=(
             "The most read of one document of the campus sign-in service: OpenID Connect discovery, its "
-            "keys (JWKS) and userinfo, a CAS answer, the SAML metadata (a few KB each; a larger one is "
-            "refused and the log says so)."
+            "keys (JWKS), token answer and userinfo, a CAS answer, the SAML metadata (a few KB each; a "
+            "larger one is refused and the log says so)."
         ),
     )
     jwks_max_keys: int = Field(

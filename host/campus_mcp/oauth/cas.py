@@ -23,13 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
-from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused, no_answer_words
 from campus_mcp.outside_documents import DocumentTooLarge, read_document, sign_in_limit
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/cas/callback"
 NS = "{http://www.yale.edu/tp/cas}"
-UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
+# Seconds the CAS server may take to validate a ticket.
+VALIDATE_SECONDS = 10.0
 START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
 NOT_PENDING = (
     "This sign-in answer does not match a sign-in started here, or it was used already. Start again from the app."
@@ -41,6 +42,13 @@ log = logging.getLogger(__name__)
 
 class CasError(OidcError):
     """Why the CAS sign-in failed, in words for the student."""
+
+
+class CasUnreachable(CasError):
+    """The CAS server did not validate the ticket (refused, cut, timed out, failed): 502, as for
+    OpenID Connect's token endpoint."""
+
+    status = 502
 
 
 class CasRefused(OidcRefused):
@@ -76,7 +84,7 @@ class CasClient:
         if not ticket or not nonce or not isinstance(expected, str) or not secrets.compare_digest(nonce, expected):
             raise CasError(NOT_PENDING)
         try:
-            async with httpx.AsyncClient(timeout=10) as http:
+            async with httpx.AsyncClient(timeout=VALIDATE_SECONDS) as http:
                 response = await read_document(
                     http,
                     "GET",
@@ -90,7 +98,7 @@ class CasClient:
             log.warning("%s", exc)
             raise CasError(TOO_LARGE) from exc
         except httpx.HTTPError as exc:
-            raise CasError(UNREACHABLE) from exc
+            raise CasUnreachable(no_answer_words(exc)) from exc
         except ElementTree.ParseError as exc:
             raise CasError(f"The campus sign-in service sent an answer that cannot be read. {START_AGAIN}") from exc
         failure = root.find(f"{NS}authenticationFailure")

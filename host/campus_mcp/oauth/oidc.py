@@ -33,7 +33,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
-from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document, sign_in_limit
+from campus_mcp.outside_documents import (
+    DocumentLimit,
+    DocumentTooLarge,
+    LimitedTransport,
+    read_document,
+    sign_in_limit,
+)
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
@@ -120,6 +126,8 @@ class OidcClient:
             redirect_uri=self.redirect_uri,
             code_challenge_method="S256",
             timeout=IDP_TIMEOUT_SECONDS,
+            # authlib reads the token endpoint's answer itself: read up to its limit underneath.
+            transport=LimitedTransport(self._limit("token answer")),
         )
 
     async def discover(self) -> dict[str, Any]:
@@ -171,10 +179,10 @@ class OidcClient:
                 token = await client.fetch_token(
                     document["token_endpoint"], code=code, code_verifier=pending.get("verifier")
                 )
-        except httpx2.TimeoutException as exc:
-            raise IdpUnreachable(NO_ANSWER_IN_TIME) from exc
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx2.TransportError, httpx2.HTTPStatusError) as exc:
-            raise IdpUnreachable(CONNECTION_CUT) from exc
+            raise IdpUnreachable(no_answer_words(exc)) from exc
         except (httpx2.HTTPError, OAuthError, ValueError, KeyError) as exc:
             # The provider answered, with an error (invalid_grant: the code was used or expired) or
             # something that is not a token.
@@ -345,6 +353,14 @@ class OidcClient:
             return None
         query = urlencode({"client_id": self.settings.oidc_client_id, "post_logout_redirect_uri": post_logout_redirect})
         return endpoint + ("&" if "?" in endpoint else "?") + query
+
+
+def no_answer_words(exc: BaseException) -> str:
+    """The student's words for a campus sign-in service that did not answer (OpenID Connect's token
+    endpoint, CAS's validation, the SAML metadata): it took too long, or the connection was refused,
+    cut or answered with a server error. Said as the sign-in service's trouble, never the database's."""
+    timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException, httpx2.TimeoutException))
+    return NO_ANSWER_IN_TIME if timed_out else CONNECTION_CUT
 
 
 def _too_large(exc: DocumentTooLarge) -> OidcError:

@@ -51,7 +51,7 @@ from campus_mcp.confirmation_state import AnsweredRequestState
 from campus_mcp.db import utcnow
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
-from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused, no_answer_words
 from campus_mcp.oauth.saml_algorithms import (
     DIGESTS,
     SIGNING,
@@ -86,6 +86,12 @@ _metadata: dict[str, tuple[float, str]] = {}
 
 class SamlError(OidcError):
     """Why the SAML sign-in failed, in words for the student."""
+
+
+class SamlUnreachable(SamlError):
+    """The IdP's metadata could not be fetched (refused, cut, timed out): 502, as for OpenID Connect."""
+
+    status = 502
 
 
 class SamlRefused(OidcRefused):
@@ -158,7 +164,10 @@ async def idp_metadata(settings: Settings) -> str:
     except (MetadataDocumentError, TimeoutError, httpx.HTTPError) as exc:
         if kept is not None:
             return kept[1]  # the IdP's keys rarely change: the last good copy beats no sign-in at all
-        raise SamlError(UNREACHABLE) from exc
+        # Not the sign-in's fault nor the student's: the campus sign-in service did not answer (502),
+        # on the start page as at the ACS (another worker, or the kept copy expired meanwhile).
+        words = UNREACHABLE if isinstance(exc, MetadataDocumentError) else no_answer_words(exc)
+        raise SamlUnreachable(words) from exc
     try:
         xml = await _checked(raw.decode("utf-8", errors="replace"), settings)
     except SamlError:

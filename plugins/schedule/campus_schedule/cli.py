@@ -28,6 +28,7 @@ async def _import(path: Path, complete: tuple[str, ...]) -> FeedResult:
                     content,
                     complete_terms=complete,
                     create_students=deployment.settings.campus_sign_in,
+                    campus_id_pattern=deployment.settings.campus_id_pattern,
                 )
         except Exception as exc:
             async with deployment.session() as session:

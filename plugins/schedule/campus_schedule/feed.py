@@ -9,9 +9,17 @@ before (local accounts are made by an administrator). The name column names a st
 campus sign-in who has no name yet (``name_feed_students``): other students (friends) see that
 name, never the campus id, and the sign-in's own name claim or attribute replaces it at sign-in.
 
+With a campus sign-in, the first column is also checked as a sign-in's id is
+(``campus_mcp.campus_id_problem``): it must match ``CAMPUS_MCP_CAMPUS_ID_PATTERN``, and control,
+invisible and look-alike characters are refused whatever the pattern allows, so the feed cannot
+create a student no sign-in could ever be, nor one whose id passes for another's. Only spaces and
+tabs around it are the CSV's (``S1001, 202710``); anything else is part of the id.
+
 Idempotent: a second run of the same file changes no row. A row the campus cannot place is
-counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of another term,
-cancelled section, malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
+counted and listed by kind (invalid student id, unknown student, unknown term, unknown CRN, a CRN
+of another term, cancelled section, malformed row), never dropped in silence; what a listed row
+repeats of the file is escaped (``campus_mcp.escaped``), so a control character in it cannot
+rewrite the administrator's terminal. Rows only add: a student's feed sections of a term are
 taken away only for a term the feed calls complete, because a partial file must not wipe
 schedules. A term is complete when the caller says so (``--complete-term``), or when the file
 has a row ``*,<term>,COMPLETE``. A term called complete with no row of the file placing a section
@@ -28,7 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from campus_catalog.models import Section, Term
-from campus_mcp import count_import_failures, name_feed_students, student_for_feed
+from campus_mcp import campus_id_problem, count_import_failures, escaped, name_feed_students, student_for_feed
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -36,6 +44,7 @@ from campus_schedule.models import Enrollment
 
 COMPLETE_MARK = "COMPLETE"
 KINDS = (
+    "invalid_student_id",
     "unknown_student",
     "unknown_term",
     "unknown_crn",
@@ -65,7 +74,7 @@ class FeedResult:
         self.refused[kind] += 1
         if len(self.examples[kind]) < LISTED_PER_KIND:
             where = f"line {line}" if isinstance(line, int) else line
-            self.examples[kind].append(f"{where}: {what}")
+            self.examples[kind].append(f"{where}: {escaped(what, limit=None)}")
 
     @property
     def summary(self) -> str:
@@ -94,7 +103,8 @@ class FeedResult:
 def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
     reader = csv.reader(io.StringIO(content))
     for number, row in enumerate(reader, start=1):
-        cells = [cell.strip() for cell in row]
+        # The student column keeps all but the CSV's spaces and tabs: a campus id is taken whole.
+        cells = [cell.strip(" \t") if index == 0 else cell.strip() for index, cell in enumerate(row)]
         if not any(cells):
             continue
         if number == 1 and cells and cells[0].lower() in ("student", "username", "email", "user", "campus_id"):
@@ -103,11 +113,17 @@ def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
 
 
 async def import_enrollments(
-    session: AsyncSession, content: str, *, complete_terms: Iterable[str] = (), create_students: bool = False
+    session: AsyncSession,
+    content: str,
+    *,
+    complete_terms: Iterable[str] = (),
+    create_students: bool = False,
+    campus_id_pattern: str | None = None,
 ) -> FeedResult:
     """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written.
     ``create_students``: an unknown student is a campus id to create (the campus signs in with its
-    own sign-in), not a refused row."""
+    own sign-in), not a refused row; each campus id (a student column without ``@``) is then checked
+    against ``campus_id_pattern`` (the setting; None: its default) and the characters no id holds."""
     result = FeedResult()
     students: dict[str, int] = {}
     for student_id, username, email, campus_id in await session.execute(
@@ -145,6 +161,12 @@ async def import_enrollments(
             else:
                 result.refuse("unknown_term", line, f"term {term_uid} marked complete")
             continue
+        if create_students and "@" not in who:
+            problem = campus_id_problem(who, campus_id_pattern) if campus_id_pattern else campus_id_problem(who)
+            if problem:
+                # The problem names a character by its code point; the id itself is not repeated.
+                result.refuse("invalid_student_id", line, f"the student id {problem}")
+                continue
         if term_uid not in terms:
             result.refuse("unknown_term", line, f"term {term_uid}")
             continue

@@ -28,7 +28,9 @@ async def read_feed(location: str, max_bytes: int = ENROLLMENT_FEED_MAX_BYTES) -
     return await asyncio.to_thread(Path(location).read_text, encoding="utf-8-sig")
 
 
-def feed_job(plugin_settings: ScheduleSettings, *, create_students: bool = False) -> Job:
+def feed_job(
+    plugin_settings: ScheduleSettings, *, create_students: bool = False, campus_id_pattern: str | None = None
+) -> Job:
     location = plugin_settings.enrollment_feed or ""
 
     async def read_enrollments(context: JobContext) -> JobOutcome:
@@ -39,6 +41,7 @@ def feed_job(plugin_settings: ScheduleSettings, *, create_students: bool = False
                 content,
                 complete_terms=plugin_settings.enrollment_complete_terms,
                 create_students=create_students,
+                campus_id_pattern=campus_id_pattern,
             )
         return outcome_of(result)
 

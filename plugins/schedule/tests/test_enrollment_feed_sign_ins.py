@@ -160,3 +160,59 @@ async def test_the_feed_s_name_column_names_students_and_the_help_says_what_the_
     words = " ".join(helped.stdout.split())
     assert "username or email, term, CRN" not in words
     assert "CSV rows of student, term, CRN[, name]" in words and "campus student id" in words, words
+
+
+# The feed's ids under the sign-ins' rule (issue 35, point 10): each row, the problem it is refused for.
+UNSAFE_FEED_IDS = {
+    "S2001 attacker": "the student id contains a space",
+    "0091\u200b23456": "the student id contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "009123457\u202e": "the student id contains an invisible character (U+202E RIGHT-TO-LEFT OVERRIDE)",
+    "00912\x1b[2J3458": "the student id contains a control character (U+001B)",
+    "0091234\u202859": "the student id contains whitespace (U+2028 LINE SEPARATOR)",
+    "009123460\u00a0": "the student id contains whitespace (U+00A0 NO-BREAK SPACE)",
+    "\uff10\uff10\uff19123461": "(U+FF10 FULLWIDTH DIGIT ZERO), which looks like 0",
+    "12345": "the student id does not have the form of a student id on this campus (CAMPUS_MCP_CAMPUS_ID_PATTERN)",
+}
+HIDDEN = ("\u200b", "\u202e", "\x1b", "\u2028", "\u00a0")
+
+
+async def test_a_feed_row_whose_id_no_sign_in_could_have_is_refused_and_named_by_its_line(
+    schedule_campus: CampusHarness, tmp_path: Path
+) -> None:
+    """Issue 35, point 10's rule for the feed's own ids: a row whose id fails the campus's pattern
+    or holds a control, invisible or look-alike character creates no student (no sign-in could ever
+    be them, or one would pass for another's), and is counted and listed by its line and problem,
+    with no invisible character written raw. Spaces around the id are the CSV's."""
+    pattern = {"CAMPUS_MCP_CAMPUS_ID_PATTERN": r"0\d{8}", **SIGN_INS["saml"]}
+    rows = ["009123456,202710,21001", " 009123462 ,202710,21001"]
+    rows += [f"{campus_id},202710,21001" for campus_id in UNSAFE_FEED_IDS]
+    feed = tmp_path / "ids.csv"
+    feed.write_text("student,term,crn\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    run = await asyncio.to_thread(campus_mcp, schedule_campus, tmp_path, "import", "enrollments", str(feed), **pattern)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "10 row(s): 2 added" in run.stdout and f"refused: {len(UNSAFE_FEED_IDS)} invalid student id" in run.stdout
+    listed = run.stdout.split("refused invalid_student_id: ", 1)[1].split("\n", 1)[0]
+    assert listed.startswith(f"{len(UNSAFE_FEED_IDS)} row(s): "), run.stdout
+    for line, problem in enumerate(UNSAFE_FEED_IDS.values(), start=4):
+        assert f"line {line}: " in listed and problem in listed, (line, problem, listed)
+    assert not any(character in run.stdout + run.stderr for character in HIDDEN), ascii(run.stdout)
+    assert "attacker" not in run.stdout  # the id is not repeated, only what is wrong with it
+    assert await feed_students(schedule_campus) == {"009123456": ("21001",), "009123462": ("21001",)}
+
+    # The nightly job applies the same rule, and its run record lists the rows.
+    job = await asyncio.to_thread(
+        campus_mcp,
+        schedule_campus,
+        tmp_path,
+        "jobs",
+        "run",
+        FEED_JOB,
+        CAMPUS_MCP_SCHEDULE_ENROLLMENT_FEED=str(feed),
+        **pattern,
+    )
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert not any(character in job.stdout + job.stderr for character in HIDDEN), ascii(job.stdout)
+    [nightly] = await schedule_campus.job_runs(FEED_JOB)
+    assert nightly.outcome == "partial", nightly
+    assert nightly.lost["invalid_student_id"].startswith(f"{len(UNSAFE_FEED_IDS)} row(s): line 4: the student id")
+    assert await feed_students(schedule_campus) == {"009123456": ("21001",), "009123462": ("21001",)}
