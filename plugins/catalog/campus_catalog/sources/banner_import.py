@@ -37,7 +37,13 @@ from campus_catalog.models import (
     Subject,
     Term,
 )
-from campus_catalog.sources.banner_parse import BannerInstructor, BannerMeeting, BannerSection, MappingProblem
+from campus_catalog.sources.banner_parse import (
+    BannerInstructor,
+    BannerMeeting,
+    BannerSection,
+    MappingProblem,
+    subject_name,
+)
 
 ONLINE_LOCATION = "Online"
 # Banner appends this to the description of a past term in getTerms.
@@ -179,6 +185,9 @@ async def _subject(session: AsyncSession, lookups: _Lookups, section: BannerSect
         subject = Subject(code=section.subject, name=section.subject_description or section.subject)
         session.add(subject)
         lookups.subjects[subject.code] = subject
+    elif (named := section.subject_description) and subject.name != named == subject_name(subject.code, subject.name):
+        # A name stored with its code in front ("COMP-Computing") before subject_name read that way.
+        subject.name = named
     return subject
 
 
