@@ -9,44 +9,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from campus_catalog.semantic import fill_vectors_after_import
-from campus_catalog.sources.banner_sync import import_banner_file
-from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins
-from campus_mcp.testing import test_settings as settings_of
+from campus_mcp.testing import CampusHarness, TestDatabases
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures"
-TAMU = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
-TRU = FIXTURES / "banner9-searchResults-tru-201820-all.json"
+from .banner_campus import TAMU, TRU, imported_campus
+
 TRU_SUBJECTS = {"COMP", "PSYC", "HIST", "MATH"}
 IN_STUDENTS_WORDS = "how operating systems, processes and memory work"
-
-pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def _imported(databases: TestDatabases, saved: Path) -> CampusHarness:
-    """A campus of its own with the saved pages imported and their vectors filled, as the
-    command does (campus_catalog.cli import_banner), then served: a campus with no catalog
-    source lists the catalog's tools when it starts with data (campus_catalog.availability)."""
-    url = await databases.migrated_copy(["catalog"])
-    registry = load_plugins(settings_of(url, plugins=["catalog"], demo=False))
-    importer = CampusHarness(app=harness_app(registry), registry=registry)
-    report = await import_banner_file(importer.sessions, saved)
-    assert report.stored and not report.refused, report.summary()
-    assert (await fill_vectors_after_import(importer.sessions, "banner")).startswith("vectors for")
-    await importer.close()
-    registry = load_plugins(settings_of(url, plugins=["catalog"], demo=False))
-    return CampusHarness(app=harness_app(registry), registry=registry)
 
 
 @pytest.fixture(scope="module")
 async def tamu(campus_databases: TestDatabases) -> AsyncIterator[CampusHarness]:
     if not TAMU.is_file():
         pytest.skip(f"the Banner fixture is not at {TAMU} (../shared/fixtures of the project root)")
-    harness = await _imported(campus_databases, TAMU)
+    harness = await imported_campus(campus_databases, TAMU)
     yield harness
     await harness.close()
     await campus_databases.drop(harness.settings.database_url)
@@ -62,7 +40,7 @@ async def tru(
     assert len(pages) == len(TRU_SUBJECTS)
     saved = tmp_path_factory.mktemp("tru") / "tru-201820-four-subjects.json"
     saved.write_text(json.dumps(pages))
-    harness = await _imported(campus_databases, saved)
+    harness = await imported_campus(campus_databases, saved)
     yield harness
     await harness.close()
     await campus_databases.drop(harness.settings.database_url)
