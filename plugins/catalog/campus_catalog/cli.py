@@ -216,6 +216,12 @@ def _import_banner_details(path: Path | None, terms: tuple[str, ...]) -> None:
                     sessions, catalog, today, only_terms=list(terms) or None, progress=progress
                 )
                 summary = f"details of {stored} courses read from Banner; {len(lost)} not stored"
+                if not stored and not lost:
+                    which = ", ".join(terms) if terms else "the current and future terms"
+                    summary += (
+                        f" (no course of {which} was due: each is read once in 7 days; "
+                        "--term TERM reads a term, a past one too)"
+                    )
         with console.status("Vectors for search by meaning"):
             vectors = await fill_vectors_after_import(sessions, "course details")
         summary = f"{summary}; {vectors}"

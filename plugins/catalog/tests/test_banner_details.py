@@ -124,9 +124,12 @@ def test_a_folder_of_saved_pages_imports_the_sections_then_the_details(tmp_path:
     (folder / "getCourseDescription-202131-99999.html").write_text(description_html("A section nobody imported."))
     changed = runner.invoke(import_group, ["banner", "--details", "--file", str(folder)], env=env)
     assert changed.exit_code == 0, changed.output
-    assert "details of 2 courses: 1 changed, 1 unchanged; 1 not stored; vectors for 1 courses, 11 sections" in (
-        changed.output
-    )
+    # An instructor's vector is the mean of the courses they teach: theirs too.
+    teachers = {p["displayName"] for s in SECTIONS if s["courseNumber"] == "221" for p in s["faculty"]}
+    assert (
+        f"details of 2 courses: 1 changed, 1 unchanged; 1 not stored; "
+        f"vectors for 1 courses, 11 sections, {len(teachers)} instructors"
+    ) in changed.output
     assert "not stored: CRN 99999 of 202131: no section 99999 in term 202131: import the term's searchResults" in (
         changed.output
     )

@@ -38,7 +38,7 @@ from pathlib import Path
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.models import Course, Section, Subject, Term
+from campus_catalog.models import Course, Instructor, Section, SectionInstructor, Subject, Term
 from campus_catalog.sources.prerequisites import UnreadablePrerequisites, parse_prerequisites
 
 DESCRIPTION = "getCourseDescription"
@@ -101,10 +101,17 @@ async def forget_course_vectors(session: AsyncSession, course: Course) -> None:
 
     The course's text includes its description, and its sections without a title of their own
     carry a copy of the course's vector (``semantic.fill_missing_vectors``); a section with a
-    title of its own embeds its course's description too.
+    title of its own embeds its course's description too, and an instructor's vector is the mean
+    of the courses they teach.
     """
     course.embedding = None
     await session.execute(update(Section).where(Section.course_id == course.id).values(embedding=None))
+    teaching = select(SectionInstructor.instructor_id).join(Section, Section.id == SectionInstructor.section_id)
+    await session.execute(
+        update(Instructor)
+        .where(Instructor.id.in_(teaching.where(Section.course_id == course.id).scalar_subquery()))
+        .values(embedding=None)
+    )
 
 
 async def subject_codes(session: AsyncSession) -> dict[str, str]:
@@ -250,6 +257,8 @@ async def import_detail_pages(
                 changed_courses.add(course_id)
             seen.add(course_id)
         await session.commit()
+    if progress is not None:
+        progress("course details", len(pages), len(pages))
     report.changed = len(changed_courses)
     report.unchanged = len(seen - changed_courses)
     return report
