@@ -62,7 +62,10 @@ class CatalogSettings(PluginSettings):
     )
     banner_file: Path | None = Field(
         default=None,
-        description="A saved searchResults JSON file, or a folder of them: file mode, no network.",
+        description=(
+            "A saved searchResults JSON file, or a folder of them and of saved course detail pages: "
+            "file mode, no network."
+        ),
     )
     banner_requests_per_minute: float = Field(
         default=DEFAULT_BANNER_REQUESTS_PER_MINUTE, gt=0, description="Pacing of every Banner request."
