@@ -179,9 +179,8 @@ class Measured:
         """Which way answered: the REST twin, the SDK's transport, or the short way of a read."""
         if self.wire == REST:
             return "REST"
-        if any(name.startswith("mcp/server/streamable_http") for name in self.files.get("dependency", [])):
-            return "SDK"
-        return "fast" if "host/campus_mcp/speedups/fast_call.py" in self.files.get("host", []) else "SDK"
+        # The SDK's runner answers what the short way (speedups/fast_call.py) declines.
+        return "SDK" if "mcp/server/runner.py" in self.files.get("dependency", []) else "fast"
 
 
 def measured(tool: str, wire: str, round_: str, status: str, recording: Recording) -> Measured:
