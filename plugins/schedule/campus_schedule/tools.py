@@ -15,7 +15,7 @@ from campus_catalog.queries.clock import campus_today
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
-from campus_schedule.enrollment import has_courses
+from campus_schedule.enrollment import student_terms
 from campus_schedule.examples import examples_of
 from campus_schedule.schemas import (
     BusyTimesQuery,
@@ -81,16 +81,17 @@ async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Seq
     course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
     base = context.settings.base_url
     async with context.session() as session:
-        if not await has_courses(session, context.user_id):
-            return [
-                PageLink(
-                    name="schedule-start",
-                    title=f"Add your courses on {context.settings.product_name}",
-                    url=f"{base}{ONBOARDING_PAGE}",
-                    description="Add your sections by CRN, so the schedule tools know your courses.",
-                )
-            ]
-        listed = {t.uid for t in await queries.schedule_page_terms(session, context.user_id, context.settings)}
+        terms = await student_terms(session, context.user_id)  # one statement answers both questions
+    if not any(t.enrolled for t in terms):
+        return [
+            PageLink(
+                name="schedule-start",
+                title=f"Add your courses on {context.settings.product_name}",
+                url=f"{base}{ONBOARDING_PAGE}",
+                description="Add your sections by CRN, so the schedule tools know your courses.",
+            )
+        ]
+    listed = {t.uid for t in queries.schedule_page_terms(terms, context.settings)}
     term = str((result.get("term") or {}).get("uid") or "")
     if term not in listed:
         return []
