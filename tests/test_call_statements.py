@@ -169,3 +169,43 @@ async def test_my_finals_and_course_history_read_the_sections_once(served: tuple
     for tool in ("my_finals", "my_course_history"):
         statements = await caller.read(MODERN, tool)
         assert len(statements) == 3, (tool, _tables(statements))
+
+
+# -- the settings family ----------------------------------------------------------------------
+
+
+async def test_my_calendar_settings_is_six_statements(served: tuple[Caller, CampusHarness]) -> None:
+    """The token; the class settings; the level settings; the kinds of the student's classes; the
+    meetings with settings of their own with their sections, in one statement; the notifications.
+    It was 18: each level's row and each class's row read again, and nine statements to load the
+    one meeting's section."""
+    caller, _campus = served
+    for wire in (LEGACY, MODERN):
+        statements = await caller.read(wire, "my_calendar_settings")
+        assert len(statements) == 6, _tables(statements)
+    answer, statements = await caller.rest("/api/v1/me/calendar-settings")
+    assert len(statements) == 6, _tables(statements)
+    assert answer["classes"], "student 1 of the demo has a class with settings of its own: its read is counted"
+
+
+async def test_a_confirmed_level_change_is_six_statements_over_its_two_rounds(
+    served: tuple[Caller, CampusHarness],
+) -> None:
+    """Round 1 (the question): the token and the student's level rows with the count of class
+    settings and of class meetings per kind, in one statement. Round 2 (the ticked box): the
+    token, the answer's nonce written once (the old ones go in a job), the same read for the
+    "still current?" check, and the UPDATE checking the version the plan read (no read before it,
+    none after). It was 7 and 12."""
+    caller, _campus = served
+    arguments = {"level": "laboratory", "color": "grape"}
+    question, first = await caller.mcp(MODERN, "update_calendar_settings", arguments)
+    assert "requestState" in question, question
+    answered = {
+        "inputResponses": {key: {"action": "accept", "content": {key: True}} for key in question["inputRequests"]},
+        "requestState": question["requestState"],
+    }
+    result, second = await caller.mcp(MODERN, "update_calendar_settings", arguments, answered)
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["settings"]["color"] == "grape"
+    assert result["structuredContent"]["result"] in ("created", "updated")
+    assert (len(first), len(second)) == (2, 4), (_tables(first), _tables(second))
