@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import contextvars
 from collections.abc import AsyncIterator, Mapping
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -169,6 +170,23 @@ async def test_my_finals_and_course_history_read_the_sections_once(served: tuple
     for tool in ("my_finals", "my_course_history"):
         statements = await caller.read(MODERN, tool)
         assert len(statements) == 3, (tool, _tables(statements))
+
+
+async def test_busy_times_read_the_sections_with_their_exams_once(served: tuple[Caller, CampusHarness]) -> None:
+    """my_busy_times: the token, the sections of every term the dates reach with their meetings,
+    instructors, exams and term dates in one statement, the days without classes, the student's
+    meetings: 4 (it was 18: the terms, nine per term for the ORM load, one per exam).
+    friend_busy_times: the same after the friendship read, and the onboarded read of its page
+    link: 6 (20)."""
+    caller, _campus = served
+    monday = kit.campus_today() - timedelta(days=kit.campus_today().weekday())
+    span = {"start_date": monday.isoformat(), "end_date": (monday + timedelta(days=13)).isoformat()}
+    statements = await caller.read(MODERN, "my_busy_times", span)
+    assert len(statements) == 4, _tables(statements)
+    friends, _ = await caller.mcp(MODERN, "list_friends", {})
+    friend = friends["structuredContent"]["friends"][0]["friend_id"]
+    statements = await caller.read(MODERN, "friend_busy_times", {"friend_id": friend, **span})
+    assert len(statements) == 6, _tables(statements)
 
 
 # -- the settings family ----------------------------------------------------------------------
