@@ -79,18 +79,20 @@ def _at(day: date, minute: int, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, time(minute // 60, minute % 60), tzinfo=zone)
 
 
+# The dates of the holidays, breaks and finals weeks that reach the dates, built once.
+_NO_CLASS = select(UniversityEvent.start_date, UniversityEvent.end_date).where(
+    UniversityEvent.category.in_(NO_CLASS_CATEGORIES),
+    UniversityEvent.start_date <= bindparam("end_date"),
+    UniversityEvent.end_date >= bindparam("start_date"),
+)
+
+
 async def no_class_days(session: AsyncSession, start_date: date, end_date: date) -> set[date]:
-    rows = await session.scalars(
-        select(UniversityEvent).where(
-            UniversityEvent.category.in_(NO_CLASS_CATEGORIES),
-            UniversityEvent.start_date <= end_date,
-            UniversityEvent.end_date >= start_date,
-        )
-    )
+    rows = await session.execute(_NO_CLASS, {"start_date": start_date, "end_date": end_date})
     days: set[date] = set()
-    for event in rows:
-        day = max(event.start_date, start_date)
-        while day <= min(event.end_date, end_date):
+    for first, last in rows:
+        day = max(first, start_date)
+        while day <= min(last, end_date):
             days.add(day)
             day += timedelta(days=1)
     return days

@@ -149,9 +149,12 @@ async def enrolled_terms(session: AsyncSession, student_id: int) -> list[Term]:
     return list(rows.all())
 
 
+_ANY_COURSE = select(Enrollment.id).where(Enrollment.student_id == _STUDENT).limit(1)
+
+
 async def has_courses(session: AsyncSession, student_id: int) -> bool:
     """The onboarding rule (seed 000 "Page links"): a student with no course is not onboarded."""
-    found = await session.scalar(select(Enrollment.id).where(Enrollment.student_id == student_id).limit(1))
+    found = await session.scalar(_ANY_COURSE, {"student_id": student_id})
     return found is not None
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from campus_catalog.models import Section, UniversityEvent
 from campus_mcp import InvalidInput
 from campus_schedule.models import Enrollment
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings.resolver import ALL_CLASSES, FINAL_EXAM, UNIVERSITY, kind_of
@@ -30,13 +30,17 @@ def level_label(level: str) -> str:
     return f"{level.replace('_', ' ').capitalize()} classes"
 
 
+# The schedule types of a student's sections (of any term), built once.
+_SCHEDULE_TYPES = (
+    select(Section.schedule_type)
+    .join(Enrollment, Enrollment.section_id == Section.id)
+    .where(Enrollment.student_id == bindparam("student_id"))
+    .distinct()
+)
+
+
 async def class_kinds(session: AsyncSession, student_id: int) -> list[str]:
-    types = await session.scalars(
-        select(Section.schedule_type)
-        .join(Enrollment, Enrollment.section_id == Section.id)
-        .where(Enrollment.student_id == student_id)
-        .distinct()
-    )
+    types = await session.scalars(_SCHEDULE_TYPES, {"student_id": student_id})
     return list(dict.fromkeys([*COMMON_KINDS, *(kind_of(t) for t in types.all() if t)]))
 
 
@@ -65,12 +69,7 @@ def no_event_note(level: str, meetings: Counter[str], categories: set[str]) -> s
 
 async def own_class_kinds(session: AsyncSession, student_id: int) -> list[str]:
     """The kinds of class of the student's own sections (of any term), without the common ones."""
-    types = await session.scalars(
-        select(Section.schedule_type)
-        .join(Enrollment, Enrollment.section_id == Section.id)
-        .where(Enrollment.student_id == student_id)
-        .distinct()
-    )
+    types = await session.scalars(_SCHEDULE_TYPES, {"student_id": student_id})
     return sorted({kind_of(t) for t in types.all() if t})
 
 

@@ -247,8 +247,13 @@ async def save_level_setting(
     )
 
 
+_NOTIFICATIONS = select(NotificationSetting).where(NotificationSetting.student_id == _STUDENT)
+
+
 async def notification_row(session: AsyncSession, student_id: int) -> NotificationSetting | None:
-    return await session.get(NotificationSetting, student_id)
+    # A statement built once, not session.get's: the same one read, without building it per call.
+    found: NotificationSetting | None = await session.scalar(_NOTIFICATIONS, {"student_id": student_id})
+    return found
 
 
 async def save_notifications(
