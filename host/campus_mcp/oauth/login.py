@@ -30,7 +30,6 @@ from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, V
 from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
 from campus_mcp.oauth.pages import html_response, login_body, page, sign_in_refused
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
-from campus_mcp.oauth.saml import saml_configured
 from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import (
     CSRF_FIELD,
@@ -50,6 +49,12 @@ NO_PARITY = {"exclude_from_parity": True}
 
 def oidc_configured(settings: Settings) -> bool:
     return bool(settings.oidc_issuer and settings.oidc_client_id)
+
+
+def saml_configured(settings: Settings) -> bool:
+    # oauth/saml.py's test, here so that a campus that signs nobody in with SAML never imports
+    # SAML's libraries (pysaml2 and xmlschema: 22 MB of every worker, seconds of its start).
+    return bool(settings.saml_idp_metadata)
 
 
 def idp_configured(settings: Settings) -> bool:
@@ -268,12 +273,13 @@ class OidcLoginController(Controller):
 def login_controllers(settings: Settings) -> list[type[Controller]]:
     """The sign-in controllers: the local form always, OpenID Connect, SAML and CAS when configured."""
     from campus_mcp.oauth.cas_login import CasLoginController  # these build on this module
-    from campus_mcp.oauth.saml_login import SamlLoginController
 
     controllers: list[type[Controller]] = [LoginController]
     if oidc_configured(settings):
         controllers.append(OidcLoginController)
     if saml_configured(settings):
+        from campus_mcp.oauth.saml_login import SamlLoginController  # SAML's libraries: only when used
+
         controllers.append(SamlLoginController)
     if cas_configured(settings):
         controllers.append(CasLoginController)

@@ -81,6 +81,7 @@ class SamlRefused(OidcRefused):
 
 
 def saml_configured(settings: Settings) -> bool:
+    # The same test as oauth/login.py's, which must not import this module (see there).
     return bool(settings.saml_idp_metadata)
 
 
