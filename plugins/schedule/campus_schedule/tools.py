@@ -69,9 +69,11 @@ async def run_my_finals(context: ToolContext, args: TermArgument) -> MyFinals:
 async def refresh_stale(context: ToolContext, answer: MyCourses) -> None:
     """Seed 000 "Old section data": my_courses queues the stale-section refresh as get_section does.
     The catalog's queue reads the catalog's settings, so it gets a context carrying those."""
+    catalog = context.registry.plugin_settings.get("catalog")
+    if not getattr(catalog, "banner_live", False):
+        return  # nothing to refresh from (Banner read from files, or none): the queue would do nothing
     from campus_catalog.refresh_queue import queue_stale_sections
 
-    catalog = context.registry.plugin_settings.get("catalog")
     catalog_context = dataclasses.replace(context, plugin_settings=catalog)
     await queue_stale_sections(catalog_context, [(answer.term.uid, course.crn) for course in answer.courses])
 
