@@ -47,22 +47,22 @@ ONBOARDING_PAGE = "/dashboard/schedule/start"
 
 
 async def run_my_courses(context: ToolContext, args: TermArgument | TermSectionsPath) -> MyCourses:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_courses(session, context.user_id, args.term, context.settings)
 
 
 async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_course_history(session, context.user_id, campus_today(context.settings.timezone))
 
 
 async def run_my_busy_times(context: ToolContext, args: BusyTimesQuery) -> MyBusyTimes:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_busy_times(session, context.user_id, args, context.settings)
 
 
 async def run_my_finals(context: ToolContext, args: TermArgument) -> MyFinals:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_finals(session, context.user_id, args.term, context.settings)
 
 
@@ -82,7 +82,7 @@ async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Seq
     """My schedule for the result's term, only when the page lists that term; a student with no
     course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
     base = context.settings.base_url
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         terms = await student_terms(session, context.user_id)  # one statement answers both questions
     if not any(t.enrolled for t in terms):
         return [

@@ -160,7 +160,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
 
 
 async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatches:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         term_uid = None
         if args.term is not None:
             from campus_catalog.queries.terms import resolve_term

@@ -147,7 +147,7 @@ async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str
 
 
 async def run_my_calendar_settings(context: ToolContext, args: Any) -> MyCalendarSettings:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await my_calendar_settings(session, context.user_id, context.settings.timezone)
 
 
@@ -160,7 +160,7 @@ async def run_preview_template(context: ToolContext, args: PreviewRequest) -> Pr
         for field in TEMPLATE_FIELDS
         if getattr(args, field) is not None
     }
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         if args.meeting_time_id is not None:
             found: ClassMeeting | None = await my_meeting(session, context.user_id, args.meeting_time_id)
         else:
