@@ -76,10 +76,10 @@ def _log_to_stderr(settings: Settings) -> None:
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
-def _use_metrics_folder(overrides: dict[str, Any]) -> None:
+def _use_metrics_folder(overrides: dict[str, Any], workers: int = 1) -> None:
     from campus_mcp.serving import use_metrics_folder
 
-    use_metrics_folder(overrides)
+    use_metrics_folder(overrides, workers=workers)
 
 
 def _say(settings: Settings, text: str, *, err: bool = False) -> None:
@@ -275,7 +275,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
         overrides["host"] = host
     if port:
         overrides["port"] = port
-    _use_metrics_folder(overrides)
+    _use_metrics_folder(overrides, workers)
     registry = _startup(overrides)
     settings = registry.settings
     if workers > 1 and (problem := several_processes_problem(settings, workers=workers, command="--workers")):
@@ -321,7 +321,7 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
 
     share_between_workers(settings)
     # uvicorn's supervisor, except that a SIGTERM also closes its listening socket (serving.py).
-    run_workers(workers, options)
+    run_workers(workers, options, registry)
 
 
 def unnamed_database_problem(settings: Settings) -> str | None:

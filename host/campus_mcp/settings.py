@@ -226,6 +226,14 @@ class Settings(BaseSettings):
             "with each call's values. Off also when the installed SQLAlchemy moved (logged)."
         ),
     )
+    forked_workers: bool = Field(
+        default=True,
+        description=(
+            "serve --workers N: whether the workers are forked from the supervisor after it loaded the host "
+            "and the plugins, sharing those pages (about half a worker's memory), instead of each starting a "
+            "fresh interpreter. Off also when the installed uvicorn moved (logged)."
+        ),
+    )
     metrics_dir: str = Field(
         default="",
         description=(

@@ -35,12 +35,18 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 @hookimpl
 def register_jobs(settings: Settings) -> list[Job]:
+    from campus_mcp import confirmation_state
     from campus_mcp.limits.platforms import platform_ranges_job
     from campus_mcp.oauth.cleanup import cleanup_job
     from campus_mcp.student_access import prune_job
 
     # The platform ranges job only where there is a list to read (CAMPUS_MCP_PLATFORM_RANGES_SOURCE).
-    return [cleanup_job(), prune_job(), *([platform_ranges_job()] if settings.platform_ranges_source else [])]
+    return [
+        cleanup_job(),
+        prune_job(),
+        confirmation_state.prune_job(),
+        *([platform_ranges_job()] if settings.platform_ranges_source else []),
+    ]
 
 
 @hookimpl

@@ -31,7 +31,6 @@ from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, V
 from campus_mcp.oauth.oidc import OidcClient, OidcError, OidcRefused
 from campus_mcp.oauth.pages import html_response, login_body, page, sign_in_refused
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
-from campus_mcp.oauth.saml import saml_configured
 from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import (
     CSRF_FIELD,
@@ -52,6 +51,12 @@ NO_PARITY = {"exclude_from_parity": True}
 
 def oidc_configured(settings: Settings) -> bool:
     return settings.oidc_sign_in
+
+
+def saml_configured(settings: Settings) -> bool:
+    # Not oauth/saml.py's function: a campus that signs nobody in with SAML never imports SAML's
+    # libraries (pysaml2 and xmlschema: 22 MB of every worker, seconds of its start).
+    return settings.saml_sign_in
 
 
 def idp_configured(settings: Settings) -> bool:
@@ -278,12 +283,13 @@ class OidcLoginController(Controller):
 def login_controllers(settings: Settings) -> list[type[Controller]]:
     """The sign-in controllers: the local form always, OpenID Connect, SAML and CAS when configured."""
     from campus_mcp.oauth.cas_login import CasLoginController  # these build on this module
-    from campus_mcp.oauth.saml_login import SamlLoginController
 
     controllers: list[type[Controller]] = [LoginController]
     if oidc_configured(settings):
         controllers.append(OidcLoginController)
     if saml_configured(settings):
+        from campus_mcp.oauth.saml_login import SamlLoginController  # SAML's libraries: only when used
+
         controllers.append(SamlLoginController)
     if cas_configured(settings):
         controllers.append(CasLoginController)

@@ -13,7 +13,9 @@ The rule of this package (held by tests/test_speedups_seam.py):
 Mechanisms: ``fast_call`` (a read-only tools/call answered without the SDK's per-request
 machinery), ``statement_shapes`` (a search page's statement kept per shape of its filters),
 ``sqlite_driver`` (one trip to aiosqlite's thread per statement; optionally quick reads
-on the event loop; no rollback sent for a connection with no transaction).
+on the event loop; no rollback sent for a connection with no transaction), ``forked_workers``
+(``serve --workers N``'s workers forked from a supervisor that loaded the host and the plugins,
+sharing those pages).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Switches:
     sqlite_one_trip: bool = True
     sqlite_reads_in_loop: bool = False
     sqlite_skip_idle_rollback: bool = True
+    forked_workers: bool = True
 
     @classmethod
     def of(cls, settings: Settings) -> Switches:
@@ -48,6 +51,7 @@ class Switches:
             sqlite_one_trip=on and settings.sqlite_one_trip,
             sqlite_reads_in_loop=on and settings.sqlite_reads_in_loop,
             sqlite_skip_idle_rollback=on and settings.sqlite_skip_idle_rollback,
+            forked_workers=on and settings.forked_workers,
         )
 
     @classmethod
@@ -64,6 +68,7 @@ ALL_OFF = Switches(
     sqlite_one_trip=False,
     sqlite_reads_in_loop=False,
     sqlite_skip_idle_rollback=False,
+    forked_workers=False,
 )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campus_mcp import MAX_ROW_ID, InvalidInput, utcnow
-from sqlalchemy import delete, or_, select
+from sqlalchemy import bindparam, delete, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,20 +33,29 @@ def _pair(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
-def _involving(student_id: int) -> object:
-    return or_(Friendship.low_student_id == student_id, Friendship.high_student_id == student_id)
+# The two reads of every friends answer, built once (a statement built per call, with its cache
+# key, was a good part of a small answer's CPU).
+_BETWEEN = select(Friendship).where(
+    Friendship.low_student_id == bindparam("low"), Friendship.high_student_id == bindparam("high")
+)
+_OF = (
+    select(Friendship)
+    .where(
+        or_(Friendship.low_student_id == bindparam("student_id"), Friendship.high_student_id == bindparam("student_id"))
+    )
+    .order_by(Friendship.id)
+)
 
 
 async def _between(session: AsyncSession, a: int, b: int) -> Friendship | None:
     low, high = _pair(a, b)
-    return await session.scalar(
-        select(Friendship).where(Friendship.low_student_id == low, Friendship.high_student_id == high)
-    )
+    found: Friendship | None = await session.scalar(_BETWEEN, {"low": low, "high": high})
+    return found
 
 
 async def friendships_of(session: AsyncSession, student_id: int) -> list[Friendship]:
     """Every row the student is part of, pending or accepted, oldest first."""
-    rows = await session.scalars(select(Friendship).where(_involving(student_id)).order_by(Friendship.id))  # type: ignore[arg-type]
+    rows = await session.scalars(_OF, {"student_id": student_id})
     return list(rows.all())
 
 

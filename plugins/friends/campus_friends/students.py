@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from campus_mcp import UTCDateTime, clean_student_text, shown_name, utcnow
-from sqlalchemy import Boolean, column, func, insert, select, table
+from sqlalchemy import Boolean, bindparam, column, func, insert, select, table
 from sqlalchemy.ext.asyncio import AsyncSession
 
 students = table(
@@ -63,11 +63,15 @@ async def student_named(session: AsyncSession, username: str) -> StudentName | N
     return _name(row) if row else None
 
 
+# Built once, the ids an expanding parameter.
+_NAMES = select(*_SHOWN).where(students.c.id.in_(bindparam("ids", expanding=True)))
+
+
 async def student_names(session: AsyncSession, ids: Iterable[int]) -> dict[int, StudentName]:
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    rows = await session.execute(select(*_SHOWN).where(students.c.id.in_(wanted)))
+    rows = await session.execute(_NAMES, {"ids": wanted})
     return {row[0]: _name(row) for row in rows}
 
 

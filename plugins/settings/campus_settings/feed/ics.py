@@ -32,6 +32,7 @@ from icalendar import Alarm, Calendar, Event
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_settings.class_meeting import ClassMeeting
 from campus_settings.feed.colors import css3_name
 from campus_settings.feed.vtimezone import vtimezone
 from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
@@ -257,7 +258,7 @@ async def build_feed(
             if section.cancelled:
                 continue
             for meeting in sorted(section.meeting_times, key=lambda m: m.id):
-                resolved = student.resolve(class_meeting_event(section, meeting))
+                resolved = student.resolve(class_meeting_event(ClassMeeting.of(section, meeting)))
                 made = _class_event(section, meeting, skip, zone, resolved, domain, paused, stamp)
                 if made is not None:
                     events.append(made)
