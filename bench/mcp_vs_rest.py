@@ -55,7 +55,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -684,15 +684,48 @@ def report(rows: list[Row], inproc: dict[str, tuple[float, float]], scale: int, 
         print(f"  cold, {WIRES[0]}: search_sections/{tool} {search / rate(f'/api/mcp {WIRES[0]}', tool):.2f}x")
 
 
-# -- the access log of student data (issue 28): a student's own tool, the log on and off -------
+# -- a student's own tools (issues 28 and 36): server CPU per answer, the access log on and off --
 
 # A student's own data, read by an app (a personal access token), on both wires and REST: each call
 # is recorded in the access log. The catalog rows above are nobody's data and record nothing.
-# my_calendar_settings: a quick one (~10 ms unloaded against my_courses' 40-100 ms), so the log's
-# cost is the largest share of an answer it can be.
-STUDENT_QUESTION = Question("my_calendar_settings", {}, "/api/v1/me/calendar-settings")
+# Every student read tool (issue 36, point 6), each with arguments that exist on the demo campus
+# (``student_questions``: the busy times of the current fortnight, student 1's first friend).
+STUDENT_TOOLS = (
+    "my_courses",
+    "my_busy_times",
+    "my_finals",
+    "list_friends",
+    "friend_busy_times",
+    "my_calendar_settings",
+)
+STUDENT_SCOPES = "schedule:read friends:read settings:read"
 BENCH_TOKEN_NAME = "bench/mcp_vs_rest.py"
 LOG_STATES = {"log on": "true", "log off": "false"}
+# Issue 36's goals for a student read with the log on: server CPU per answer, and MCP's over REST's.
+CPU_GOAL_MS = 5.0
+MCP_OVER_REST_GOAL = 1.10
+
+
+# A catalog answer measured beside them, for scale: a shared machine's load moves every figure of a
+# run, and issue 36 asks a student read to cost no more than about twice a catalog answer.
+CATALOG_FOR_SCALE = Question("search_sections", SUBJECT_PAGE, "/api/v1/catalog/sections?" + urlencode(SUBJECT_PAGE))
+
+
+def student_questions(friend_id: int, monday: date) -> list[Question]:
+    """The six student read tools as demo student 1 asks them, with their REST twins."""
+    span = {"start_date": monday.isoformat(), "end_date": (monday + timedelta(days=13)).isoformat()}
+    return [
+        Question("my_courses", {}, "/api/v1/me/courses"),
+        Question("my_busy_times", span, "/api/v1/me/busy_times?" + urlencode(span)),
+        Question("my_finals", {}, "/api/v1/me/finals"),
+        Question("list_friends", {}, "/api/v1/me/friends"),
+        Question(
+            "friend_busy_times",
+            {"friend_id": friend_id, **span},
+            f"/api/v1/me/friends/{friend_id}/busy_times?" + urlencode(span),
+        ),
+        Question("my_calendar_settings", {}, "/api/v1/me/calendar-settings"),
+    ]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -719,7 +752,7 @@ def student_campus_env(work: Path, url: str | None) -> dict[str, str]:
 
 
 async def student_token(env: dict[str, str]) -> str:
-    """A personal access token of demo student 1 that reads the calendar settings (the bench's old ones deleted)."""
+    """A personal access token of demo student 1 that reads the student tools (the bench's old ones deleted)."""
     os.environ.update(env)
     from campus_mcp import Settings
     from campus_mcp.base.db import make_engine, make_sessions
@@ -732,7 +765,7 @@ async def student_token(env: dict[str, str]) -> str:
         sessions = make_sessions(engine)
         async with sessions() as session, session.begin():
             await session.execute(delete(PersonalToken).where(PersonalToken.name == BENCH_TOKEN_NAME))
-        return await PersonalTokens(sessions, settings).create(1, name=BENCH_TOKEN_NAME, scope="settings:read", days=7)
+        return await PersonalTokens(sessions, settings).create(1, name=BENCH_TOKEN_NAME, scope=STUDENT_SCOPES, days=7)
     finally:
         await engine.dispose()
 
@@ -744,13 +777,15 @@ async def access_log_in_process(env: dict[str, str], calls: int = 20_000) -> tup
     os.environ.update(env)
     from campus_mcp import Settings
     from campus_mcp.base.db import make_engine, make_sessions
+    from campus_mcp.students.access_journal import journal_folder
     from campus_mcp.students.access_log import AccessLog, StudentAccess
     from sqlalchemy import delete
 
-    engine = make_engine(Settings().database_url)
+    settings = Settings()
+    engine = make_engine(settings.database_url)
     try:
         sessions = make_sessions(engine)
-        log = AccessLog(sessions)
+        log = AccessLog(sessions, journal_folder(settings.var_dir, settings.database_url))
         started = time.perf_counter()
         for _ in range(calls):
             log.record(1, app_kind="token", app_id=BENCH_TOKEN_NAME, door="bench", action="bench", outcome="ok")
@@ -765,32 +800,42 @@ async def access_log_in_process(env: dict[str, str], calls: int = 20_000) -> tup
         await engine.dispose()
 
 
-def student_targets(origin: str, label: str, token: str) -> list[Target]:
+def student_targets(origin: str, label: str, token: str, asked: list[Question]) -> list[Target]:
     bearer = {"authorization": f"Bearer {token}"}
     rows = []
-    for wire in WIRES:
-        headers, body = mcp_request(STUDENT_QUESTION, wire)
-        rows.append(
-            Target(
-                f"/api/mcp {wire}",
-                STUDENT_QUESTION.tool,
-                label,
-                origin,
-                "POST",
-                f"{origin}/api/mcp",
-                headers | bearer,
-                body,
+    for question in asked:
+        for wire in WIRES:
+            headers, body = mcp_request(question, wire)
+            rows.append(
+                Target(
+                    f"/api/mcp {wire}",
+                    question.tool,
+                    label,
+                    origin,
+                    "POST",
+                    f"{origin}/api/mcp",
+                    headers | bearer,
+                    body,
+                )
             )
-        )
-    rows.append(
-        Target("REST twin", STUDENT_QUESTION.tool, label, origin, "GET", origin + STUDENT_QUESTION.rest, bearer, None)
-    )
+        rows.append(Target("REST twin", question.tool, label, origin, "GET", origin + question.rest, bearer, None))
     return rows
 
 
+def first_friend(origin: str, token: str) -> int:
+    """Demo student 1's first accepted friend, as list_friends' REST twin answers it."""
+    answer = httpx.get(f"{origin}/api/v1/me/friends", headers={"authorization": f"Bearer {token}"}, timeout=60)
+    answer.raise_for_status()
+    friends = answer.json()["friends"]
+    if not friends:
+        raise SystemExit("demo student 1 has no friend to ask friend_busy_times about: reload the demo campus")
+    return int(friends[0]["friend_id"])
+
+
 def student_run(options: argparse.Namespace) -> None:
-    """``--student``: my_calendar_settings as demo student 1 with a personal access token, on a server with
-    the access log on and one with it off, interleaved in one run; the MCP/REST ratios of each."""
+    """``--student``: every student read tool (or ``--student-tool``) as demo student 1 with a personal
+    access token, on a server with the access log on and, unless ``--log on``, one with it off,
+    interleaved in one run: each row's server CPU per answer, MCP's over REST's, and the log's cost."""
     work = options.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     env = student_campus_env(work, options.database_url)
@@ -800,13 +845,17 @@ def student_run(options: argparse.Namespace) -> None:
         print(f"every family's demo campus loaded in {time.perf_counter() - started:.0f} s")
     token = asyncio.run(student_token(env))
     record_us, write_ms = asyncio.run(access_log_in_process(env))
+    load_at_start = os.getloadavg()
+    monday = date.today() - timedelta(days=date.today().weekday())
     with contextlib.ExitStack() as servers:
         targets: list[Target] = []
         pids: dict[str, int] = {}
         origins: dict[str, int] = {}
         # --off-first: the log-off server starts first and its rows lead each round, so a run in
         # each order cancels what comes of the order alone (a control run shows ~5% by CPU).
-        states = list(LOG_STATES.items())[:: -1 if options.off_first else 1]
+        states = [(label, state) for label, state in LOG_STATES.items() if options.log in ("both", label[4:])]
+        states = states[:: -1 if options.off_first else 1]
+        asked: list[Question] | None = None
         for label, state in states:
             state = "true" if options.control else state
             port = free_port()
@@ -816,19 +865,53 @@ def student_run(options: argparse.Namespace) -> None:
             process = servers.enter_context(
                 running(args, served, f"http://127.0.0.1:{port}/healthz", log, ready=WARM_LINE)
             )
-            pids[label] = origins[f"http://127.0.0.1:{port}"] = process.pid
-            targets += student_targets(f"http://127.0.0.1:{port}", label, token)
+            origin = f"http://127.0.0.1:{port}"
+            pids[label] = origins[origin] = process.pid
+            if asked is None:
+                asked = [
+                    q
+                    for q in student_questions(first_friend(origin, token), monday)
+                    if not options.student_tool or q.tool in options.student_tool
+                ] + [CATALOG_FOR_SCALE]
+            targets += student_targets(origin, label, token, asked)
         cpu_before = {label: cpu_seconds(pid) for label, pid in pids.items()}
         rows = asyncio.run(
             measure(targets, options.rounds, options.seconds, options.connections, options.load, origins)
         )
         cpu = {label: cpu_seconds(pid) - cpu_before[label] for label, pid in pids.items()}
+    student_report(rows, cpu, [label for label, _ in states], options, load_at_start, (record_us, write_ms))
+
+
+def student_report(
+    rows: list[Row],
+    cpu: dict[str, float],
+    labels: list[str],
+    options: argparse.Namespace,
+    load_at_start: tuple[float, float, float],
+    in_process: tuple[float, float],
+) -> None:
     engine = "PostgreSQL (asyncpg)" if options.database_url else "SQLite (aiosqlite)"
-    print(f"\n{date.today()} · {os.cpu_count()} cores · {engine} · {options.connections} connections · {options.load}")
+    print(f"\n{date.today()} · {platform.node() or 'this machine'} · {os.cpu_count()} cores · {engine}")
+    print(
+        "load average (1, 5, 15 min) at start {} and at end {}".format(
+            *(" ".join(f"{x:.1f}" for x in la) for la in (load_at_start, os.getloadavg()))
+        )
+    )
+    switches = speed_switches()
+    print(
+        "speed-ups of the served campuses: "
+        + (", ".join(f"{name}={value}" for name, value in sorted(switches.items())) or "as their defaults (all on)")
+    )
+    loader = f"wrk -t1 -c{options.connections}" if options.load == "wrk" else "httpx in this process"
+    print(
+        f"one uvicorn worker per server, {options.connections} connections ({loader}); wires: MCP "
+        f"{' and '.join(WIRES)}, and the REST twin; a personal access token of demo student 1"
+    )
     if options.control:
         print("CONTROL RUN: both servers have the log on; every on/off below is the machine's noise alone")
     print(
-        f"{options.seconds:g} s per row in {options.rounds} interleaved rounds; requests/s the median of the rounds\n"
+        f"{options.seconds:g} s per row in {options.rounds} interleaved rounds; requests/s and CPU per answer "
+        "the medians of the rounds\n"
     )
     print(
         "| tool | path | access log | requests/s | rounds | p50 ms | p95 ms | server CPU ms/answer |\n"
@@ -841,64 +924,67 @@ def student_run(options: argparse.Namespace) -> None:
             f"| {statistics.median(row.cpu_ms):.2f} |"
         )
 
-    def rate(path: str, label: str) -> float:
-        return next(r.requests_per_s for r in rows if r.path == path and r.cache == label)
+    def cpu_of(tool: str, path: str, label: str) -> list[float]:
+        return next(r.cpu_ms for r in rows if r.tool == tool and r.path == path and r.cache == label)
 
-    def rounds(path: str, label: str) -> list[float]:
-        return next(r.rounds for r in rows if r.path == path and r.cache == label)
-
-    print("\nMCP/REST with the access log on and off (goal: on within 5% of off):")
-    for wire in WIRES:
-        on, off = (rate(f"/api/mcp {wire}", label) / rate("REST twin", label) for label in LOG_STATES)
-        # The same ratio taken within each round (its four slices ran minutes apart at most), then
-        # the median: a shared machine's load that changes between rounds cancels out.
-        paired = statistics.median(
-            (mcp_on / rest_on) / (mcp_off / rest_off)
-            for mcp_on, rest_on, mcp_off, rest_off in zip(
-                rounds(f"/api/mcp {wire}", "log on"),
-                rounds("REST twin", "log on"),
-                rounds(f"/api/mcp {wire}", "log off"),
-                rounds("REST twin", "log off"),
-                strict=True,
-            )
-        )
+    tools = list(dict.fromkeys(r.tool for r in rows))
+    shown = "log on" if "log on" in labels else labels[0]
+    # The server's CPU per answer, slice by slice: the machine's other load moves a slice's wall
+    # time, little its CPU. MCP over REST within each round (the two slices ran minutes apart at
+    # most), then the median of the rounds.
+    print(
+        f"\nServer CPU per answer with the {shown} (median of the rounds; goal at most {CPU_GOAL_MS:g} ms), and "
+        f"MCP's over its REST twin's (median of the rounds' own ratios; goal at most {MCP_OVER_REST_GOAL:.2f}):"
+    )
+    print(
+        "| tool | "
+        + " | ".join(f"MCP {w} ms" for w in WIRES)
+        + " | REST ms | "
+        + " | ".join(f"MCP/REST {w}" for w in WIRES)
+        + " |"
+    )
+    print("| --- " * (2 * len(WIRES) + 2) + "|")
+    for tool in tools:
+        if tool == CATALOG_FOR_SCALE.tool:
+            continue
+        rest = cpu_of(tool, "REST twin", shown)
+        per_wire = [cpu_of(tool, f"/api/mcp {w}", shown) for w in WIRES]
+        ratios = [statistics.median(m / r for m, r in zip(mcp, rest, strict=True)) for mcp in per_wire]
         print(
-            f"  {wire}: {on:.3f}x on, {off:.3f}x off: on/off {on / off:.3f} (median of the rounds' own: {paired:.3f})"
+            f"| {tool} | "
+            + " | ".join(f"{statistics.median(m):.2f}" for m in per_wire)
+            + f" | {statistics.median(rest):.2f} | "
+            + " | ".join(f"{r:.3f}" for r in ratios)
+            + " |"
         )
-    print(f"  REST twin alone: on/off {rate('REST twin', 'log on') / rate('REST twin', 'log off'):.3f}")
-
-    def cpu_of(path: str, label: str) -> list[float]:
-        return next(r.cpu_ms for r in rows if r.path == path and r.cache == label)
-
-    # The same ratios by the server's CPU per answer, slice by slice: MCP/REST is REST's CPU per
-    # answer over MCP's (the ratio of answers a busy core gives), on/off within each round, then
-    # the median of the rounds. The machine's other load moves a slice's wall time, little its CPU.
-    print("\nBy server CPU per answer (the median of the rounds' own ratios):")
-    for wire in WIRES:
-        by_cpu = {
-            label: [
-                rest / mcp
-                for mcp, rest in zip(cpu_of(f"/api/mcp {wire}", label), cpu_of("REST twin", label), strict=True)
-            ]
-            for label in LOG_STATES
-        }
-        paired = statistics.median(on / off for on, off in zip(by_cpu["log on"], by_cpu["log off"], strict=True))
-        print(
-            f"  {wire}: MCP/REST {statistics.median(by_cpu['log on']):.3f}x on, "
-            f"{statistics.median(by_cpu['log off']):.3f}x off: on/off {paired:.3f}"
+    catalog = statistics.median(cpu_of(CATALOG_FOR_SCALE.tool, f"/api/mcp {WIRES[0]}", shown))
+    print(
+        f"For scale, a catalog answer in the same run (search_sections, the answer cache on, {WIRES[0]}): "
+        f"{catalog:.2f} ms; each student read over it: "
+        + ", ".join(
+            f"{tool} {statistics.median(cpu_of(tool, f'/api/mcp {WIRES[0]}', shown)) / catalog:.2f}"
+            for tool in tools
+            if tool != CATALOG_FOR_SCALE.tool
         )
-    for path in (*(f"/api/mcp {wire}" for wire in WIRES), "REST twin"):
-        each = [on / off for on, off in zip(cpu_of(path, "log on"), cpu_of(path, "log off"), strict=True)]
-        print(f"  {path}: CPU per answer on/off {statistics.median(each):.3f} (rounds {min(each):.2f}-{max(each):.2f})")
+    )
+    if len(labels) == 2:
+        print("\nThe access log's cost: CPU per answer on/off (median of the rounds' own ratios):")
+        for tool in tools:
+            line = []
+            for path in (*(f"/api/mcp {wire}" for wire in WIRES), "REST twin"):
+                each = [
+                    on / off
+                    for on, off in zip(cpu_of(tool, path, "log on"), cpu_of(tool, path, "log off"), strict=True)
+                ]
+                line.append(f"{path} {statistics.median(each):.3f}")
+            print(f"  {tool}: " + ", ".join(line))
     # CPU time a server spent per answer, over the whole run (the warm-up's few answers included):
     # what the load of the other processes on a shared machine moves least.
     slice_s = options.seconds / options.rounds
-    answers = {label: sum(sum(r.rounds) * slice_s for r in rows if r.cache == label) for label in LOG_STATES}
-    per_answer = {label: cpu[label] / answers[label] * 1000 for label in LOG_STATES}
-    print(
-        f"  server CPU per answer: {per_answer['log on']:.2f} ms on, {per_answer['log off']:.2f} ms off: "
-        f"on/off {per_answer['log on'] / per_answer['log off']:.3f}"
-    )
+    answers = {label: sum(sum(r.rounds) * slice_s for r in rows if r.cache == label) for label in labels}
+    per_answer = {label: cpu[label] / answers[label] * 1000 for label in labels}
+    print("  whole run, every tool together: " + ", ".join(f"{per_answer[label]:.2f} ms {label}" for label in labels))
+    record_us, write_ms = in_process
     print(
         f"\nIn process: AccessLog.record {record_us:.2f} us a call (what an answer waits for); "
         f"the batched write {write_ms:.1f} ms per 1,000 entries (the writer's task, once a second)"
@@ -928,7 +1014,19 @@ def main() -> None:
     parser.add_argument(
         "--student",
         action="store_true",
-        help="Measure the access log of student data instead: a student's own tool, the log on and off.",
+        help="Measure a student's own read tools instead: server CPU per answer, MCP/REST, the access log on and off.",
+    )
+    parser.add_argument(
+        "--student-tool",
+        action="append",
+        choices=STUDENT_TOOLS,
+        help="With --student: only this tool (repeatable; default every student read tool).",
+    )
+    parser.add_argument(
+        "--log",
+        choices=("both", "on", "off"),
+        default="both",
+        help="With --student: serve with the access log on and off (both), or one server only.",
     )
     parser.add_argument("--off-first", action="store_true", help="With --student: the log-off server and rows first.")
     parser.add_argument(

@@ -54,8 +54,10 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "testing/test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
     "oauth/test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "plugin/test_sealed_secrets.py": "sealing with a key of the settings, and the campus clock; no database",
     "cli/test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
     "testing/test_free_port.py": "the kit's choice of a loopback port; no database",
+    "test_deploy_compose.py": "deploy/compose.yaml read and scripts/deploy_check.sh refused before it checks; no database",
     "test_imports.py": "the product's imports, read from its files and by lint-imports; no database",
     "plugin/test_tool_context.py": "what a tool context hands out, from a registry; no database",
     "testing/test_rest_client_loop.py": "the kit's REST client on a Litestar app with no database",
@@ -116,6 +118,10 @@ ONCE: dict[str, str] = {
     "mcp/test_confirmation_clients.py": (
         "what the Node clients (TypeScript SDK, Inspector CLI, mcp-remote) do with the question and the code; "
         "the confirmed and refused writes are test_confirmation.py's and test_confirmation_in_band.py's on PostgreSQL"
+    ),
+    "test_proxy_feed_log.py": (
+        "nginx's logs of a calendar app's fetches through the shipped proxy configuration; the feed it "
+        "proxies is families/test_calendar_feed.py's on PostgreSQL"
     ),
     "oauth/test_cas_server.py": (
         "the CAS 3.0 protocol with a real CAS server and its login page in Chromium; the student it signs "

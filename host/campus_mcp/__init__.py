@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from campus_mcp.assembly.calendar_sources import calendar_events_for
     from campus_mcp.assembly.change_bus import publish_changes
     from campus_mcp.assembly.deployment import Deployment, open_deployment
     from campus_mcp.assembly.registry import PluginError
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from campus_mcp.base.lru import LRU
     from campus_mcp.base.metrics import count as count_metric
     from campus_mcp.base.metrics import count_import_failures
+    from campus_mcp.base.outside_documents import DocumentLimit, DocumentTooLarge, read_document
     from campus_mcp.base.settings import Settings
     from campus_mcp.base.speedups.statement_shapes import ShapedStatements
     from campus_mcp.dashboard.chrome import dashboard_page
@@ -28,11 +30,13 @@ if TYPE_CHECKING:
     from campus_mcp.jobs.scheduler import last_success
     from campus_mcp.limits import RateLimit, RateLimited, check_rate_limit
     from campus_mcp.limits.in_flight import InFlight
-    from campus_mcp.oauth.accounts import student_for_feed
+    from campus_mcp.oauth.accounts import name_feed_students, student_for_feed
+    from campus_mcp.oauth.campus_id import campus_id_problem
     from campus_mcp.oauth.pages import hidden
     from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
     from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
     from campus_mcp.plugin.answer_cache import AnswerCache
+    from campus_mcp.plugin.campus_time import campus_time_text
     from campus_mcp.plugin.confirmation import (
         Decision,
         NotChanged,
@@ -44,6 +48,8 @@ if TYPE_CHECKING:
     )
     from campus_mcp.plugin.contributions import (
         AppResource,
+        CalendarEvent,
+        CalendarSource,
         Completion,
         Connection,
         ConnectionState,
@@ -76,19 +82,23 @@ if TYPE_CHECKING:
     from campus_mcp.plugin.links import PageLink
     from campus_mcp.plugin.operations import Operation, operation_examples, operation_tools
     from campus_mcp.plugin.principal import Principal
+    from campus_mcp.plugin.sealed_secrets import SecretUnreadable, open_secret, seal_secret
     from campus_mcp.plugin.settings import PluginSettings
     from campus_mcp.plugin.tool_context import ToolContext
     from campus_mcp.plugin.untrusted import (
         STUDENT_NAME_LENGTH,
+        UNNAMED_STUDENT,
         UNTRUSTED_RULE,
         StudentText,
         clean_student_text,
+        shown_name,
         student_text,
     )
     from campus_mcp.version import __version__
     from campus_mcp.web.rest_twins import operation_routes
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "campus_mcp.assembly.calendar_sources": ("calendar_events_for",),
     "campus_mcp.assembly.change_bus": ("publish_changes",),
     "campus_mcp.assembly.deployment": ("Deployment", "open_deployment"),
     "campus_mcp.assembly.registry": ("PluginError",),
@@ -96,6 +106,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.base.logsafe": ("escaped",),
     "campus_mcp.base.lru": ("LRU",),
     "campus_mcp.base.metrics": ("count_import_failures", "count_metric"),
+    "campus_mcp.base.outside_documents": ("DocumentLimit", "DocumentTooLarge", "read_document"),
     "campus_mcp.base.settings": ("Settings",),
     "campus_mcp.base.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.dashboard.chrome": ("dashboard_page",),
@@ -103,11 +114,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.jobs.scheduler": ("last_success",),
     "campus_mcp.limits": ("check_rate_limit", "RateLimit", "RateLimited"),
     "campus_mcp.limits.in_flight": ("InFlight",),
-    "campus_mcp.oauth.accounts": ("student_for_feed",),
+    "campus_mcp.oauth.accounts": ("name_feed_students", "student_for_feed"),
+    "campus_mcp.oauth.campus_id": ("campus_id_problem",),
     "campus_mcp.oauth.pages": ("hidden",),
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
     "campus_mcp.plugin.answer_cache": ("AnswerCache",),
+    "campus_mcp.plugin.campus_time": ("campus_time_text",),
     "campus_mcp.plugin.confirmation": (
         "confirmation_template",
         "Decision",
@@ -119,6 +132,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "campus_mcp.plugin.contributions": (
         "AppResource",
+        "CalendarEvent",
+        "CalendarSource",
         "Completion",
         "Connection",
         "ConnectionState",
@@ -145,13 +160,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.plugin.links": ("PageLink",),
     "campus_mcp.plugin.operations": ("Operation", "operation_examples", "operation_tools"),
     "campus_mcp.plugin.principal": ("Principal",),
+    "campus_mcp.plugin.sealed_secrets": ("open_secret", "seal_secret", "SecretUnreadable"),
     "campus_mcp.plugin.settings": ("PluginSettings",),
     "campus_mcp.plugin.tool_context": ("ToolContext",),
     "campus_mcp.plugin.untrusted": (
         "clean_student_text",
+        "shown_name",
         "STUDENT_NAME_LENGTH",
         "student_text",
         "StudentText",
+        "UNNAMED_STUDENT",
         "UNTRUSTED_RULE",
     ),
     "campus_mcp.version": ("__version__",),
@@ -181,10 +199,13 @@ __all__ = [
     "LRU",
     "MAX_ROW_ID",
     "STUDENT_NAME_LENGTH",
+    "UNNAMED_STUDENT",
     "UNTRUSTED_RULE",
     "AnswerCache",
     "AppResource",
     "Base",
+    "CalendarEvent",
+    "CalendarSource",
     "CampusError",
     "ChangedMeanwhile",
     "Completion",
@@ -195,6 +216,8 @@ __all__ = [
     "Decision",
     "DemoData",
     "Deployment",
+    "DocumentLimit",
+    "DocumentTooLarge",
     "InFlight",
     "InstructionFragment",
     "Interval",
@@ -222,6 +245,7 @@ __all__ = [
     "RouteRef",
     "RowId",
     "Scope",
+    "SecretUnreadable",
     "Settings",
     "ShapedStatements",
     "StudentData",
@@ -231,6 +255,9 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "calendar_events_for",
+    "campus_id_problem",
+    "campus_time_text",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -246,16 +273,21 @@ __all__ = [
     "hookimpl",
     "keep_for_one_display",
     "last_success",
+    "name_feed_students",
     "not_changed",
     "open_deployment",
+    "open_secret",
     "operation_examples",
     "operation_routes",
     "operation_tools",
     "plural",
     "publish_changes",
+    "read_document",
     "read_versions",
     "record_run",
+    "seal_secret",
     "session_user",
+    "shown_name",
     "student_for_feed",
     "student_text",
     "take_for_display",

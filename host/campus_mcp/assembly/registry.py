@@ -297,6 +297,8 @@ class Registry:
     student_data: Sequence[contributions.StudentData] = ()
     # The campus:// resource templates, by template; each the answer of one enabled read tool.
     resources: Mapping[str, contributions.ResourceTemplate] = dataclasses.field(default_factory=dict)
+    # Events plugins add to the student's calendar feed (campus_mcp.assembly.calendar_sources).
+    calendar_sources: Sequence[contributions.CalendarSource] = ()
     _dependency_settings: dict[str, Mapping[str, Any]] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -477,4 +479,5 @@ def load_registry(
         connections=list(_unique(collect("register_connections"), "connection", "title").values()),
         student_data=list(_unique(collect("register_student_data"), "student data", "key").values()),
         resources=resources,
+        calendar_sources=list(_unique(collect("register_calendar_events"), "calendar source", "key").values()),
     )

@@ -9,7 +9,7 @@ platform's list of address ranges. Each rule is held by a test (``tests/oauth/te
   IPv4-mapped, is judged by the IPv4 address it leads to), and the connection goes to an address
   that was checked, so a DNS answer that changes between the check and the connection
   (rebinding) cannot slip through;
-- no redirects are followed; at most ``max_bytes`` are read.
+- no redirects are followed; at most the limit's bytes are read (``DocumentLimit``).
 
 ``oauth_metadata_loopback_for_tests`` relaxes the first two rules to loopback addresses on any
 port, for tests only.
@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
+from campus_mcp.base.outside_documents import DocumentLimit, read_document
 from campus_mcp.base.settings import Settings
 
 FETCH_SECONDS = 5.0
@@ -103,9 +104,11 @@ def _tls_context(settings: Settings) -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-async def guarded_get(url: str, settings: Settings, *, what: str, max_bytes: int) -> bytes:
-    """GET ``url`` behind the guard (the module's rules); ``what`` names the document in the errors.
-    Raises :class:`FetchRefused`, or httpx's errors for a connection that failed."""
+async def guarded_get(url: str, settings: Settings, *, limit: DocumentLimit) -> bytes:
+    """GET ``url`` behind the guard (the module's rules), read up to ``limit``
+    (campus_mcp.base.outside_documents), whose ``what`` names the document in the errors. Raises
+    :class:`FetchRefused`, :class:`DocumentTooLarge`, or httpx's errors for a connection that failed."""
+    what = limit.what
     host, port, target = _check_url(url, settings, what)
     addresses = await _resolve(host, port, what)
     refused = [a for a in addresses if not address_allowed(a, settings)]
@@ -116,27 +119,19 @@ async def guarded_get(url: str, settings: Settings, *, what: str, max_bytes: int
     # Connect to the address that was checked; TLS still verifies the certificate for the name.
     pinned = f"https://{literal}:{port}{target}"
     host_header = host if port == 443 else f"{host}:{port}"
-    async with (
-        httpx.AsyncClient(
-            verify=_tls_context(settings), follow_redirects=False, trust_env=False, timeout=FETCH_SECONDS
-        ) as client,
-        client.stream(
+    async with httpx.AsyncClient(
+        verify=_tls_context(settings), follow_redirects=False, trust_env=False, timeout=FETCH_SECONDS
+    ) as client:
+        response = await read_document(
+            client,
             "GET",
             pinned,
             headers={"Host": host_header, "Accept": "application/json"},
             extensions={"sni_hostname": host},
-        ) as response,
-    ):
-        if response.is_redirect:
-            raise FetchRefused(f"{what} URL redirects; redirects are not followed")
-        if response.status_code != 200:
-            raise FetchRefused(f"{what} URL answered HTTP {response.status_code}")
-        declared = response.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-            raise FetchRefused(f"{what} is larger than {max_bytes // 1024} KB")
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body.extend(chunk)
-            if len(body) > max_bytes:
-                raise FetchRefused(f"{what} is larger than {max_bytes // 1024} KB")
-        return bytes(body)
+            limit=limit,
+        )
+    if response.is_redirect:
+        raise FetchRefused(f"{what} URL redirects; redirects are not followed")
+    if response.status_code != 200:
+        raise FetchRefused(f"{what} URL answered HTTP {response.status_code}")
+    return response.content

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from litestar import Litestar
     from litestar.types import ASGIApp
 
+    from campus_mcp.assembly.registry import Registry
+
 MAKE_A_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
 
 
@@ -41,23 +43,32 @@ def log_to_stderr(settings: Settings) -> None:
     operator set up is left alone."""
     from campus_mcp.base.log_lines import configure
 
-    configure(settings.log_format)
+    configure(settings.log_format, access_log=settings.access_log)
 
 
-def use_metrics_folder(overrides: Mapping[str, Any]) -> None:
+def use_metrics_folder(overrides: Mapping[str, Any], *, workers: int = 1) -> None:
     """Put ``CAMPUS_MCP_METRICS_DIR`` in ``PROMETHEUS_MULTIPROC_DIR`` before prometheus-client is
     imported (it picks its mode on import), so serve, its workers, ``worker`` and ``jobs run``
     all count into one folder. A folder the operator set in PROMETHEUS_MULTIPROC_DIR wins; settings
-    that do not validate are left for the command's own check to report."""
+    that do not validate are left for the command's own check to report.
+
+    ``serve --workers N`` with forked workers (campus_mcp.cli.forked_workers) uses its own
+    folder (metrics.share_between_workers) from here already: a forked worker inherits the
+    supervisor's prometheus-client, mode and all, where a spawned one imports it afresh."""
     import os
     from pathlib import Path
 
     from pydantic import ValidationError
 
+    from campus_mcp.base.speedups import Switches
+
     try:
-        folder = Settings(**overrides).metrics_dir
+        settings = Settings(**overrides)
     except ValidationError:
         return
+    folder = settings.metrics_dir
+    if not folder and workers > 1 and Switches.of(settings).forked_workers:
+        folder = str(Path(settings.var_dir) / f"metrics-{settings.port}")  # metrics.share_between_workers' own
     if folder and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         path = Path(folder).resolve()
         path.mkdir(parents=True, exist_ok=True)
@@ -81,13 +92,24 @@ def several_processes_problem(settings: Settings, *, workers: int, command: str)
     return None
 
 
-def run_workers(workers: int, options: Mapping[str, Any]) -> None:
+def run_workers(workers: int, options: Mapping[str, Any], registry: Registry) -> None:
     """uvicorn with ``workers`` processes of :func:`app_for_worker` on one listening socket, under
-    :class:`_Supervisor`; ``options`` are ``uvicorn.Config``'s."""
+    :class:`_Supervisor`; ``options`` are ``uvicorn.Config``'s. The workers are forked from this
+    process once it loaded what they load (``registry``'s plugins, an app), or with the switch
+    off spawned as uvicorn does (campus_mcp.cli.forked_workers)."""
     import uvicorn
 
+    import campus_mcp.cli.forked_workers as forked_workers
+    from campus_mcp.base.speedups import Switches
+
     config = uvicorn.Config("campus_mcp.cli.serving:app_for_worker", factory=True, workers=workers, **options)
-    _Supervisor(config, sockets=[config.bind_socket()]).run()
+    supervisor = _Supervisor(config, sockets=[config.bind_socket()])
+    if not forked_workers.forking(Switches.of(registry.settings).forked_workers):
+        supervisor.run()
+        return
+    forked_workers.preload(registry)
+    with forked_workers.forked_workers():
+        supervisor.run()
 
 
 class _Supervisor(Multiprocess):

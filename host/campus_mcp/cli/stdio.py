@@ -35,6 +35,7 @@ from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.personal_tokens import PersonalTokens, TokenResolver, bearer_resolver
 from campus_mcp.plugin.confirmation import CONFIRM_SCHEMA
 from campus_mcp.plugin.principal import ANONYMOUS, Principal, current_principal
+from campus_mcp.students.access_journal import journal_folder
 from campus_mcp.students.access_log import AccessLog
 
 TOKEN_ENV = "CAMPUS_MCP_TOKEN"  # noqa: S105 (the name of the variable, not a token)
@@ -124,7 +125,11 @@ async def serve_stdio(registry: Registry, token: str | None = None) -> None:
         # No origin to serve icons from: they come inline (campus_mcp.assembly.icons).
         campus = CampusServer(registry, sessions, inline_icons=True)
         campus.door = "stdio"
-        campus.access_log = access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
+        settings = registry.settings
+        campus.access_log = access_log = AccessLog(
+            sessions, journal_folder(settings.var_dir, settings.database_url), enabled=settings.student_access_log
+        )
+        access_log.start()
         server = campus.server
         # Outermost, so the SDK's requestState boundary already sees who is asking.
         server.middleware.insert(0, identity_middleware(registry, resolve, token))

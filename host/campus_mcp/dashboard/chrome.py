@@ -8,7 +8,7 @@ the pages that use them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -21,7 +21,7 @@ from campus_mcp.assembly.deployment import Deployment
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.oauth.pages import html_response, page
 from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
-from campus_mcp.oauth.session import csrf_token, session_user
+from campus_mcp.oauth.session import csrf_token, session_user, signed_in_name
 from campus_mcp.oauth.store import ConnectedApp
 from campus_mcp.students.connections import ConnectedThing
 
@@ -58,12 +58,20 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
 
 
 def dashboard_page(
-    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+    deployment: Deployment,
+    request: Request[Any, Any, Any],
+    title: str,
+    body: str,
+    *,
+    copy_button: bool = False,
+    form_targets: Iterable[str] = (),
 ) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
 
     ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
-    server's own script (allowed on this page only)."""
+    server's own script (allowed on this page only). ``form_targets``: origins a form of the page
+    continues to through its post's redirect (an OAuth authorization at the student's LMS), which
+    browsers check against the page's ``form-action``; plain origins only, anything else is left out."""
     user = session_user(request)
     return html_response(
         page(
@@ -72,11 +80,12 @@ def dashboard_page(
             product=deployment.settings.product_name,
             nav=dashboard_nav(request.app),
             current=request.url.path,
-            signed_in_as=user[1] if user else "",
+            signed_in_as=signed_in_name(request),
             csrf=csrf_token(request) if user else "",
             script=COPY_SCRIPT_PATH if copy_button else "",
         ),
         scripts=copy_button,
+        form_targets=form_targets,
     )
 
 
@@ -109,6 +118,11 @@ def connection_item(found: ConnectedThing, last_read: str = "") -> str:
     title = escape(found.connection.title)
     if found.state is None:
         return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
+    if not found.state.connected:
+        return (
+            f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+            f'<p><a href="{escape(found.state.manage_url)}" aria-label="Connect {title}">Connect</a></p></div>'
+        )
     return (
         f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>{last_read}'
         f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'

@@ -38,7 +38,7 @@ from campus_mcp.mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, signed_in_name, to_login
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.students.access_log import last_reads
 from campus_mcp.students.connections import connections_of
@@ -101,6 +101,7 @@ class DashboardController(Controller):
         holders += [
             (found.connection.title, ("feed", found.connection.access_log_id))
             for found in await connections_of(deployment, user[0])
+            if found.reads
         ]
         count = "No app" if not holders else "1 app" if len(holders) == 1 else f"{len(holders)} apps"
         listed = "".join(
@@ -110,7 +111,7 @@ class DashboardController(Controller):
             for name, key in holders
         )
         body = (
-            f"<h1>Welcome, {escape(user[1])}</h1>"
+            f"<h1>Welcome, {escape(signed_in_name(request))}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
             f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
             + (f'<ul class="last-reads">{listed}</ul>' if listed else "")
@@ -167,6 +168,7 @@ class DashboardController(Controller):
             )
             for token in await personal_tokens.live(user[0])
         )
+        others = await connections_of(deployment, user[0])
         items += "".join(
             connection_item(
                 found,
@@ -174,13 +176,17 @@ class DashboardController(Controller):
                 if found.connection.access_log_id
                 else "",
             )
-            for found in await connections_of(deployment, user[0])
+            for found in others
+            if found.reads
         )
+        # The student's accounts elsewhere (their LMS), connected or to connect: after what can read their data.
+        offers = "".join(connection_item(found) for found in others if not found.reads)
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'
             f"{notice}"
             + (items or "<p>No app can use your data right now.</p>")
+            + offers
             + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
             "and check the boxes you want.</p></section>"
         )

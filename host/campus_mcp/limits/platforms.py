@@ -34,6 +34,7 @@ import httpx
 
 from campus_mcp.base.addresses import Network
 from campus_mcp.base.outbound import FetchRefused, guarded_get
+from campus_mcp.base.outside_documents import DocumentLimit, DocumentTooLarge
 from campus_mcp.base.redis_client import redis_client
 from campus_mcp.base.settings import Settings
 from campus_mcp.plugin.job_context import Interval, Job, JobContext, JobOutcome
@@ -104,7 +105,8 @@ def read_ranges(raw: bytes) -> tuple[list[str], dict[str, str]]:
 
 async def read_source(source: str, settings: Settings) -> bytes:
     if source.startswith(("https://", "http://")):
-        return await guarded_get(source, settings, what=WHAT, max_bytes=MAX_LIST_BYTES)
+        # A list of a few hundred networks: its publisher keeps it small, no setting raises this.
+        return await guarded_get(source, settings, limit=DocumentLimit(WHAT, MAX_LIST_BYTES))
     return await asyncio.to_thread(_read_file, Path(source))
 
 
@@ -172,7 +174,7 @@ async def refresh_platform_ranges(context: JobContext) -> JobOutcome:
         return JobOutcome(summary="no CAMPUS_MCP_PLATFORM_RANGES_SOURCE configured; nothing to read")
     try:
         ranges, bad = read_ranges(await read_source(source, context.settings))
-    except (FetchRefused, httpx.HTTPError, ValueError, OSError) as exc:
+    except (FetchRefused, DocumentTooLarge, httpx.HTTPError, ValueError, OSError) as exc:
         # FetchRefused: the outbound guard refused the URL, or what it answered.
         raise ValueError(
             f"CAMPUS_MCP_PLATFORM_RANGES_SOURCE {source}: {exc}. The platform ranges in use are kept; "

@@ -23,11 +23,10 @@ import json
 import secrets
 import time
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any
 
 from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -140,9 +139,7 @@ def check_current(tool: str, payload: dict[str, Any], plan: PlannedChange | None
 async def use_once(sessions: async_sessionmaker[AsyncSession], tool: str, payload: dict[str, Any]) -> None:
     """Write the code down as used; a second use, also one racing this one, is refused."""
     async with sessions() as session:
-        # Kept twice a code's life, as answered requestStates are (a late code is refused by its expiry).
-        cutoff = utcnow() - timedelta(seconds=REQUEST_STATE_TTL_SECONDS * 2)
-        await session.execute(delete(AnsweredRequestState).where(AnsweredRequestState.answered_at < cutoff))
+        # Kept twice a code's life, as answered requestStates are (confirmation_state.prune_job).
         session.add(AnsweredRequestState(nonce=NONCE_PREFIX + payload["nonce"], answered_at=utcnow()))
         try:
             await session.commit()

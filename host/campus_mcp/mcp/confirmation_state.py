@@ -33,6 +33,7 @@ from campus_mcp.plugin.confirmation import (
     PlannedChange,
     digest,
 )
+from campus_mcp.plugin.job_context import Cron, Job, JobContext, JobOutcome
 
 STATE_VERSION = 1
 
@@ -109,13 +110,40 @@ def decision_of(responses: Any) -> Decision:
 
 
 async def mark_answered(sessions: async_sessionmaker[AsyncSession], nonce: str) -> None:
-    """Use a state's answer once; a second use (a replay) is refused with -32602."""
+    """Use a state's answer once; a second use (a replay) is refused with -32602. One statement:
+    the old nonces go in the job of :func:`prune_job`, not in the answer's time."""
     async with sessions() as session:
-        cutoff = utcnow() - timedelta(seconds=REQUEST_STATE_TTL_SECONDS * 2)
-        await session.execute(delete(AnsweredRequestState).where(AnsweredRequestState.answered_at < cutoff))
         session.add(AnsweredRequestState(nonce=nonce, answered_at=utcnow()))
         try:
             await session.commit()
         except IntegrityError:
             await session.rollback()
             raise invalid_state() from None
+
+
+PRUNE_JOB_ID = "core.answered_confirmations"
+
+
+async def prune_answered(session: AsyncSession) -> int:
+    """Delete the nonces older than twice a state's life (a later state is refused by its expiry,
+    whether or not its nonce is still here); the rows deleted."""
+    cutoff = utcnow() - timedelta(seconds=REQUEST_STATE_TTL_SECONDS * 2)
+    result = await session.execute(delete(AnsweredRequestState).where(AnsweredRequestState.answered_at < cutoff))
+    await session.commit()
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def _prune(context: JobContext) -> JobOutcome:
+    async with context.session() as session:
+        deleted = await prune_answered(session)
+    return JobOutcome(items=deleted, summary=f"deleted {deleted} answered confirmation(s) past their life")
+
+
+def prune_job() -> Job:
+    # Each answer used to delete the old nonces itself: a statement in every confirmed change.
+    return Job(
+        id=PRUNE_JOB_ID,
+        description="Delete the one-time values of answered confirmations once they can no longer be used.",
+        trigger=Cron(minute="*/10"),
+        run=_prune,
+    )

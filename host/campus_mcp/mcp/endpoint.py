@@ -48,6 +48,7 @@ from campus_mcp.assembly.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.assembly.registry import PluginError, Registry
 from campus_mcp.base.asgi_body import BodyTooLarge, buffered, declared_length
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
+from campus_mcp.base.dns_rebinding import allowed_hosts, allowed_origins
 from campus_mcp.base.mcp_paths import MCP_PATH as MCP_PATH
 from campus_mcp.base.mcp_paths import PRM_PATH as PRM_PATH
 from campus_mcp.base.mcp_paths import TOOLBOXES_PATH as TOOLBOXES_PATH
@@ -136,16 +137,13 @@ class BadToolName(Exception):
 
 
 def transport_security(registry: Registry) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding guard, with the names campus_mcp.base.dns_rebinding allows (as /metrics)."""
     settings = registry.settings
-    hosts = [f"{settings.host}:{settings.port}", "127.0.0.1:*", "localhost:*", "[::1]:*", *settings.allowed_hosts]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *settings.allowed_origins]
-    if settings.public_url:
-        from urllib.parse import urlsplit
-
-        public = urlsplit(settings.public_url)
-        hosts.append(public.netloc)
-        origins.append(f"{public.scheme}://{public.netloc}")
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=allowed_hosts(settings),
+        allowed_origins=allowed_origins(settings),
+    )
 
 
 def serves_endpoint(registry: Registry, family: str) -> bool:

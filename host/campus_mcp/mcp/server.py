@@ -417,6 +417,7 @@ class CampusServer:
             request_meta=request_meta,
             plugin_settings=self.registry.plugin_settings.get(plugin),
             dependency_settings=self.registry.dependency_settings(plugin),
+            tool_names=self.registry.tools.keys(),
         )
 
     async def call_tool(

@@ -8,7 +8,7 @@ campus's internal network (SSRF). Each rule is held by a test in ``tests/oauth/t
 - the guard's rules;
 - 5 seconds for the whole fetch, at most 10 KB of document;
 - the document's own ``client_id`` must be the URL it was fetched from;
-- its redirect URIs follow the same rules as registration.
+- its redirect URIs and its ``client_name`` follow the same rules as registration.
 
 A fetched document is kept for one hour.
 """
@@ -24,13 +24,17 @@ import anyio
 import httpx
 
 from campus_mcp.base.outbound import FETCH_SECONDS, FetchRefused, guarded_get
+from campus_mcp.base.outside_documents import DocumentLimit, DocumentTooLarge
 from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.oauth.registration import text_problem
 from campus_mcp.oauth.store import ClientRecord
 
 MAX_BYTES = 10 * 1024
 CACHE_SECONDS = 3600
 DOCUMENT = "the client ID metadata document"
+# An app's own document of a few fields: the app's developer shrinks it, no setting raises it.
+DOCUMENT_LIMIT = DocumentLimit(DOCUMENT, MAX_BYTES)
 
 
 class MetadataDocumentError(FetchRefused):
@@ -47,11 +51,13 @@ async def fetch_metadata_document(
     """Fetch, check and parse the document at ``url``. Raises MetadataDocumentError."""
     try:
         with anyio.fail_after(seconds):
-            raw = await guarded_get(url, settings, what=DOCUMENT, max_bytes=MAX_BYTES)
+            raw = await guarded_get(url, settings, limit=DOCUMENT_LIMIT)
     except FetchRefused as exc:  # the guard's own refusal, in this document's words already
         raise MetadataDocumentError(str(exc)) from exc
     except TimeoutError as exc:
         raise MetadataDocumentError("the client ID metadata document did not arrive within 5 seconds") from exc
+    except DocumentTooLarge as exc:
+        raise MetadataDocumentError(str(exc)) from exc
     except httpx.HTTPError as exc:
         raise MetadataDocumentError(
             f"the client ID metadata document could not be fetched ({type(exc).__name__})"
@@ -77,6 +83,9 @@ async def fetch_metadata_document(
     name = document.get("client_name")
     scope = document.get("scope")
     client_uri = document.get("client_uri")
+    for field, value in (("client_name", name), ("client_uri", client_uri), ("scope", scope)):
+        if (refused := text_problem(field, value)) is not None:
+            raise MetadataDocumentError(f"the client ID metadata document's {refused}")
     return ClientRecord(
         client_id=url,
         kind="metadata_document",

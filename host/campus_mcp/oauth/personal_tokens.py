@@ -28,7 +28,7 @@ from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
-from sqlalchemy import ForeignKey, Integer, String, Text, func, select, update
+from sqlalchemy import ForeignKey, Integer, String, Text, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -167,13 +167,7 @@ class PersonalTokens:
         public_id, secret = parts.groups()
         now = utcnow()
         async with self.sessions() as session:
-            found = (
-                await session.execute(
-                    select(PersonalToken, Student.username)
-                    .join(Student, Student.id == PersonalToken.user_id)
-                    .where(PersonalToken.public_id == public_id)
-                )
-            ).first()
+            found = (await session.execute(_TOKEN_AND_STUDENT, {"public_id": public_id})).first()
             if found is None:
                 return None
             row, username = found
@@ -245,6 +239,14 @@ class PersonalTokens:
                 return None
             row.revoked_at = utcnow()
             return row.name
+
+
+# The statement of every request with a personal token, built once.
+_TOKEN_AND_STUDENT = (
+    select(PersonalToken, Student.username)
+    .join(Student, Student.id == PersonalToken.user_id)
+    .where(PersonalToken.public_id == bindparam("public_id"))
+)
 
 
 def bearer_resolver(personal: PersonalTokens, oauth: TokenResolver) -> TokenResolver:

@@ -9,9 +9,7 @@ from litestar import Controller
 from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.cas_login import CasLoginController
-from campus_mcp.oauth.login import LoginController, OidcLoginController, oidc_configured
-from campus_mcp.oauth.saml import saml_configured
-from campus_mcp.oauth.saml_login import SamlLoginController
+from campus_mcp.oauth.login import LoginController, OidcLoginController, oidc_configured, saml_configured
 
 
 def login_controllers(settings: Settings) -> list[type[Controller]]:
@@ -20,6 +18,8 @@ def login_controllers(settings: Settings) -> list[type[Controller]]:
     if oidc_configured(settings):
         controllers.append(OidcLoginController)
     if saml_configured(settings):
+        from campus_mcp.oauth.saml_login import SamlLoginController  # SAML's libraries: only when used
+
         controllers.append(SamlLoginController)
     if cas_configured(settings):
         controllers.append(CasLoginController)

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from campus_mcp.assembly.deployment import open_deployment
 from campus_mcp.base.addresses import address_key, parse_address
 from campus_mcp.base.db import make_engine, make_sessions
+from campus_mcp.base.logsafe import cell
 from campus_mcp.base.settings import Settings
 from campus_mcp.oauth.accounts import (
     Student,
@@ -79,9 +80,9 @@ def list_students() -> None:
 
     for student in asyncio.run(_list()):
         state = "\tdisabled" if student.disabled else ""
-        click.echo(
-            f"{student.id}\t{student.username}\t{student.campus_id or '-'}\t{kind_of(student)}\t{student.display_name}{state}"
-        )
+        # A name or id came from an IdP or a feed: escaped, so a line break in one cannot forge a row.
+        columns = (student.id, student.username, student.campus_id or "-", kind_of(student), student.display_name)
+        click.echo("\t".join(map(cell, columns)) + state)
 
 
 async def find_student(session: AsyncSession, who: str) -> Student:

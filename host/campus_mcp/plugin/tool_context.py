@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Set
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,6 +31,9 @@ class ToolContext:
     # The settings objects of the plugins the calling tool's plugin depends on (PluginInfo.depends_on),
     # by name: what plugin_settings_of() hands out. Not the registry: a tool sees what it declared.
     dependency_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # The names of the deployment's tools: what a prompt (or an answer) may point the assistant to,
+    # when it names another plugin's tool that a campus may not run.
+    tool_names: Set[str] = frozenset()
     # A write tool's run: what the student answered the host's question (campus_mcp.plugin.confirmation).
     # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
     confirmation: Decision = "not_asked"

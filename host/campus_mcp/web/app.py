@@ -40,6 +40,7 @@ from campus_mcp.oauth.sign_in import login_controllers
 from campus_mcp.plugin.errors import CampusError
 from campus_mcp.plugin.principal import ANONYMOUS, Principal
 from campus_mcp.plugin.route_errors import PLUGIN_ROUTE_HANDLERS
+from campus_mcp.students.access_journal import journal_folder
 from campus_mcp.students.access_log import AccessLog
 from campus_mcp.web.cors import cors_middleware, is_mcp_path
 from campus_mcp.web.health import readyz
@@ -183,8 +184,13 @@ def create_app(
     # Rate limits (campus_mcp.limits): per student, per address, per platform range.
     limits = request_limits(registry.settings)
     endpoint.admit = None if limits is None else limits.admit_mcp
-    # The access log of student data (campus_mcp.students.access_log): one writer for every endpoint.
-    access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
+    # The access log of student data (campus_mcp.students.access_log): one writer for every endpoint, its
+    # entries journaled on this machine until they are in the database (campus_mcp.students.access_journal).
+    access_log = AccessLog(
+        sessions,
+        journal_folder(registry.settings.var_dir, registry.settings.database_url),
+        enabled=registry.settings.student_access_log,
+    )
     for server in endpoint.servers.values():
         server.access_log = access_log
     deployment = Deployment(
@@ -198,6 +204,7 @@ def create_app(
         election = scheduler_election(registry, sessions, name="serve") if with_scheduler else None
         if election is not None:
             election.start()
+        access_log.start()  # the entries of this machine's processes that were killed, to the database
         try:
             # The plugins' warm-ups run beside the server, never before it answers (warm_ups).
             async with endpoint.run(), warm_ups(registry, sessions):

@@ -124,6 +124,7 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
                 sessions=deployment.sessions,
                 plugin_settings=plugin_settings,
                 dependency_settings=registry.dependency_settings(tool.plugin),
+                tool_names=registry.tools.keys(),
             )
             answer = await operation.call(context, args)
             outcome = "ok"

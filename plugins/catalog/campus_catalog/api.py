@@ -7,6 +7,8 @@ A family that builds on the catalog declares ``depends_on=("catalog",)`` and imp
 - the catalog's tables (:class:`Term`, :class:`Section`, :class:`MeetingTime`, ...);
 - the campus's clock and terms (:func:`campus_today`, :func:`resolve_term`, ...);
 - loading sections and their finals, conflicts between sections, section keys and URIs;
+- a section read as rows in one statement (:func:`parts_select`, :func:`parts_of`,
+  :class:`SectionParts`) and what reads those rows (its credits, its final, its conflicts);
 - the answer and argument bases of the catalog's tools, shared by the families' schemas;
 - the catalog's settings (read with ``ToolContext.plugin_settings_of("catalog")``), its stale
   section refresh queue, its guarded feed fetch, and its ``campus-mcp import`` command group.
@@ -22,17 +24,21 @@ from campus_catalog.models import (
     Course,
     FinalExam,
     FinalsSchedule,
+    Instructor,
     MeetingTime,
     Section,
+    SectionInstructor,
     Subject,
     Term,
     UniversityEvent,
 )
 from campus_catalog.queries.clock import campus_today, hhmm
-from campus_catalog.queries.schedule_check import find_conflicts
+from campus_catalog.queries.schedule_check import find_conflicts, planned_section
+from campus_catalog.queries.section_detail import exam_column, exam_out
+from campus_catalog.queries.section_rows import SectionParts, json_list_text, parts_of, parts_select, row_credits
 from campus_catalog.queries.sections import final_exam, section_key
 from campus_catalog.queries.serialize import load_sections, section_credits
-from campus_catalog.queries.terms import all_terms, current_and_future, resolve_term, term_ref
+from campus_catalog.queries.terms import DatedTerm, all_terms, choose_term, current_and_future, resolve_term, term_ref
 from campus_catalog.refresh_queue import queue_stale_sections
 from campus_catalog.resources import section_uri
 from campus_catalog.schemas import (
@@ -67,26 +73,38 @@ __all__ = [
     "CatalogSettings",
     "Conflict",
     "Course",
+    "DatedTerm",
     "FinalExam",
     "FinalsSchedule",
+    "Instructor",
     "MeetingTime",
     "Section",
+    "SectionInstructor",
+    "SectionParts",
     "Subject",
     "Term",
     "TermRef",
     "UniversityEvent",
     "all_terms",
     "campus_today",
+    "choose_term",
     "current_and_future",
+    "exam_column",
+    "exam_out",
     "fetch_feed",
     "final_exam",
     "find_conflicts",
     "hhmm",
     "import_group",
+    "json_list_text",
     "load_sections",
     "normalize_crn",
+    "parts_of",
+    "parts_select",
+    "planned_section",
     "queue_stale_sections",
     "resolve_term",
+    "row_credits",
     "section_credits",
     "section_key",
     "section_uri",

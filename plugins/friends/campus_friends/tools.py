@@ -27,19 +27,19 @@ def friend_page(friend_id: int) -> str:
 
 
 async def run_list_friends(context: ToolContext, args: NoArguments) -> FriendList:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.list_friends(session, context.user_id)
 
 
 async def run_friend_busy_times(context: ToolContext, args: FriendBusyQuery) -> FriendBusyTimes:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await busy.friend_busy_times(session, context.user_id, args, context.settings)
 
 
 async def _onboarded(context: ToolContext) -> bool:
     # Seed 000 "Page links": the dashboard sends a student with no courses to onboarding, so such
     # a student gets no link to the friends pages (the onboarded rule).
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await has_courses(session, context.user_id)
 
 

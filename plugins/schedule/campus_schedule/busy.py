@@ -14,12 +14,22 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from campus_catalog.api import FIRST_CALENDAR_DAY, LAST_CALENDAR_DAY, Section, Term, UniversityEvent, final_exam
+from campus_catalog.api import (
+    FIRST_CALENDAR_DAY,
+    LAST_CALENDAR_DAY,
+    Section,
+    SectionParts,
+    Term,
+    UniversityEvent,
+    exam_column,
+    exam_out,
+    parts_of,
+    parts_select,
+)
 from campus_mcp import InvalidInput, Settings
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_schedule.enrollment import enrolled_sections
 from campus_schedule.events import events_between, meeting_title
 from campus_schedule.models import Enrollment
 
@@ -76,35 +86,38 @@ def _at(day: date, minute: int, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, time(minute // 60, minute % 60), tzinfo=zone)
 
 
+# The dates of the holidays, breaks and finals weeks that reach the dates, built once.
+_NO_CLASS = select(UniversityEvent.start_date, UniversityEvent.end_date).where(
+    UniversityEvent.category.in_(NO_CLASS_CATEGORIES),
+    UniversityEvent.start_date <= bindparam("end_date"),
+    UniversityEvent.end_date >= bindparam("start_date"),
+)
+
+
 async def no_class_days(session: AsyncSession, start_date: date, end_date: date) -> set[date]:
-    rows = await session.scalars(
-        select(UniversityEvent).where(
-            UniversityEvent.category.in_(NO_CLASS_CATEGORIES),
-            UniversityEvent.start_date <= end_date,
-            UniversityEvent.end_date >= start_date,
-        )
-    )
+    rows = await session.execute(_NO_CLASS, {"start_date": start_date, "end_date": end_date})
     days: set[date] = set()
-    for event in rows:
-        day = max(event.start_date, start_date)
-        while day <= min(event.end_date, end_date):
+    for first, last in rows:
+        day = max(first, start_date)
+        while day <= min(last, end_date):
             days.add(day)
             day += timedelta(days=1)
     return days
 
 
-def _instructor(section: Section) -> str | None:
-    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
-    return links[0].instructor.name if links else None
+def _instructor(parts: SectionParts) -> str | None:
+    teachers = sorted(parts.teachers, key=lambda t: (not t.is_primary, t.name))
+    return teachers[0].name if teachers else None
 
 
-def _course_detail(section: Section, room: str | None) -> dict[str, Any]:
+def _course_detail(parts: SectionParts, room: str | None) -> dict[str, Any]:
+    row = parts.row
     return {
-        "crn": section.crn,
-        "course_code": section.course.code,
-        "title": section.title or section.course.title,
+        "crn": row.crn,
+        "course_code": f"{row.subject_code} {row.course_number}",
+        "title": row.title or row.course_title,
         "room": room,
-        "instructor": _instructor(section),
+        "instructor": _instructor(parts),
     }
 
 
@@ -114,17 +127,18 @@ def _room(building: str | None, room: str | None) -> str | None:
 
 
 def class_blocks(
-    sections: Sequence[Section], start_date: date, end_date: date, skip: set[date], zone: ZoneInfo
+    sections: Sequence[SectionParts], start_date: date, end_date: date, skip: set[date], zone: ZoneInfo
 ) -> list[BusyBlock]:
+    """``sections``: rows of :func:`_sections_overlapping` (with their term's dates)."""
     blocks: list[BusyBlock] = []
     for section in sections:
-        if section.cancelled:
+        if section.row.cancelled:
             continue
-        for meeting in section.meeting_times:
+        for meeting in section.meetings:
             if meeting.weekday is None or meeting.start_minute is None or meeting.end_minute is None:
                 continue  # no fixed day or time (online, TBA): nothing to block
-            first = max(meeting.start_date or section.term.start_date, start_date)
-            last = min(meeting.end_date or section.term.end_date, end_date)
+            first = max(meeting.start_date or section.row.term_start_date, start_date)
+            last = min(meeting.end_date or section.row.term_end_date, end_date)
             day = first + timedelta(days=(meeting.weekday - first.weekday()) % 7)
             detail = _course_detail(section, _room(meeting.building, meeting.room)) | {
                 "meeting_time_id": meeting.id,
@@ -144,30 +158,50 @@ def class_blocks(
     return blocks
 
 
+# The statement of _sections_overlapping per dialect, built once.
+_overlapping: dict[str, Select[Any]] = {}
+
+
+def _overlapping_select(dialect: str) -> Select[Any]:
+    return (
+        parts_select(dialect)
+        .add_columns(
+            exam_column(dialect),
+            Term.start_date.label("term_start_date"),
+            Term.end_date.label("term_end_date"),
+        )
+        .join(Enrollment, Enrollment.section_id == Section.id)
+        .where(
+            Enrollment.student_id == bindparam("student_id"),
+            Term.start_date <= bindparam("end_date"),
+            Term.end_date >= bindparam("start_date"),
+        )
+    )
+
+
 async def _sections_overlapping(
     session: AsyncSession, student_id: int, start_date: date, end_date: date
-) -> list[Section]:
-    uids = (
-        await session.scalars(
-            select(Term.uid)
-            .where(Term.start_date <= end_date, Term.end_date >= start_date)
-            .where(Term.uid.in_(select(Enrollment.term_uid).where(Enrollment.student_id == student_id)))
-        )
-    ).all()
-    sections: list[Section] = []
-    for uid in uids:
-        sections += await enrolled_sections(session, student_id, uid)
-    return sections
+) -> list[SectionParts]:
+    """The student's sections of every term that overlaps the dates, each with its meetings,
+    instructors, final exam and term dates: one statement (it was the terms, then for each term
+    the ORM load of its sections, nine statements, then one per final exam)."""
+    dialect = session.get_bind().dialect.name
+    statement = _overlapping.get(dialect)
+    if statement is None:
+        statement = _overlapping[dialect] = _overlapping_select(dialect)
+    found = await session.execute(statement, {"student_id": student_id, "start_date": start_date, "end_date": end_date})
+    rows = sorted(
+        found.all(), key=lambda r: (r.term_start_date, f"{r.subject_code} {r.course_number}", r.section_number, r.crn)
+    )
+    return parts_of(rows)
 
 
-async def final_blocks(
-    session: AsyncSession, sections: Sequence[Section], start_date: date, end_date: date, zone: ZoneInfo
-) -> list[BusyBlock]:
+def final_blocks(sections: Sequence[SectionParts], start_date: date, end_date: date, zone: ZoneInfo) -> list[BusyBlock]:
     blocks: list[BusyBlock] = []
     for section in sections:
-        if section.cancelled:
+        if section.row.cancelled:
             continue
-        exam = await final_exam(session, section)
+        exam = exam_out(section.row.exam_json)
         if exam is None or exam.start is None or exam.end is None or not start_date <= exam.date <= end_date:
             continue
         start = _at(exam.date, _minutes(exam.start), zone)
@@ -195,7 +229,7 @@ async def busy_blocks(
     sections = await _sections_overlapping(session, student_id, start_date, end_date)
     skip = await no_class_days(session, start_date, end_date)
     blocks = class_blocks(sections, start_date, end_date, skip, zone)
-    blocks += await final_blocks(session, sections, start_date, end_date, zone)
+    blocks += final_blocks(sections, start_date, end_date, zone)
     window_start = _at(start_date, 0, zone)
     window_end = _at(end_date + timedelta(days=1), 0, zone)
     for event in await events_between(session, student_id, window_start, window_end):

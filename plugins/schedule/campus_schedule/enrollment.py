@@ -8,10 +8,13 @@ in another term) and what to do.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
 
-from campus_catalog.api import Section, Term, load_sections
+from campus_catalog.api import Course, Section, SectionParts, Term, exam_column, load_sections, parts_of, parts_select
 from campus_mcp import ChangedMeanwhile, InvalidInput
-from sqlalchemy import delete, select, text
+from sqlalchemy import BindParameter, Select, bindparam, delete, exists, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,6 +22,110 @@ from campus_schedule.models import Enrollment
 
 # A term holds far fewer sections than this; a longer list is a mistake or an attack.
 MAX_TERM_SECTIONS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class StudentTerm:
+    """A term of the catalog as a student's schedule sees it: its keys and dates, and whether the
+    student has a section in it."""
+
+    id: int
+    uid: str
+    name: str
+    start_date: date
+    end_date: date
+    enrolled: bool
+
+
+_STUDENT: BindParameter[int] = bindparam("student_id")
+# Built once: every term, newest first, with whether the student takes a section in it.
+_STUDENT_TERMS = select(
+    Term.id,
+    Term.uid,
+    Term.name,
+    Term.start_date,
+    Term.end_date,
+    exists().where(Enrollment.student_id == _STUDENT, Enrollment.term_uid == Term.uid).label("enrolled"),
+).order_by(Term.start_date.desc())
+
+
+async def student_terms(session: AsyncSession, student_id: int) -> list[StudentTerm]:
+    """Every term of the catalog, newest first, each with whether the student has a section in
+    it: in one statement, what choosing a term, the note of a term without courses and the
+    schedule page's link need (they were three statements, and two more for the link)."""
+    rows = await session.execute(_STUDENT_TERMS, {"student_id": student_id})
+    return [StudentTerm(*row[:5], enrolled=bool(row[5])) for row in rows]
+
+
+# The statements of enrolled_parts per (dialect, with exams), built once.
+_parts_by_key: dict[tuple[str, bool], Select[Any]] = {}
+
+
+async def enrolled_parts(
+    session: AsyncSession, student_id: int, term_uid: str, *, exams: bool = False
+) -> list[SectionParts]:
+    """The student's sections of one term as rows, by course code, section number and CRN: each
+    with its course, meetings and instructors (``parts_select``), and with
+    ``exams`` its final exam (``exam_json``): one statement, where the ORM load of the sections
+    was nine and each final exam one more."""
+    dialect = session.get_bind().dialect.name
+    statement = _parts_by_key.get((dialect, exams))
+    if statement is None:
+        statement = parts_select(dialect)
+        if exams:
+            statement = statement.add_columns(exam_column(dialect))
+        statement = _parts_by_key[(dialect, exams)] = statement.join(
+            Enrollment, Enrollment.section_id == Section.id
+        ).where(Enrollment.student_id == _STUDENT, Enrollment.term_uid == bindparam("term_uid"))
+    rows = (await session.execute(statement, {"student_id": student_id, "term_uid": term_uid})).all()
+    rows.sort(key=lambda row: (f"{row.subject_code} {row.course_number}", row.section_number, row.crn))
+    return parts_of(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class EnrolledCourse:
+    """A course of the student's record, as the course history lists it."""
+
+    crn: str
+    course_code: str
+    title: str
+    credits: float | None
+
+
+_COURSES = (
+    select(
+        Enrollment.term_uid,
+        Section.crn,
+        Section.section_number,
+        Section.title,
+        Section.credits_min,
+        Course.subject_code,
+        Course.course_number,
+        Course.title,
+        Course.credits_min,
+    )
+    .join(Section, Section.id == Enrollment.section_id)
+    .join(Course, Course.id == Section.course_id)
+    .where(Enrollment.student_id == _STUDENT)
+)
+
+
+async def enrolled_courses(session: AsyncSession, student_id: int) -> dict[str, list[EnrolledCourse]]:
+    """Every course of the student's record by term uid, each term's by course code, section number
+    and CRN: one statement (it was two per term)."""
+    rows = sorted(
+        (await session.execute(_COURSES, {"student_id": student_id})).all(),
+        key=lambda r: (f"{r[5]} {r[6]}", r[2], r[1]),
+    )
+    by_term: dict[str, list[EnrolledCourse]] = {}
+    for term_uid, crn, _number, title, credits, subject, number, course_title, course_credits in rows:
+        # The section's own credits when Banner gives them (a 0-credit lab), else the course's.
+        by_term.setdefault(term_uid, []).append(
+            EnrolledCourse(
+                crn, f"{subject} {number}", title or course_title, credits if credits is not None else course_credits
+            )
+        )
+    return by_term
 
 
 async def enrolled_sections(session: AsyncSession, student_id: int, term_uid: str) -> list[Section]:
@@ -39,9 +146,12 @@ async def enrolled_terms(session: AsyncSession, student_id: int) -> list[Term]:
     return list(rows.all())
 
 
+_ANY_COURSE = select(Enrollment.id).where(Enrollment.student_id == _STUDENT).limit(1)
+
+
 async def has_courses(session: AsyncSession, student_id: int) -> bool:
     """The onboarding rule (seed 000 "Page links"): a student with no course is not onboarded."""
-    found = await session.scalar(select(Enrollment.id).where(Enrollment.student_id == student_id).limit(1))
+    found = await session.scalar(_ANY_COURSE, {"student_id": student_id})
     return found is not None
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from campus_mcp import InvalidInput, clean_student_text
-from sqlalchemy import delete, select
+from sqlalchemy import BindParameter, bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import StudentEvent, StudentEventAttendee
@@ -70,16 +70,21 @@ async def delete_event(session: AsyncSession, *, owner_id: int, event_id: int) -
     return True
 
 
+# Built once: a busy-times answer reads it every time.
+_STUDENT: BindParameter[int] = bindparam("student_id")
+_BETWEEN = (
+    select(StudentEvent)
+    .where(
+        (StudentEvent.owner_id == _STUDENT)
+        | StudentEvent.id.in_(select(StudentEventAttendee.event_id).where(StudentEventAttendee.student_id == _STUDENT)),
+        StudentEvent.starts_at < bindparam("end"),
+        StudentEvent.ends_at > bindparam("start"),
+    )
+    .order_by(StudentEvent.starts_at, StudentEvent.id)
+)
+
+
 async def events_between(session: AsyncSession, student_id: int, start: datetime, end: datetime) -> list[StudentEvent]:
     """The events ``student_id`` owns or attends that overlap ``[start, end)``, by start."""
-    attending = select(StudentEventAttendee.event_id).where(StudentEventAttendee.student_id == student_id)
-    rows = await session.scalars(
-        select(StudentEvent)
-        .where(
-            (StudentEvent.owner_id == student_id) | StudentEvent.id.in_(attending),
-            StudentEvent.starts_at < end,
-            StudentEvent.ends_at > start,
-        )
-        .order_by(StudentEvent.starts_at, StudentEvent.id)
-    )
+    rows = await session.scalars(_BETWEEN, {"student_id": student_id, "start": start, "end": end})
     return list(rows.all())

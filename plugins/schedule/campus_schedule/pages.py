@@ -8,18 +8,19 @@ session's CSRF token, and a post without the right one changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from campus_catalog.api import Term, all_terms, campus_today, current_and_future, resolve_term
+from campus_catalog.api import DatedTerm, Term, all_terms, campus_today, choose_term, current_and_future, resolve_term
 from campus_mcp import CSRF_FIELD, CampusError, csrf_ok, csrf_token, dashboard_page, hidden, session_user, to_login
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 
 from campus_schedule import queries
-from campus_schedule.enrollment import enrolled_sections, has_courses, set_term_sections
+from campus_schedule.enrollment import enrolled_sections, set_term_sections, student_terms
 from campus_schedule.schemas import MyCourses, TermSectionsUpdate, WatchedSection
 from campus_schedule.tools import ONBOARDING_PAGE, SCHEDULE_PAGE
 
@@ -40,7 +41,7 @@ def _meetings(course: Any) -> str:
     return "<br>".join(parts) or "No meetings listed"
 
 
-def _add_form(csrf: str, terms: list[Term], chosen: Term | None) -> str:
+def _add_form(csrf: str, terms: Sequence[DatedTerm], chosen: DatedTerm | None) -> str:
     options = "".join(
         f'<option value="{escape(t.uid)}"{" selected" if chosen is not None and t.uid == chosen.uid else ""}>'
         f"{escape(t.name)}</option>"
@@ -56,7 +57,12 @@ def _add_form(csrf: str, terms: list[Term], chosen: Term | None) -> str:
 
 
 def _schedule_body(
-    answer: MyCourses, listed: list[Term], addable: list[Term], chosen: Term, csrf: str, notice: str
+    answer: MyCourses,
+    listed: Sequence[DatedTerm],
+    addable: Sequence[DatedTerm],
+    chosen: DatedTerm,
+    csrf: str,
+    notice: str,
 ) -> str:
     tabs = " ".join(
         f'<a href="{SCHEDULE_PAGE}?{urlencode({"term": t.uid})}"'
@@ -134,22 +140,24 @@ async def _render(
     request: Request[Any, Any, Any], deployment: Any, student: int, term: str | None, notice: str, status: int = 200
 ) -> Response[Any]:
     async with deployment.session() as session:
-        if not await has_courses(session, student):
+        terms = await student_terms(session, student)
+        if not any(t.enrolled for t in terms):
             if status == 200:
                 return Redirect(ONBOARDING_PAGE, status_code=303)
             return await _onboarding(request, deployment, notice, status)
-        listed = await queries.schedule_page_terms(session, student, deployment.settings)
+        listed = queries.schedule_page_terms(terms, deployment.settings)
         addable = await _addable_terms(session, deployment.settings)
+        chosen: DatedTerm | None
         try:
-            chosen = await resolve_term(session, term, deployment.settings) if term else None
+            chosen = choose_term(terms, term, deployment.settings) if term else None
         except CampusError as exc:
             chosen, notice = None, _alert(exc.message)
         if chosen is None:
             # The term every tool answers for when none is named (the current term, else the next),
             # where the student has courses in it; else the first term the page lists.
-            default = await resolve_term(session, None, deployment.settings)
+            default = choose_term(terms, None, deployment.settings)
             chosen = next((t for t in listed if t.uid == default.uid), listed[0])
-        answer = await queries.term_courses(session, student, chosen)
+        answer = await queries.term_courses(session, student, chosen, terms)
     body = _schedule_body(answer, listed, addable or [chosen], chosen, csrf_token(request), notice)
     response = dashboard_page(deployment, request, "My schedule", body)
     response.status_code = status

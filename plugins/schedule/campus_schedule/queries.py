@@ -5,27 +5,37 @@ Every function takes the signed-in student's id; nothing here reads another stud
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
-from typing import Literal
+from typing import Literal, cast
 
 from campus_catalog.api import (
     DAY_LETTERS,
+    Conflict,
+    DatedTerm,
     Section,
-    Term,
+    SectionParts,
     campus_today,
+    choose_term,
     current_and_future,
-    final_exam,
+    exam_out,
     find_conflicts,
     hhmm,
-    resolve_term,
-    section_credits,
+    planned_section,
+    row_credits,
     term_ref,
 )
 from campus_mcp import Settings, student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule import busy
-from campus_schedule.enrollment import enrolled_sections, enrolled_terms
+from campus_schedule.enrollment import (
+    StudentTerm,
+    enrolled_courses,
+    enrolled_parts,
+    enrolled_terms,
+    student_terms,
+)
 from campus_schedule.events import MAX_TITLE
 from campus_schedule.schemas import (
     BusyTime,
@@ -52,12 +62,9 @@ HISTORY_NOTE = (
 )
 
 
-def _instructors(section: Section) -> list[str]:
-    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
-    return [link.instructor.name for link in links]
-
-
-def my_course(section: Section) -> MyCourse:
+def my_course(parts: SectionParts) -> MyCourse:
+    """A course of the student's schedule from its rows (``enrollment.enrolled_parts``)."""
+    row = parts.row
     meetings = [
         WeeklyMeeting(
             meeting_time_id=m.id,
@@ -73,50 +80,66 @@ def my_course(section: Section) -> MyCourse:
             room=m.room,
             meeting_type=m.meeting_type,
         )
-        for m in sorted(section.meeting_times, key=lambda m: (m.weekday if m.weekday is not None else 9, m.id))
+        for m in sorted(parts.meetings, key=lambda m: (m.weekday if m.weekday is not None else 9, m.id))
     ]
     return MyCourse(
-        crn=section.crn,
-        course_code=section.course.code,
-        title=section.title or section.course.title,
-        section_number=section.section_number,
-        schedule_type=section.schedule_type,
-        credits=section_credits(section)[0],
-        cancelled=section.cancelled,
-        instructors=_instructors(section),
-        linked_crns=list(section.linked_crns or []),
+        crn=row.crn,
+        course_code=f"{row.subject_code} {row.course_number}",
+        title=row.title or row.course_title,
+        section_number=row.section_number,
+        schedule_type=row.schedule_type,
+        credits=row_credits(row)[0],
+        cancelled=row.cancelled,
+        instructors=[t.name for t in sorted(parts.teachers, key=lambda t: (not t.is_primary, t.name))],
+        linked_crns=list(row.linked_crns or []),
         meetings=meetings,
     )
 
 
-async def _other_terms_note(session: AsyncSession, student_id: int, term: Term) -> str:
-    terms = await enrolled_terms(session, student_id)
-    if not terms:
+def conflicts_of(parts: Sequence[SectionParts]) -> list[Conflict]:
+    """The time conflicts between the sections that are not cancelled (the catalog's check)."""
+    active = [planned_section(p) for p in parts if not p.row.cancelled]
+    return find_conflicts(cast(list[Section], active))
+
+
+def other_terms_note(enrolled: Sequence[DatedTerm], term: DatedTerm) -> str:
+    """The note of a term without the student's courses: the terms that have some (newest first)."""
+    if not enrolled:
         return (
             f"You have no courses on record at the campus yet. Add your sections by CRN on the My schedule "
             f"page of the dashboard; nothing is listed for {term.name}."
         )
-    listed = ", ".join(f"{t.name} ({t.uid})" for t in terms[:6])
+    listed = ", ".join(f"{t.name} ({t.uid})" for t in enrolled[:6])
     return f"You have no courses in {term.name} ({term.uid}). Terms with your courses: {listed}."
 
 
-async def term_courses(session: AsyncSession, student_id: int, term: Term) -> MyCourses:
-    sections = await enrolled_sections(session, student_id, term.uid)
+async def term_courses(
+    session: AsyncSession, student_id: int, term: DatedTerm, terms: Sequence[StudentTerm] | None = None
+) -> MyCourses:
+    """The student's courses of ``term``. ``terms`` (``enrollment.student_terms``), when the caller
+    read them, name the terms with courses for a term without; else they are read when needed."""
+    parts = await enrolled_parts(session, student_id, term.uid)
+    note = None
+    if not parts:
+        enrolled = [t for t in terms if t.enrolled] if terms is not None else await enrolled_terms(session, student_id)
+        note = other_terms_note(enrolled, term)
     return MyCourses(
         term=term_ref(term),
-        courses=[my_course(s) for s in sections],
-        conflicts=find_conflicts([s for s in sections if not s.cancelled]),
-        note=None if sections else await _other_terms_note(session, student_id, term),
+        courses=[my_course(p) for p in parts],
+        conflicts=conflicts_of(parts),
+        note=note,
         # The news of a seat watch is read here, on the student's next look at the term.
         seat_watches=await watched_sections(session, student_id, term.uid),
     )
 
 
 async def my_courses(session: AsyncSession, student_id: int, term: str | None, settings: Settings) -> MyCourses:
-    return await term_courses(session, student_id, await resolve_term(session, term, settings))
+    # Three statements: the terms (with the student's), the term's sections, the seat watches.
+    terms = await student_terms(session, student_id)
+    return await term_courses(session, student_id, choose_term(terms, term, settings), terms)
 
 
-def term_status(term: Term, today: date) -> Literal["completed", "in_progress", "upcoming"]:
+def term_status(term: DatedTerm, today: date) -> Literal["completed", "in_progress", "upcoming"]:
     """Whether the term's courses are taken, being taken or planned, on the campus's ``today``."""
     if term.end_date < today:
         return "completed"
@@ -126,44 +149,46 @@ def term_status(term: Term, today: date) -> Literal["completed", "in_progress", 
 
 
 async def my_course_history(session: AsyncSession, student_id: int, today: date) -> MyCourseHistory:
-    terms: list[HistoryTerm] = []
-    for term in await enrolled_terms(session, student_id):
-        sections = await enrolled_sections(session, student_id, term.uid)
-        terms.append(
+    # Two statements: the terms (with the student's), and every course of the student's record.
+    terms = [t for t in await student_terms(session, student_id) if t.enrolled]
+    courses = await enrolled_courses(session, student_id)
+    return MyCourseHistory(
+        terms=[
             HistoryTerm(
                 term=term_ref(term),
                 status=term_status(term, today),
                 start_date=term.start_date,
                 end_date=term.end_date,
                 courses=[
-                    HistoryCourse(
-                        crn=s.crn,
-                        course_code=s.course.code,
-                        title=s.title or s.course.title,
-                        credits=section_credits(s)[0],
-                    )
-                    for s in sections
+                    HistoryCourse(crn=c.crn, course_code=c.course_code, title=c.title, credits=c.credits)
+                    for c in courses.get(term.uid, [])
                 ],
             )
-        )
-    return MyCourseHistory(terms=terms, note=HISTORY_NOTE)
+            for term in terms
+        ],
+        note=HISTORY_NOTE,
+    )
 
 
 async def my_finals(session: AsyncSession, student_id: int, term: str | None, settings: Settings) -> MyFinals:
-    chosen = await resolve_term(session, term, settings)
-    sections = [s for s in await enrolled_sections(session, student_id, chosen.uid) if not s.cancelled]
+    # Two statements: the terms (with the student's), the term's sections with their exams.
+    terms = await student_terms(session, student_id)
+    chosen = choose_term(terms, term, settings)
+    sections = [p.row for p in await enrolled_parts(session, student_id, chosen.uid, exams=True)]
+    sections = [row for row in sections if not row.cancelled]
     finals: list[MyFinal] = []
     without: list[CourseRef] = []
     for section in sections:
-        exam = await final_exam(session, section)
-        title = section.title or section.course.title
+        exam = exam_out(section.exam_json)
+        title = section.title or section.course_title
+        course_code = f"{section.subject_code} {section.course_number}"
         if exam is None:
-            without.append(CourseRef(crn=section.crn, course_code=section.course.code, title=title))
+            without.append(CourseRef(crn=section.crn, course_code=course_code, title=title))
             continue
         finals.append(
             MyFinal(
                 crn=section.crn,
-                course_code=section.course.code,
+                course_code=course_code,
                 title=title,
                 date=exam.date,
                 start=exam.start,
@@ -175,7 +200,7 @@ async def my_finals(session: AsyncSession, student_id: int, term: str | None, se
             )
         )
     finals.sort(key=lambda f: (f.date, f.start or "", f.course_code))
-    note = None if sections else await _other_terms_note(session, student_id, chosen)
+    note = None if sections else other_terms_note([t for t in terms if t.enrolled], chosen)
     return MyFinals(term=term_ref(chosen), finals=finals, without_final=without, note=note)
 
 
@@ -210,9 +235,10 @@ async def my_busy_times(
     return MyBusyTimes(start_date=query.start_date, end_date=query.end_date, timezone=settings.timezone, busy=out)
 
 
-async def schedule_page_terms(session: AsyncSession, student_id: int, settings: Settings) -> list[Term]:
-    """The terms the My schedule page lists (seed 000, ``ScheduleLoading.terms_for``): the enrolled
-    current and future terms, or the last 6 enrolled terms when there are none."""
-    terms = await enrolled_terms(session, student_id)
-    upcoming = current_and_future(terms, campus_today(settings.timezone))
-    return upcoming or terms[:6]
+def schedule_page_terms(terms: Sequence[StudentTerm], settings: Settings) -> list[StudentTerm]:
+    """The terms the My schedule page lists (seed 000, ``ScheduleLoading.terms_for``), of
+    ``enrollment.student_terms``: the enrolled current and future terms, or the last 6 enrolled
+    terms when there are none."""
+    enrolled = [t for t in terms if t.enrolled]
+    upcoming = current_and_future(enrolled, campus_today(settings.timezone))
+    return upcoming or enrolled[:6]

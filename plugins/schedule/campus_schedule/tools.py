@@ -15,7 +15,7 @@ from campus_catalog.api import campus_today, queue_stale_sections
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
-from campus_schedule.enrollment import has_courses
+from campus_schedule.enrollment import student_terms
 from campus_schedule.examples import examples_of
 from campus_schedule.schemas import (
     BusyTimesQuery,
@@ -47,22 +47,22 @@ ONBOARDING_PAGE = "/dashboard/schedule/start"
 
 
 async def run_my_courses(context: ToolContext, args: TermArgument | TermSectionsPath) -> MyCourses:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_courses(session, context.user_id, args.term, context.settings)
 
 
 async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_course_history(session, context.user_id, campus_today(context.settings.timezone))
 
 
 async def run_my_busy_times(context: ToolContext, args: BusyTimesQuery) -> MyBusyTimes:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_busy_times(session, context.user_id, args, context.settings)
 
 
 async def run_my_finals(context: ToolContext, args: TermArgument) -> MyFinals:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await queries.my_finals(session, context.user_id, args.term, context.settings)
 
 
@@ -70,6 +70,8 @@ async def refresh_stale(context: ToolContext, answer: MyCourses) -> None:
     """Seed 000 "Old section data": my_courses queues the stale-section refresh as get_section does.
     The catalog's queue reads the catalog's settings, so it gets a context carrying those."""
     catalog = context.plugin_settings_of("catalog")
+    if not getattr(catalog, "banner_live", False):
+        return  # nothing to refresh from (Banner read from files, or none): the queue would do nothing
     catalog_context = dataclasses.replace(context, plugin_settings=catalog)
     await queue_stale_sections(catalog_context, [(answer.term.uid, course.crn) for course in answer.courses])
 
@@ -78,17 +80,18 @@ async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Seq
     """My schedule for the result's term, only when the page lists that term; a student with no
     course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
     base = context.settings.base_url
-    async with context.session() as session:
-        if not await has_courses(session, context.user_id):
-            return [
-                PageLink(
-                    name="schedule-start",
-                    title=f"Add your courses on {context.settings.product_name}",
-                    url=f"{base}{ONBOARDING_PAGE}",
-                    description="Add your sections by CRN, so the schedule tools know your courses.",
-                )
-            ]
-        listed = {t.uid for t in await queries.schedule_page_terms(session, context.user_id, context.settings)}
+    async with context.session(read_only=True) as session:
+        terms = await student_terms(session, context.user_id)  # one statement answers both questions
+    if not any(t.enrolled for t in terms):
+        return [
+            PageLink(
+                name="schedule-start",
+                title=f"Add your courses on {context.settings.product_name}",
+                url=f"{base}{ONBOARDING_PAGE}",
+                description="Add your sections by CRN, so the schedule tools know your courses.",
+            )
+        ]
+    listed = {t.uid for t in queries.schedule_page_terms(terms, context.settings)}
     term = str((result.get("term") or {}).get("uid") or "")
     if term not in listed:
         return []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from campus_catalog.api import Course, Section, Term, resolve_term, section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import SeatWatch
@@ -22,34 +22,52 @@ MAX_WATCHES = 20
 UNCHANGED = ("declined", "cancelled")
 
 
-def seat_open(section: Section) -> bool:
-    return not section.cancelled and (section.seats_available or 0) > 0
+def seat_open(cancelled: bool, seats_available: int | None) -> bool:
+    return not cancelled and (seats_available or 0) > 0
+
+
+# The columns a watch's answer shows, built once (by student, and by student and term): the
+# whole section was loaded as an ORM object, its vector too, and the statement built per call.
+_WATCHES = (
+    select(
+        SeatWatch.term_uid,
+        SeatWatch.crn,
+        SeatWatch.created_at,
+        Section.title,
+        Section.seats_available,
+        Section.waitlist_available,
+        Section.cancelled,
+        Course.subject_code,
+        Course.course_number,
+        Course.title,
+    )
+    .join(Section, Section.id == SeatWatch.section_id)
+    .join(Course, Course.id == Section.course_id)
+    .where(SeatWatch.student_id == bindparam("student_id"))
+    .order_by(SeatWatch.term_uid, SeatWatch.crn)
+)
+_TERM_WATCHES = _WATCHES.where(SeatWatch.term_uid == bindparam("term_uid"))
 
 
 async def watched_sections(session: AsyncSession, student_id: int, term_uid: str | None = None) -> list[WatchedSection]:
     """The student's watches (of one term, or all), each with its section's seats now."""
-    query = (
-        select(SeatWatch, Section, Course.subject_code, Course.course_number, Course.title)
-        .join(Section, Section.id == SeatWatch.section_id)
-        .join(Course, Course.id == Section.course_id)
-        .where(SeatWatch.student_id == student_id)
-        .order_by(SeatWatch.term_uid, SeatWatch.crn)
-    )
-    if term_uid is not None:
-        query = query.where(SeatWatch.term_uid == term_uid)
+    if term_uid is None:
+        rows = await session.execute(_WATCHES, {"student_id": student_id})
+    else:
+        rows = await session.execute(_TERM_WATCHES, {"student_id": student_id, "term_uid": term_uid})
     return [
         WatchedSection(
-            term=watch.term_uid,
-            crn=watch.crn,
+            term=term,
+            crn=crn,
             course_code=f"{subject} {number}",
-            title=section.title or title,
-            seats_available=section.seats_available,
-            waitlist_available=section.waitlist_available,
-            cancelled=section.cancelled,
-            seat_open=seat_open(section),
-            watching_since=watch.created_at,
+            title=title or course_title,
+            seats_available=seats,
+            waitlist_available=waitlist,
+            cancelled=cancelled,
+            seat_open=seat_open(cancelled, seats),
+            watching_since=since,
         )
-        for watch, section, subject, number, title in (await session.execute(query)).all()
+        for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title in rows
     ]
 
 
@@ -141,7 +159,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
 
 
 async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatches:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         term_uid = None
         if args.term is not None:
             term_uid = (await resolve_term(session, args.term, context.settings)).uid

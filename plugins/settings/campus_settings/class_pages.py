@@ -10,16 +10,17 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from campus_catalog.api import MeetingTime, Section, resolve_term
+from campus_catalog.api import resolve_term
 from campus_mcp import CSRF_FIELD, NotFound, Settings, hidden
 from campus_schedule.enrollment import enrolled_sections
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_settings import store
 from campus_settings.changes import SettingChange, parse_change
+from campus_settings.class_meeting import ClassMeeting
 from campus_settings.meetings import meeting_words, meetings_by_id, my_meeting
 from campus_settings.messages import reminders_text
-from campus_settings.resolver import class_meeting_event, load_student_settings
+from campus_settings.resolver import StudentSettings, class_meeting_event, load_student_settings
 from campus_settings.schemas import ClassSettingsChange
 from campus_settings.service import RESET_ALL
 from campus_settings.tools import SETTINGS_PAGE
@@ -34,15 +35,18 @@ FIELDS = (
 )
 
 
-async def _meetings(session: AsyncSession, student: int, settings: Settings) -> list[tuple[Section, MeetingTime]]:
+async def _meetings(
+    session: AsyncSession, student: int, settings: Settings, bundle: StudentSettings
+) -> list[ClassMeeting]:
     try:
         term = await resolve_term(session, None, settings)
         sections = await enrolled_sections(session, student, term.uid)
     except NotFound:  # no current term on record: only the meetings with settings of their own
         sections = []
-    listed = [(s, m) for s in sections for m in sorted(s.meeting_times, key=lambda m: (m.weekday or 0, m.id))]
-    seen = {m.id for _s, m in listed}
-    bundle = await load_student_settings(session, student)
+    listed = [
+        ClassMeeting.of(s, m) for s in sections for m in sorted(s.meeting_times, key=lambda m: (m.weekday or 0, m.id))
+    ]
+    seen = {m.meeting_time_id for m in listed}
     others = await meetings_by_id(session, student, sorted(set(bundle.classes) - seen))
     return listed + list(others.values())
 
@@ -60,11 +64,11 @@ async def classes_card(
     """The card; ``form`` is a refused post, shown again in its meeting's form."""
     bundle = await load_student_settings(session, student)
     items = []
-    for section, meeting in await _meetings(session, student, settings):
-        row = await store.class_row(session, student, meeting.id)
-        resolved = bundle.resolve(class_meeting_event(section, meeting))
-        again = form if form is not None and form.get("meeting_time_id") == str(meeting.id) else None
-        slug = f"class-{meeting.id}"
+    for meeting in await _meetings(session, student, settings, bundle):
+        row = bundle.class_rows.get(meeting.meeting_time_id)
+        resolved = bundle.resolve(class_meeting_event(meeting))
+        again = form if form is not None and form.get("meeting_time_id") == str(meeting.meeting_time_id) else None
+        slug = f"class-{meeting.meeting_time_id}"
         inputs = "".join(
             f'<label for="{slug}-{f}">{label}</label><input type="text" id="{slug}-{f}" name="{f}" maxlength="1000" '
             f'value="{escape(again[f] if again is not None else _stored(row, f))}">'
@@ -74,11 +78,11 @@ async def classes_card(
         reset = '<button type="submit" name="action" value="reset">Use my calendar settings</button>' if row else ""
         items.append(
             f'<details class="class-settings"{" open" if again is not None else ""}><summary>'
-            f"{escape(meeting_words(section, meeting))}</summary>"
+            f"{escape(meeting_words(meeting))}</summary>"
             f'<p class="muted">{escape(own)} Now: {escape(resolved.title)}, color {escape(resolved.values["color"])} '
             f"({escape(resolved.sources['color'])}), reminders {escape(reminders_text(resolved.values['reminders']))}.</p>"
             f'<form method="post" action="{CLASSES_PAGE}">{hidden(CSRF_FIELD, csrf)}'
-            f"{hidden('meeting_time_id', str(meeting.id))}{inputs}"
+            f"{hidden('meeting_time_id', str(meeting.meeting_time_id))}{inputs}"
             '<div class="actions"><button type="submit" name="action" value="save" class="primary">Save</button>'
             f"{reset}</div></form></details>"
         )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from campus_catalog.api import MeetingTime, Section, UniversityEvent
+from campus_catalog.api import Section, UniversityEvent
 from campus_mcp import InvalidInput
 from campus_schedule.models import Enrollment
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings.resolver import ALL_CLASSES, FINAL_EXAM, UNIVERSITY, kind_of
@@ -30,29 +30,18 @@ def level_label(level: str) -> str:
     return f"{level.replace('_', ' ').capitalize()} classes"
 
 
+# The schedule types of a student's sections (of any term), built once.
+_SCHEDULE_TYPES = (
+    select(Section.schedule_type)
+    .join(Enrollment, Enrollment.section_id == Section.id)
+    .where(Enrollment.student_id == bindparam("student_id"))
+    .distinct()
+)
+
+
 async def class_kinds(session: AsyncSession, student_id: int) -> list[str]:
-    types = await session.scalars(
-        select(Section.schedule_type)
-        .join(Enrollment, Enrollment.section_id == Section.id)
-        .where(Enrollment.student_id == student_id)
-        .distinct()
-    )
+    types = await session.scalars(_SCHEDULE_TYPES, {"student_id": student_id})
     return list(dict.fromkeys([*COMMON_KINDS, *(kind_of(t) for t in types.all() if t)]))
-
-
-async def class_meetings_by_kind(session: AsyncSession, student_id: int) -> Counter[str]:
-    """How many class meetings of each kind the student's schedule has (every term on record)."""
-    rows = await session.execute(
-        select(Section.schedule_type, func.count(MeetingTime.id))
-        .join(Enrollment, Enrollment.section_id == Section.id)
-        .join(MeetingTime, MeetingTime.section_id == Section.id)
-        .where(Enrollment.student_id == student_id)
-        .group_by(Section.schedule_type)
-    )
-    counts: Counter[str] = Counter()
-    for schedule_type, meetings in rows.all():
-        counts[kind_of(schedule_type)] += int(meetings)
-    return counts
 
 
 async def event_categories(session: AsyncSession) -> set[str]:
@@ -80,21 +69,19 @@ def no_event_note(level: str, meetings: Counter[str], categories: set[str]) -> s
 
 async def own_class_kinds(session: AsyncSession, student_id: int) -> list[str]:
     """The kinds of class of the student's own sections (of any term), without the common ones."""
-    types = await session.scalars(
-        select(Section.schedule_type)
-        .join(Enrollment, Enrollment.section_id == Section.id)
-        .where(Enrollment.student_id == student_id)
-        .distinct()
-    )
+    types = await session.scalars(_SCHEDULE_TYPES, {"student_id": student_id})
     return sorted({kind_of(t) for t in types.all() if t})
 
 
 async def check_level(session: AsyncSession, student_id: int, level: str) -> str:
     text = level.strip().lower()
-    kinds = await class_kinds(session, student_id)
-    if text in (ALL_CLASSES, FINAL_EXAM, UNIVERSITY) or text in kinds:
+    # The student's kinds of class are read only for a level that may be one.
+    if text in (ALL_CLASSES, FINAL_EXAM, UNIVERSITY) or text in COMMON_KINDS:
         return text
     if text.startswith(f"{UNIVERSITY}:") and CATEGORY.match(text.split(":", 1)[1]):
+        return text
+    kinds = await class_kinds(session, student_id)
+    if text in kinds:
         return text
     shown = level[:40]
     raise InvalidInput(

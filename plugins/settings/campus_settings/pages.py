@@ -271,10 +271,9 @@ async def _preview(deployment: Any, student: int, form: dict[str, str]) -> str:
         bundle = await load_student_settings(session, student)
     if found is None:
         return '<p role="status">You have no class meetings on record, so there is nothing to preview.</p>'
-    section, meeting = found
-    resolved = bundle.resolve(class_meeting_event(section, meeting), templates=templates)
+    resolved = bundle.resolve(class_meeting_event(found), templates=templates)
     return (
-        f'<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">Preview: {escape(section.course.code)}</h2>'
+        f'<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">Preview: {escape(found.course_code)}</h2>'
         f"<p>Title: <strong>{escape(resolved.title)}</strong></p>"
         f"<p>Description:<br>{escape(resolved.description).replace(chr(10), '<br>')}</p>"
         f"<p>Location: {escape(resolved.location)}</p><p class=muted>Nothing is saved until you select Save.</p></section>"

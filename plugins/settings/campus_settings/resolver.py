@@ -25,11 +25,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from campus_catalog.api import FinalExam, MeetingTime, Section, UniversityEvent, hhmm
+from campus_catalog.api import FinalExam, Section, UniversityEvent, hhmm
 from campus_schedule.schemas import twelve_hour
-from sqlalchemy import select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_settings.class_meeting import ClassMeeting
 from campus_settings.colors import google_color_id
 from campus_settings.models import FIELDS, ClassSetting, LevelSetting
 from campus_settings.templates import TEMPLATE_FIELDS, render
@@ -86,26 +87,24 @@ class CalendarEvent:
     category: str | None = None
 
 
-def _section_variables(section: Section) -> dict[str, str | None]:
-    """Needs the section with its course, term and instructors loaded (catalog ``load_sections``)."""
-    links = sorted(section.instructor_links, key=lambda link: (not link.is_primary, link.instructor.name))
-    credits = section.credits_max if section.credits_max is not None else section.credits_min
+def _section_variables(meeting: ClassMeeting) -> dict[str, str | None]:
+    """The section's values of a template (the meeting's own are added by the event)."""
     return {
-        "course_code": section.course.code,
-        "title": section.title or section.course.title,
-        "type": section.schedule_type,
-        "subject": section.course.subject_code,
-        "course_number": section.course.course_number,
-        "section": section.section_number,
-        "crn": section.crn,
-        "instructor": ", ".join(link.instructor.name for link in links),
-        "term": section.term.name,
-        "credits": None if credits is None else f"{credits:g}",
+        "course_code": meeting.course_code,
+        "title": meeting.title,
+        "type": meeting.schedule_type,
+        "subject": meeting.subject,
+        "course_number": meeting.course_number,
+        "section": meeting.section_number,
+        "crn": meeting.crn,
+        "instructor": ", ".join(meeting.instructors),
+        "term": meeting.term,
+        "credits": None if meeting.credits is None else f"{meeting.credits:g}",
     }
 
 
-def class_meeting_event(section: Section, meeting: MeetingTime) -> CalendarEvent:
-    values = _section_variables(section) | {
+def class_meeting_event(meeting: ClassMeeting) -> CalendarEvent:
+    values = _section_variables(meeting) | {
         "building": meeting.building,
         "building_name": meeting.building_name,
         "room": meeting.room,
@@ -114,12 +113,16 @@ def class_meeting_event(section: Section, meeting: MeetingTime) -> CalendarEvent
         "end_time": twelve_hour(hhmm(meeting.end_minute)),
     }
     return CalendarEvent(
-        kind="class", variables=values, meeting_time_id=meeting.id, class_kind=kind_of(section.schedule_type)
+        kind="class",
+        variables=values,
+        meeting_time_id=meeting.meeting_time_id,
+        class_kind=kind_of(meeting.schedule_type),
     )
 
 
 def final_exam_event(section: Section, exam: FinalExam) -> CalendarEvent:
-    values = _section_variables(section) | {
+    """Needs the section with its course, term and instructors loaded (catalog ``load_sections``)."""
+    values = _section_variables(ClassMeeting.of(section, None)) | {
         "type": "Final exam",
         "building": exam.building,
         "room": exam.room,
@@ -186,10 +189,14 @@ class ResolvedSettings:
 
 @dataclasses.dataclass
 class StudentSettings:
-    """Every settings row of one student: class settings by meeting, level settings by level."""
+    """Every settings row of one student: class settings by meeting, level settings by level
+    (each row's fields; and the rows themselves, when read by :func:`load_student_settings`, for
+    an answer that shows a row's version and time: no second read of a row the bundle holds)."""
 
     classes: dict[int, dict[str, Any]]
     levels: dict[str, dict[str, Any]]
+    class_rows: dict[int, ClassSetting] = dataclasses.field(default_factory=dict)
+    level_rows: dict[str, LevelSetting] = dataclasses.field(default_factory=dict)
 
     def chain(self, event: CalendarEvent) -> list[tuple[str, Mapping[str, Any]]]:
         empty: dict[str, Any] = {}
@@ -257,10 +264,19 @@ class StudentSettings:
         )
 
 
+# The two reads of a student's settings, built once (building them and their cache keys on every
+# call was a tenth of a settings answer's CPU).
+_STUDENT: BindParameter[int] = bindparam("student_id")
+_CLASS_ROWS = select(ClassSetting).where(ClassSetting.student_id == _STUDENT)
+_LEVEL_ROWS = select(LevelSetting).where(LevelSetting.student_id == _STUDENT)
+
+
 async def load_student_settings(session: AsyncSession, student_id: int) -> StudentSettings:
-    classes = (await session.scalars(select(ClassSetting).where(ClassSetting.student_id == student_id))).all()
-    levels = (await session.scalars(select(LevelSetting).where(LevelSetting.student_id == student_id))).all()
+    classes = (await session.scalars(_CLASS_ROWS, {"student_id": student_id})).all()
+    levels = (await session.scalars(_LEVEL_ROWS, {"student_id": student_id})).all()
     return StudentSettings(
         classes={row.meeting_time_id: row_fields(row) for row in classes},
         levels={row.level: row_fields(row) for row in levels},
+        class_rows={row.meeting_time_id: row for row in classes},
+        level_rows={row.level: row for row in levels},
     )

@@ -8,17 +8,16 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from campus_catalog.api import MeetingTime, Section
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed, plural, utcnow
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_settings import store
 from campus_settings.changes import SettingChange, parse_change
+from campus_settings.class_meeting import ClassMeeting
 from campus_settings.colors import COLORS
 from campus_settings.levels import (
     check_level,
     class_kinds,
-    class_meetings_by_kind,
     event_categories,
     level_label,
     levels_allowed,
@@ -84,16 +83,15 @@ def notifications_fields(paused: bool, until: datetime | None, zone: str) -> dic
 
 
 def class_answer(
-    section: Section,
-    meeting: MeetingTime,
+    meeting: ClassMeeting,
     bundle: StudentSettings,
     row: ClassSetting | None,
     zone: str,
     **extra: Any,
 ) -> ClassSettingsAnswer:
-    resolved = bundle.resolve(class_meeting_event(section, meeting))
+    resolved = bundle.resolve(class_meeting_event(meeting))
     return ClassSettingsAnswer(
-        meeting=meeting_ref(section, meeting),
+        meeting=meeting_ref(meeting),
         class_settings=stored(row, zone),
         resolved=Resolved(**resolved.values),
         sources=Sources(**resolved.sources),
@@ -117,21 +115,19 @@ def _level_entry(level: str, row: LevelSetting | None, bundle: StudentSettings, 
 
 
 async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str) -> MyCalendarSettings:
+    # Five statements: the class settings, the level settings, the kinds of the student's classes,
+    # the meetings with settings of their own (when there are), the notifications. The rows of
+    # the settings are the bundle's: it read each row again, and each meeting's section (nine).
     bundle = await load_student_settings(session, student_id)
     kinds = await class_kinds(session, student_id)
-    level_rows = {
-        row.level: row
-        for row in [await store.level_row(session, student_id, level) for level in bundle.levels]
-        if row is not None
-    }
     order = [ALL_CLASSES, *kinds, FINAL_EXAM, UNIVERSITY]
-    order += sorted(level for level in level_rows if level not in order)
-    levels = [_level_entry(lv, level_rows.get(lv), bundle, zone) for lv in order]
+    order += sorted(level for level in bundle.level_rows if level not in order)
+    levels = [_level_entry(lv, bundle.level_rows.get(lv), bundle, zone) for lv in order]
     meetings = await meetings_by_id(session, student_id, sorted(bundle.classes))
-    classes = []
-    for meeting_id, (section, meeting) in meetings.items():
-        row = await store.class_row(session, student_id, meeting_id)
-        classes.append(class_answer(section, meeting, bundle, row, zone))
+    classes = [
+        class_answer(meeting, bundle, bundle.class_rows.get(meeting_id), zone)
+        for meeting_id, meeting in meetings.items()
+    ]
     classes.sort(key=lambda c: (c.meeting.term, c.meeting.course_code, c.meeting.meeting_time_id))
     notifications = await store.notification_row(session, student_id)
     return MyCalendarSettings(
@@ -151,7 +147,7 @@ async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str
 
 
 async def run_my_calendar_settings(context: ToolContext, args: Any) -> MyCalendarSettings:
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         return await my_calendar_settings(session, context.user_id, context.settings.timezone)
 
 
@@ -164,9 +160,9 @@ async def run_preview_template(context: ToolContext, args: PreviewRequest) -> Pr
         for field in TEMPLATE_FIELDS
         if getattr(args, field) is not None
     }
-    async with context.session() as session:
+    async with context.session(read_only=True) as session:
         if args.meeting_time_id is not None:
-            found: tuple[Section, MeetingTime] | None = await my_meeting(session, context.user_id, args.meeting_time_id)
+            found: ClassMeeting | None = await my_meeting(session, context.user_id, args.meeting_time_id)
         else:
             found = await first_meeting(session, context.user_id, context.settings)
         if found is None:
@@ -176,12 +172,11 @@ async def run_preview_template(context: ToolContext, args: PreviewRequest) -> Pr
                 note="You have no class meetings on record, so there is nothing to preview. my_courses lists them.",
             )
         bundle = await load_student_settings(session, context.user_id)
-    section, meeting = found
     # An empty template given here is "not set": the preview shows what the level below gives.
     chosen = {field: text for field, text in templates.items() if text}
-    resolved = bundle.resolve(class_meeting_event(section, meeting), templates=chosen)
+    resolved = bundle.resolve(class_meeting_event(found), templates=chosen)
     return PreviewAnswer(
-        meeting=meeting_ref(section, meeting),
+        meeting=meeting_ref(found),
         preview=Preview(title=resolved.title, description=resolved.description, location=resolved.location),
     )
 
@@ -191,12 +186,11 @@ async def run_preview_template(context: ToolContext, args: PreviewRequest) -> Pr
 
 async def _class_state(
     context: ToolContext, meeting_time_id: int
-) -> tuple[Section, MeetingTime, StudentSettings, ClassSetting | None]:
+) -> tuple[ClassMeeting, StudentSettings, ClassSetting | None]:
     async with context.session() as session:
-        section, meeting = await my_meeting(session, context.user_id, meeting_time_id)
+        meeting = await my_meeting(session, context.user_id, meeting_time_id)
         bundle = await load_student_settings(session, context.user_id)
-        row = await store.class_row(session, context.user_id, meeting_time_id)
-    return section, meeting, bundle, row
+    return meeting, bundle, bundle.class_rows.get(meeting_time_id)
 
 
 def _class_change(args: ClassSettingsChange | ClassSettingsPath) -> SettingChange:
@@ -209,17 +203,17 @@ async def plan_class_settings(
     context: ToolContext, args: ClassSettingsChange | ClassSettingsPath
 ) -> PlannedChange | None:
     change = _class_change(args)
-    section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+    meeting, bundle, row = await _class_state(context, args.meeting_time_id)
     old = row_fields(row)
     new = change.apply(old)
     if new == old:
         return None
-    event = class_meeting_event(section, meeting)
+    event = class_meeting_event(meeting)
     before = bundle.resolve(event)
-    after_bundle = StudentSettings(classes={**bundle.classes, meeting.id: new}, levels=bundle.levels)
+    after_bundle = StudentSettings(classes={**bundle.classes, meeting.meeting_time_id: new}, levels=bundle.levels)
     after = after_bundle.resolve(event)
     lines = field_lines(before.values, after.values, old_sources=before.sources, new_sources=after.sources)
-    head = f"Change the calendar settings of one class meeting: {meeting_words(section, meeting)}."
+    head = f"Change the calendar settings of one class meeting: {meeting_words(meeting)}."
     keeps = [
         "Only this meeting changes: the course's other days and its final exam keep their settings. "
         "Fields not listed keep their current value."
@@ -234,9 +228,8 @@ async def run_update_class_settings(
 ) -> ClassSettingsAnswer:
     change = _class_change(args)
     if context.confirmation in UNCHANGED:
-        section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+        meeting, bundle, row = await _class_state(context, args.meeting_time_id)
         return class_answer(
-            section,
             meeting,
             bundle,
             row,
@@ -247,8 +240,8 @@ async def run_update_class_settings(
     async with context.session() as session:
         await my_meeting(session, context.user_id, args.meeting_time_id)
     result, _row = await store.save_class_setting(context.sessions, context.user_id, args.meeting_time_id, change)
-    section, meeting, bundle, row = await _class_state(context, args.meeting_time_id)
-    return class_answer(section, meeting, bundle, row, context.settings.timezone, result=result)
+    meeting, bundle, row = await _class_state(context, args.meeting_time_id)
+    return class_answer(meeting, bundle, row, context.settings.timezone, result=result)
 
 
 # --- update_calendar_settings ---------------------------------------------------------------
@@ -260,19 +253,30 @@ def _level_change(args: LevelSettingsChange | LevelPath) -> SettingChange:
     return SettingChange(values={}, reset=frozenset(RESET_ALL))
 
 
-async def _level_state(context: ToolContext, level: str) -> tuple[str, LevelSetting | None, StudentSettings, int, int]:
+@dataclasses.dataclass(frozen=True)
+class _LevelState:
+    level: str
+    row: LevelSetting | None
+    levels: dict[str, LevelSetting]  # every level row of the student
+    own: int  # the class meetings with settings of their own
+    colors: int
+    note: str | None
+
+
+async def _level_state(context: ToolContext, level: str) -> _LevelState:
+    """What a change of ``level`` reads, in one session: the student's level rows and how many
+    class settings there are (one statement), and only what the level needs besides (the kinds
+    of the student's classes for a level named by a kind not every campus has, the categories'
+    colors for university events, the classes or categories there are for the note of a level
+    no event has). It was six statements whatever the level."""
     async with context.session() as session:
         name = await check_level(session, context.user_id, level)
-        row = await store.level_row(session, context.user_id, name)
-        bundle = await load_student_settings(session, context.user_id)
+        # A kind of class (or all classes) says when the student has none of its classes.
+        by_kind = name not in (FINAL_EXAM, UNIVERSITY) and not name.startswith(f"{UNIVERSITY}:")
+        levels, own, meetings = await store.level_rows(session, context.user_id, with_meetings=by_kind)
         colors = len(await store.category_colors(session, context.user_id)) if name == UNIVERSITY else 0
-    return name, row, bundle, len(bundle.classes), colors
-
-
-async def _no_event_note(context: ToolContext, level: str) -> str | None:
-    async with context.session() as session:
-        meetings = await class_meetings_by_kind(session, context.user_id)
-        return no_event_note(level, meetings, await event_categories(session))
+        categories = await event_categories(session) if name.startswith(f"{UNIVERSITY}:") else set()
+    return _LevelState(name, levels.get(name), levels, own, colors, no_event_note(name, meetings, categories))
 
 
 def _affects(level: str) -> str:
@@ -289,7 +293,8 @@ def _affects(level: str) -> str:
 
 async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange | LevelPath) -> PlannedChange | None:
     change = _level_change(args)
-    level, row, bundle, own, colors = await _level_state(context, args.level)
+    state = await _level_state(context, args.level)
+    level, row, own, colors, note = state.level, state.row, state.own, state.colors, state.note
     old = row_fields(row)
     new = change.apply(old)
     clears = level == UNIVERSITY and "color" in change.values and colors > 0
@@ -297,7 +302,7 @@ async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange
         return None
     keeps: list[str] = []
     if level == ALL_CLASSES or (level not in (FINAL_EXAM, UNIVERSITY) and not level.startswith(UNIVERSITY)):
-        kinds = [lv for lv in bundle.levels if lv not in (ALL_CLASSES, FINAL_EXAM) and not lv.startswith(UNIVERSITY)]
+        kinds = [lv for lv in state.levels if lv not in (ALL_CLASSES, FINAL_EXAM) and not lv.startswith(UNIVERSITY)]
         if level == ALL_CLASSES and kinds:
             keeps.append(f"A kind of class with settings of its own keeps them: {', '.join(sorted(kinds))}.")
         if own:
@@ -312,7 +317,6 @@ async def plan_calendar_settings(context: ToolContext, args: LevelSettingsChange
         else:
             keeps.append("Each university event category keeps its own settings.")
     keeps.append("Fields not listed keep their current value.")
-    note = await _no_event_note(context, level)
     if note is not None:
         keeps.insert(0, note)
     head = f"Change the calendar settings of {_affects(level)} ({level})."
@@ -340,8 +344,8 @@ async def _level_reading(context: ToolContext, args: LevelSettingsChange | Level
     planned = context.planned.reading if context.planned is not None else None
     if isinstance(planned, _LevelReading):
         return planned
-    level, row, _bundle, own, colors = await _level_state(context, args.level)
-    return _LevelReading(level, row, own, colors, await _no_event_note(context, level))
+    state = await _level_state(context, args.level)
+    return _LevelReading(state.level, state.row, state.own, state.colors, state.note)
 
 
 async def run_update_calendar_settings(
@@ -361,7 +365,8 @@ async def run_update_calendar_settings(
             not_changed=not_changed(context.confirmation),
         )
     removed = colors if level == UNIVERSITY and "color" in change.values else 0
-    result, row = await store.save_level_setting(context.sessions, context.user_id, level, change)
+    # The save starts from the row as the plan read it (its version is checked by the write).
+    result, row = await store.save_level_setting(context.sessions, context.user_id, level, change, read=row)
     if result == "unchanged" and removed:
         result = "updated"
     return LevelSettingsAnswer(

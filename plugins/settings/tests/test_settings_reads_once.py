@@ -12,7 +12,7 @@ from campus_mcp.testing import CampusFactory
 from sqlalchemy import event
 
 MODERN = "2026-07-28"
-LEVEL_STATE = re.compile(r"\bFROM settings_level_settings\b")
+LEVEL_STATE = re.compile(r"\b(FROM|JOIN) settings_level_settings\b")
 
 
 async def _accept(_context: Any, _params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -42,7 +42,8 @@ async def test_a_confirmed_level_change_reads_the_level_state_for_the_plan_and_t
     assert result.structured_content["result"] in ("created", "updated")
     assert result.structured_content["settings"]["color"] == "tangerine"
     # The call runs twice on this wire (the question, then the answer): a plan each time (the
-    # level's row, and the student's settings with it: two reads), then the store's save (its read
-    # inside the write's transaction) and the saved row read back. The run itself reads nothing
-    # more: before, it read the level state again (8).
-    assert len(selects) == 6, selects
+    # student's level rows with the count of class settings: one read). The save starts from the
+    # plan's row (its version checked by the UPDATE) and answers the row as written: no read of its
+    # own, none after (it was 6: two reads per plan, the save's read and the row read back; before
+    # issue 25, 8).
+    assert len(selects) == 2, selects

@@ -13,7 +13,9 @@ The rule of this package (held by tests/base/test_speedups_seam.py):
 Mechanisms: ``fast_call`` (a read-only tools/call answered without the SDK's per-request
 machinery), ``statement_shapes`` (a search page's statement kept per shape of its filters),
 ``sqlite_driver`` (one trip to aiosqlite's thread per statement; no rollback sent for a
-connection with no transaction).
+connection with no transaction). ``serve --workers N``'s workers forked from a supervisor that
+loaded the host and the plugins, sharing those pages, is ``campus_mcp.cli.forked_workers``, beside
+the serving it speeds up (its switch is here).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class Switches:
     statement_shapes: bool = True
     sqlite_one_trip: bool = True
     sqlite_skip_idle_rollback: bool = True
+    forked_workers: bool = True
 
     @classmethod
     def of(cls, settings: Settings) -> Switches:
@@ -44,6 +47,7 @@ class Switches:
             statement_shapes=on and settings.statement_shapes,
             sqlite_one_trip=on and settings.sqlite_one_trip,
             sqlite_skip_idle_rollback=on and settings.sqlite_skip_idle_rollback,
+            forked_workers=on and settings.forked_workers,
         )
 
     @classmethod
@@ -59,6 +63,7 @@ ALL_OFF = Switches(
     statement_shapes=False,
     sqlite_one_trip=False,
     sqlite_skip_idle_rollback=False,
+    forked_workers=False,
 )
 
 

@@ -208,9 +208,10 @@ class _CourseOf:
 
 
 @dataclass(frozen=True)
-class _Planned:
-    """A section of the plan read as rows (``section_rows.parts_select``), with the attributes of
-    ``Section`` the checks above read: the plan needs no ORM load of seven relationships."""
+class PlannedSection:
+    """A section read as rows (``section_rows.parts_select``), with the attributes of
+    ``Section`` the checks above read: a plan (or a student's schedule) needs no ORM load of seven
+    relationships to be checked."""
 
     id: int
     crn: str
@@ -230,9 +231,10 @@ class _Planned:
     meeting_times: list[section_rows.MeetingRow]
 
 
-def _planned(parts: section_rows.SectionParts) -> _Planned:
+def planned_section(parts: section_rows.SectionParts) -> PlannedSection:
+    """The section of ``parts`` as the checks read it (:func:`find_conflicts` takes these)."""
     row = parts.row
-    return _Planned(
+    return PlannedSection(
         id=row.id,
         crn=row.crn,
         term_id=row.term_id,
@@ -279,7 +281,7 @@ async def check_schedule(
     term = await known_term(session, query.term, settings)
     parts = sorted(await _plan_parts(session, term.id, query.crns), key=lambda p: query.crns.index(p.row.crn))
     # The checks read a section's attributes only; the rows carry them under the model's names.
-    found = cast(list[Section], [_planned(p) for p in parts])
+    found = cast(list[Section], [planned_section(p) for p in parts])
     active = [s for s in found if not s.cancelled]
     conflicts = find_conflicts(active)
     needs = [

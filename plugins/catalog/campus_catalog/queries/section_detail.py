@@ -119,12 +119,17 @@ def exam_select(dialect: str) -> Select[tuple[Any]]:
     return statement
 
 
+def exam_column(dialect: str) -> ColumnElement[Any]:
+    """The final exam of each section of a :func:`section_rows.parts_select` statement, as one
+    more column (``exam_json``, read by :func:`exam_out`): a student's finals in the statement
+    that reads their sections, not one statement per section."""
+    return _exam(dialect, Section.term_id, Section.crn, Course.subject_code + " " + Course.course_number)
+
+
 def _detail_select(dialect: str, in_term: bool) -> Select[*tuple[Any, ...]]:
     """The section by CRN: in the term ``term_id``, or (``in_term`` False) in the newest term
     that has the CRN; its answer's columns, then its briefs and its exam."""
-    course_code = Course.subject_code + " " + Course.course_number
-    exam = _exam(dialect, Section.term_id, Section.crn, course_code)
-    statement = section_rows.parts_select(dialect).add_columns(_briefs(dialect), exam)
+    statement = section_rows.parts_select(dialect).add_columns(_briefs(dialect), exam_column(dialect))
     if in_term:
         return statement.where(Section.term_id == bindparam("term_id"), Section.crn == bindparam("crn"))
     return statement.where(Section.crn == bindparam("crn")).order_by(Term.start_date.desc()).limit(1)

@@ -143,7 +143,7 @@ _SUMMARY_COLUMNS = (
 )
 
 
-def _credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
+def row_credits(row: Row[*tuple[Any, ...]]) -> tuple[float | None, float | None]:
     """The section's own credits when Banner gives them (a 0-credit lab), else the course's
     (the rule of ``serialize.section_credits``)."""
     if row.credits_min is not None:
@@ -245,7 +245,7 @@ def _answer(
     teachers: list[TeacherRow],
     attributes: list[AttributeRow],
 ) -> SectionOut:
-    low, high = _credits(row)
+    low, high = row_credits(row)
     teachers = sorted(teachers, key=lambda t: (not t.is_primary, t.name))
     return SectionOut(
         crn=row.crn,

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from campus_catalog.api import FinalExam, MeetingTime, Section, Term, UniversityEvent, final_exam
-from campus_mcp import Settings, clean_student_text, utcnow
+from campus_mcp import CalendarEvent, Settings, clean_student_text, utcnow
 from campus_schedule.busy import no_class_days
 from campus_schedule.enrollment import enrolled_sections
 from campus_schedule.events import events_between, meeting_title
@@ -31,6 +31,7 @@ from icalendar import Alarm, Calendar, Event
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_settings.class_meeting import ClassMeeting
 from campus_settings.feed.colors import css3_name
 from campus_settings.feed.vtimezone import vtimezone
 from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
@@ -206,9 +207,27 @@ async def last_change(session: AsyncSession, student_id: int, extra: Sequence[da
     return max(stamps) if stamps else utcnow()
 
 
-async def build_feed(session: AsyncSession, student_id: int, settings: Settings, since: datetime) -> Feed:
+def _added(row: CalendarEvent, zone: ZoneInfo, domain: str, stamp: datetime) -> Event:
+    # Another family's event (register_calendar_events): its own title, no reminder, as a meeting.
+    event = Event()
+    event.add("uid", f"{row.uid}@{domain}")
+    event.add("dtstamp", stamp)
+    event.add("summary", _line(row.title) or "(untitled)")
+    event.add("dtstart", row.starts_at.astimezone(zone))
+    if row.ends_at is not None:
+        event.add("dtend", row.ends_at.astimezone(zone))
+    if row.description:
+        event.add("description", row.description.replace("\u2028", " ").replace("\u2029", " "))
+    if row.url:
+        event.add("url", row.url)
+    return event
+
+
+async def build_feed(
+    session: AsyncSession, student_id: int, settings: Settings, since: datetime, added: Sequence[CalendarEvent] = ()
+) -> Feed:
     """The whole calendar of ``student_id``. ``since`` is when the feed was made (a floor for
-    ``Last-Modified``)."""
+    ``Last-Modified``); ``added``, other families' events (``calendar_events_for``)."""
     zone = ZoneInfo(settings.timezone)
     domain = urlsplit(settings.base_url).hostname or "campus-mcp"
     now = utcnow()
@@ -238,7 +257,7 @@ async def build_feed(session: AsyncSession, student_id: int, settings: Settings,
             if section.cancelled:
                 continue
             for meeting in sorted(section.meeting_times, key=lambda m: m.id):
-                resolved = student.resolve(class_meeting_event(section, meeting))
+                resolved = student.resolve(class_meeting_event(ClassMeeting.of(section, meeting)))
                 made = _class_event(section, meeting, skip, zone, resolved, domain, paused, stamp)
                 if made is not None:
                     events.append(made)
@@ -253,6 +272,7 @@ async def build_feed(session: AsyncSession, student_id: int, settings: Settings,
     events += [_university(row, student, zone, domain, paused, stamp) for row in university]
     window = (_at(span_start, 0, zone), _at(span_end + timedelta(days=1), 0, zone))
     events += [_meeting(row, zone, domain, stamp) for row in await events_between(session, student_id, *window)]
+    events += [_added(row, zone, domain, stamp) for row in added]
     for event in events:
         calendar.add_component(event)
     # Our own VTIMEZONE, not add_missing_timezones' (one comma-separated RDATE, which ical.js
