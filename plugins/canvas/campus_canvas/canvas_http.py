@@ -116,7 +116,7 @@ class CanvasHttp:
 
     async def get_json(self, path: str, params: Params = ()) -> Any:
         _response, body = await self._get(self._url(path), params)
-        return _json(body)
+        return json_body(body)
 
     async def get_list(self, path: str, params: Params = ()) -> Page:
         """Every item of a Canvas list, following ``Link: rel="next"`` for at most ``max_pages`` pages."""
@@ -126,7 +126,7 @@ class CanvasHttp:
         for _page in range(self.max_pages):
             assert url is not None
             response, body = await self._get(url, query)
-            answer = _json(body)
+            answer = json_body(body)
             if not isinstance(answer, list):
                 raise CanvasUnavailable(_unreadable(), kind="unreadable")
             items.extend(answer)
@@ -270,7 +270,8 @@ def check_status(response: httpx.Response) -> None:
     )
 
 
-def _json(body: bytes) -> Any:
+def json_body(body: bytes) -> Any:
+    """A Canvas answer's JSON; an unreadable one is Canvas unavailable (counted, never a stack trace)."""
     import json
 
     try:

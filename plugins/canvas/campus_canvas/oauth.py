@@ -23,7 +23,7 @@ import httpx
 from campus_mcp import CampusError, utcnow
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from campus_canvas.canvas_http import CanvasUnavailable, _json, send
+from campus_canvas.canvas_http import CanvasUnavailable, json_body, send
 from campus_canvas.settings import CanvasSettings, canvas_origin, client_credentials
 
 # The reads the tools make, as Canvas names them for a developer key that enforces scopes.
@@ -102,7 +102,7 @@ async def _token_request(
             kind="server",
         )
     try:
-        return TokenAnswer.model_validate(_json(body))
+        return TokenAnswer.model_validate(json_body(body))
     except ValidationError as exc:
         raise CanvasUnavailable(
             "Canvas's sign-in answered without a token. Try again later.", kind="unreadable"
@@ -111,7 +111,7 @@ async def _token_request(
 
 def _json_or_none(body: bytes) -> Any:
     try:
-        return _json(body)
+        return json_body(body)
     except CanvasUnavailable:
         return None
 
