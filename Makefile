@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PLUGINS := plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts
+PLUGINS := plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts plugins/canvas
 EXAMPLES := examples/dining
 STAMP := $(VENV)/.installed
 

@@ -776,14 +776,16 @@ async def access_log_in_process(env: dict[str, str], calls: int = 20_000) -> tup
     off the answers' path). The entries are deleted after."""
     os.environ.update(env)
     from campus_mcp import Settings
+    from campus_mcp.access_journal import journal_folder
     from campus_mcp.db import make_engine, make_sessions
     from campus_mcp.student_access import AccessLog, StudentAccess
     from sqlalchemy import delete
 
-    engine = make_engine(Settings().database_url)
+    settings = Settings()
+    engine = make_engine(settings.database_url)
     try:
         sessions = make_sessions(engine)
-        log = AccessLog(sessions)
+        log = AccessLog(sessions, journal_folder(settings.var_dir, settings.database_url))
         started = time.perf_counter()
         for _ in range(calls):
             log.record(1, app_kind="token", app_id=BENCH_TOKEN_NAME, door="bench", action="bench", outcome="ok")

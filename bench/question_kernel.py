@@ -32,7 +32,7 @@ from question_forward import question_of  # this folder's: a question of exactly
 def passages(round_number: int) -> list[str]:
     return [
         semantic.course_text(
-            f"COMP {1000 + n}", f"Topic {n}", f"Lectures, labs and a project on topic {n}, round {round_number}."
+            f"Topic {n}", f"Lectures, labs and a project on topic {n}, round {round_number}.", "Computer Science"
         )
         for n in range(semantic.BATCH_SIZE)
     ]

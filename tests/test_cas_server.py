@@ -13,20 +13,24 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
+from campus_mcp.accounts import Student, student_for_feed
+from campus_mcp.oauth import cas
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
     parse_forms,
+    register_app,
     serve_on_loopback,
 )
 from campus_mcp.testing import CampusFactory, CampusHarness
@@ -40,6 +44,7 @@ from sqlalchemy import select
 
 from tests.support.cas_idp import running_cas_server
 from tests.support.chromium import chromium, require_chromium
+from tests.support.faulty_server import FAULTS, faulty_server
 
 require_chromium("the CAS sign-in from an MCP client")
 
@@ -47,6 +52,10 @@ ACCOUNTS: dict[str, dict[str, Any]] = {
     "ada": {"uin": "S1001", "displayName": "Ada Lovelace", "eduPersonAffiliation": ["student", "member"]},
     "grace": {"uin": "S1002", "displayName": "Grace Hopper", "eduPersonAffiliation": ["student"]},
     "alan": {"uin": "E2001", "displayName": "Alan Turing", "eduPersonAffiliation": ["staff"]},
+    # Students whose id attribute must not name S2001 (issue 35.10).
+    "mallory": {"uin": "S2001 attacker", "eduPersonAffiliation": ["student"]},
+    "zero-width": {"uin": "S2001\u200b", "eduPersonAffiliation": ["student"]},
+    "look-alike": {"uin": "\u04052001", "eduPersonAffiliation": ["student"]},
 }
 HELP = "the Registrar's help desk (help@campus.example)"
 # docs/sign-in.md's CAS recipe.
@@ -121,7 +130,8 @@ async def test_a_student_signs_in_at_the_cas_server_as_the_feeds_student(
             assert "Sign in with your campus account (CAS)" in login.text
             landed = await cas_sign_in(browser, base, "ada", "/dashboard/settings")
             assert landed.url.path == "/dashboard/settings", landed.text
-            assert "Signed in as s1001" in landed.text
+            # Their name from the CAS attributes, never the campus id (issue 35, point 6).
+            assert "Signed in as Ada Lovelace" in landed.text and "s1001" not in landed.text
             # A second sign-in is the same student.
         async with httpx.AsyncClient(timeout=30) as browser:
             assert (await cas_sign_in(browser, base, "ada")).url.path == "/dashboard"
@@ -205,6 +215,21 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
     assert await student_named(campus, "e2001") is None
 
 
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, cas_server: str
+) -> None:
+    async with cas_campus(campus_factory, cas_server) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-5"))
+        refused = await cas_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "eduPersonAffiliation does not include student" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        landed = callback_params(back)
+        assert (landed["error"], landed["state"], landed["iss"]) == ("access_denied", "app-state-5", base)
+        assert "code" not in landed
+
+
 async def test_a_replayed_callback_is_refused(campus_factory: CampusFactory, cas_server: str) -> None:
     async with cas_campus(campus_factory, cas_server) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
         back = await cas_login(browser, base, "grace")
@@ -234,11 +259,56 @@ async def test_a_ticket_of_another_sign_in_is_refused(campus_factory: CampusFact
             assert (await victim.get(f"{base}/dashboard")).status_code == 303
 
 
-async def test_the_cas_server_down_is_said_in_words(campus_factory: CampusFactory, tmp_path: Path) -> None:
-    dead = f"http://127.0.0.1:{free_port()}/cas"
-    async with cas_campus(campus_factory, dead) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+# What the student reads when the CAS server does not validate the ticket, as for OpenID Connect's
+# token endpoint (tests/test_oauth_oidc.py): the campus sign-in service's trouble, answered 502.
+CAS_FAULTS = {
+    "refuse": "The campus sign-in service broke off the connection (or could not be reached)",
+    "drop": "The campus sign-in service broke off the connection (or could not be reached)",
+    "hang": "The campus sign-in service did not answer in time",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_a_cas_server_that_refuses_drops_or_hangs_gets_a_502_page_naming_the_campus_sign_in(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    monkeypatch.setattr(cas, "VALIDATE_SECONDS", 1.0)  # the hanging server: a second, not ten
+    async with (
+        faulty_server(fault) as port,
+        cas_campus(campus_factory, f"http://127.0.0.1:{port}/cas") as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
         started = await browser.get(f"{base}/login/cas", params={"next": "/dashboard"})
         nonce = parse_qs(urlsplit(parse_qs(urlsplit(started.headers["location"]).query)["service"][0]).query)["s"][0]
         page = await browser.get(f"{base}/login/cas/callback", params={"s": nonce, "ticket": "ST-1"})
-    assert page.status_code == 400
-    assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text
+        assert page.status_code == 502, page.text
+        assert "<h1>Sign-in failed</h1>" in page.text and CAS_FAULTS[fault] in page.text
+        assert "database" not in page.text.lower() and "ST-1" not in page.text
+        assert (await browser.get(f"{base}/dashboard")).status_code == 303  # nobody signed in
+
+
+CAS_UNSAFE_IDS = {
+    "mallory": "contains a space",
+    "zero-width": "contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "look-alike": "(U+0405 CYRILLIC CAPITAL LETTER DZE), which is not plain ASCII",
+}
+
+
+async def test_a_student_id_attribute_with_a_space_or_a_hidden_character_does_not_take_over_a_feed_student(
+    campus_factory: CampusFactory, cas_server: str
+) -> None:
+    async with cas_campus(campus_factory, cas_server) as (campus, base):
+        async with campus.sessions() as session, session.begin():
+            await student_for_feed(session, "S2001")  # the nightly feed's record of S2001, not signed in yet
+        for login, words in CAS_UNSAFE_IDS.items():
+            async with httpx.AsyncClient(timeout=30) as browser:
+                refused = await cas_sign_in(browser, base, login)
+                assert refused.status_code == 403, (login, refused.text)
+                assert "Your campus account&#x27;s student id (the uin attribute)" in refused.text
+                assert words in refused.text, (login, refused.text)
+                assert (await browser.get(f"{base}/dashboard")).status_code == 303
+    s2001 = await student_named(campus, "s2001")
+    assert s2001 is not None and s2001.oidc_subject is None
+    async with campus.sessions() as session:
+        linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
+        assert list(linked) == []

@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from campus_mcp.testing import free_port, private_redis
 
 from tests.support.scale_out import (  # both_engines: the database_url fixture
     SHARED_KEY,
@@ -65,8 +66,10 @@ async def test_a_ready_configuration_passes_and_each_problem_is_one_line_with_it
     assert disabled.returncode == 0, disabled.stdout
     two = await asyncio.to_thread(run_command, "check", "--workers", "2", env=env)
     assert two.returncode == 1 and "2 processes without CAMPUS_MCP_REDIS_URL" in two.stdout, two.stdout
-    with_redis = {**env, "CAMPUS_MCP_REDIS_URL": "redis://127.0.0.1:1/0"}
-    assert (await asyncio.to_thread(run_command, "check", "--workers", "2", env=with_redis)).returncode == 0
+    with private_redis(tmp_path / "redis") as (redis_url, _redis):
+        with_redis = {**env, "CAMPUS_MCP_REDIS_URL": redis_url}
+        both = await asyncio.to_thread(run_command, "check", "--workers", "2", env=with_redis)
+        assert both.returncode == 0, both.stdout
 
 
 @pytest.mark.parametrize(
@@ -106,3 +109,44 @@ async def test_a_saml_setup_that_cannot_sign_anyone_in_is_one_line_with_its_fix(
         assert answer.returncode == 1, (name, answer.stdout)
         lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
         assert len(lines) == 1 and complaint in lines[0], (name, answer.stdout)
+
+
+async def test_a_configuration_nobody_can_use_is_not_ready(database_url: str, tmp_path: Path) -> None:
+    """Issue 35, point 2: `check` said "ready" for a Redis where nothing answers, a proxy in front
+    with no public URL, and local passwords off with no campus sign-in. Each is one error with its
+    fix and exit 1; what a campus really runs still passes."""
+    env = base_env(database_url, tmp_path)
+    assert (await asyncio.to_thread(run_command, "db", "upgrade", env=env)).returncode == 0
+    behind_proxy = {key: value for key, value in env.items() if key != "CAMPUS_MCP_PUBLIC_URL"}
+    # Nothing listens there; the password in the URL must not be echoed.
+    silent_redis = {**env, "CAMPUS_MCP_REDIS_URL": f"redis://:not-for-the-log@127.0.0.1:{free_port()}/0"}
+    cases = {
+        "a Redis where nothing answers": (silent_redis, "Redis at CAMPUS_MCP_REDIS_URL does not answer"),
+        "a proxy in front and no public URL": (behind_proxy, "but CAMPUS_MCP_PUBLIC_URL is unset"),
+        "no local passwords and no campus sign-in": (
+            {**env, "CAMPUS_MCP_LOCAL_ACCOUNTS": "false"},
+            "nobody can sign in",
+        ),
+    }
+    fixes = {
+        "a Redis where nothing answers": "Check the host, port, password",
+        "a proxy in front and no public URL": "Set CAMPUS_MCP_PUBLIC_URL",
+        "no local passwords and no campus sign-in": "or set CAMPUS_MCP_LOCAL_ACCOUNTS=true",
+    }
+    for name, (settings, complaint) in cases.items():
+        answer = await asyncio.to_thread(run_command, "check", env=settings)
+        assert answer.returncode == 1, (name, answer.stdout)
+        assert "ready to serve" not in answer.stdout, (name, answer.stdout)
+        lines = [line for line in answer.stdout.splitlines() if line.startswith("ERROR")]
+        assert len(lines) == 1 and complaint in lines[0] and fixes[name] in lines[0], (name, answer.stdout)
+        assert "not-for-the-log" not in answer.stdout + answer.stderr
+    # A campus that signs in with CAS only, passwords off, Redis answering: ready.
+    with private_redis(tmp_path / "redis") as (redis_url, _redis):
+        campus = {
+            **env,
+            "CAMPUS_MCP_LOCAL_ACCOUNTS": "false",
+            "CAMPUS_MCP_CAS_SERVER_URL": "https://cas.campus.example.edu/cas",
+            "CAMPUS_MCP_REDIS_URL": redis_url,
+        }
+        ready = await asyncio.to_thread(run_command, "check", "--workers", "2", env=campus)
+    assert ready.returncode == 0 and "ready to serve" in ready.stdout, ready.stdout + ready.stderr

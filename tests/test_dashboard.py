@@ -38,11 +38,17 @@ class PagesPlugin:
             deployment = request.app.state.deployment
             return dashboard_page(deployment, request, "My timetable", "<h1>My timetable</h1>")
 
+        @get("/dashboard/lms", media_type=MediaType.HTML)
+        async def lms(request: Request[Any, Any, Any]) -> Response[str]:
+            # A form whose post goes on to the student's LMS (an OAuth authorization) names its origin.
+            targets = ("https://lms.example.edu", "https://evil.example; script-src *")
+            return dashboard_page(request.app.state.deployment, request, "LMS", "<h1>LMS</h1>", form_targets=targets)
+
         @get("/api/v1/me", media_type=MediaType.JSON)
         async def me(principal: NamedDependency[Principal]) -> dict[str, Any]:
             return {"user_id": principal.user_id, "username": principal.username}
 
-        return [RouteGroup(handlers=[timetable, me, GradesController], exempt={"GET /api/v1/me": "test route"})]
+        return [RouteGroup(handlers=[timetable, lms, me, GradesController], exempt={"GET /api/v1/me": "test route"})]
 
 
 async def _campus(campus_factory: CampusFactory) -> CampusHarness:
@@ -109,7 +115,8 @@ async def test_connected_apps_lists_each_app_with_its_permissions(campus_factory
     async with campus.rest() as client:
         await _sign_in(client, "/dashboard/settings")
         page = await client.get("/dashboard/settings")
-        apps = page.text.split('class="app"')[1:]
+        # The OAuth apps, each with its Disconnect (a family's connections come after them).
+        apps = [item for item in page.text.split('class="app"')[1:] if "Disconnect" in item]
         assert len(apps) == 2
         assert "ChatGPT" in apps[0] and "<code>catalog</code>" in apps[0]
         assert "Claude" in apps[1] and "<code>schedule:read</code>" in apps[1]
@@ -129,7 +136,7 @@ async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(ca
         grades = await client.get("/dashboard/grades")
         assert grades.status_code == 200 and '<a href="/dashboard/grades" aria-current="page">' in grades.text
         timetable = await client.get("/dashboard/timetable")
-        assert "My timetable" in timetable.text and "Signed in as student1" in timetable.text
+        assert "My timetable" in timetable.text and "Signed in as Demo Student 1" in timetable.text
         me = await client.get("/api/v1/me")
         assert me.json() == {"user_id": 1, "username": "student1"}
         sign_out = next(form for form in parse_forms(timetable.text) if form.action == "/logout")
@@ -138,3 +145,15 @@ async def test_plugins_add_pages_to_the_shell_and_rest_routes_get_the_student(ca
         )
         assert signed_out.status_code == 303
         assert (await client.get("/api/v1/me")).json()["user_id"] is None
+
+
+async def test_a_plugin_page_may_let_its_form_continue_to_one_named_origin(campus_factory: CampusFactory) -> None:
+    campus = await _campus(campus_factory)
+    async with campus.rest() as client:
+        await _sign_in(client, "/dashboard")
+        lms = await client.get("/dashboard/lms")
+        timetable = await client.get("/dashboard/timetable")
+    policy = lms.headers["content-security-policy"]
+    # The named plain origin joins form-action; a value that would add a directive is left out.
+    assert "form-action 'self' https://lms.example.edu;" in policy and "evil.example" not in policy
+    assert "form-action 'self';" in timetable.headers["content-security-policy"]

@@ -92,7 +92,7 @@ async def test_a_friend_request_answers_the_same_whether_the_username_exists(cam
         async def ask(username: str) -> tuple[int, str]:
             page = await five.get("/dashboard/friends")
             csrf = page.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
-            answer = await five.post("/dashboard/friends/requests", data={"csrf_token": csrf, "username": username})
+            answer = await five.post("/dashboard/friends/requests", data={"csrf_token": csrf, "friend": username})
             notice = (
                 answer.text.split('role="status">', 1)[1].split("<", 1)[0] if 'role="status">' in answer.text else ""
             )
@@ -100,4 +100,12 @@ async def test_a_friend_request_answers_the_same_whether_the_username_exists(cam
 
         real, unknown = await ask("student4"), await ask("nobody-here")
         again = await ask("student4")  # a second try answered "you already asked" for a real name only
-    assert real == unknown == again == (200, "Request sent if that student exists: they see it on their Friends page.")
+    assert (
+        real
+        == unknown
+        == again
+        == (
+            200,
+            "Request sent if that friend code (or username) belongs to a student: they see it on their Friends page.",
+        )
+    )

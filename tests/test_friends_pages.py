@@ -93,7 +93,7 @@ async def test_a_post_without_the_csrf_token_changes_nothing(campus_factory: Cam
         await sign_in(browser, "student1")
         refused = await browser.post(f"{FRIENDS}/2/remove", data={"csrf_token": "forged"})
         assert refused.status_code == 403 and "The form expired" in refused.text
-        no_token = await browser.post(f"{FRIENDS}/requests", data={"username": "student4"})
+        no_token = await browser.post(f"{FRIENDS}/requests", data={"friend": "student4"})
         assert no_token.status_code == 403
     listed = (
         await campus.call("list_friends", {}, principal=await campus.student_principal("student1"))
@@ -107,14 +107,14 @@ async def test_request_accept_decline_withdraw_by_username(campus_factory: Campu
     async with campus.rest() as client:
         five, four, one = await browsers(client, "student5", "student4", "student1")
         # Issue 30 changes this answer: an unknown username answers as a request sent (no hint).
-        unknown = await post_form(five, f"{FRIENDS}/requests", {"username": "nobody-here"})
-        assert unknown.status_code == 200 and "Request sent if that student exists" in unknown.text
-        itself = await post_form(five, f"{FRIENDS}/requests", {"username": "student5"})
-        assert itself.status_code == 400 and "your own username" in itself.text
+        unknown = await post_form(five, f"{FRIENDS}/requests", {"friend": "nobody-here"})
+        assert unknown.status_code == 200 and "Request sent if that friend code (or username)" in unknown.text
+        itself = await post_form(five, f"{FRIENDS}/requests", {"friend": "student5"})
+        assert itself.status_code == 400 and "That is you" in itself.text
         # student1 had asked student5: student5 asking back accepts it.
-        back = await post_form(five, f"{FRIENDS}/requests", {"username": "STUDENT1"})
+        back = await post_form(five, f"{FRIENDS}/requests", {"friend": "STUDENT1"})
         assert back.status_code == 200 and "you are now friends" in back.text
-        sent = await post_form(five, f"{FRIENDS}/requests", {"username": "student4"})
+        sent = await post_form(five, f"{FRIENDS}/requests", {"friend": "student4"})
         assert sent.status_code == 200 and "Request sent" in sent.text
         page = await four.get(FRIENDS)
         accept = next(

@@ -64,7 +64,8 @@ async def test_icons_on_server_info_every_list_the_card_and_the_toolboxes(served
             expected = svg_of(base, family if registry.plugins[family].icon else "campus")
             assert icon_json(tool.icons) == expected, tool.name
         for prompt in prompts:
-            assert icon_json(prompt.icons) == svg_of(base, "prompts"), prompt.name
+            # Each family's prompts carry its icon (the prompts family's, Canvas's plan_my_week).
+            assert icon_json(prompt.icons) == svg_of(base, registry.prompts[prompt.name].plugin), prompt.name
         for resource in resources:
             assert icon_json(resource.icons) == svg_of(base, "apps"), resource.uri
         # campus://sections/... is the catalog's, campus://me/... the schedule family's.

@@ -7,8 +7,11 @@ its keys. The campus server uses authlib's client against it over real HTTP.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
+import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +20,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 from campus_mcp.accounts import Student
+from campus_mcp.oauth import oidc
 from campus_mcp.oauth.testkit import free_port, serve_on_loopback
 from campus_mcp.testing import CampusFactory
 from joserfc import jwt
@@ -26,7 +30,9 @@ from litestar.response import Redirect
 from sqlalchemy import select
 
 
-def fake_identity_provider(issuer: str, *, nonce_override: str | None = None) -> Litestar:
+def fake_identity_provider(
+    issuer: str, *, nonce_override: str | None = None, token_endpoint: str | None = None
+) -> Litestar:
     key = ECKey.generate_key("P-256", parameters={"kid": "idp-1"}, private=True)
     pending: dict[str, dict[str, str]] = {}
 
@@ -35,7 +41,7 @@ def fake_identity_provider(issuer: str, *, nonce_override: str | None = None) ->
         return {
             "issuer": issuer,
             "authorization_endpoint": f"{issuer}/authorize",
-            "token_endpoint": f"{issuer}/token",
+            "token_endpoint": token_endpoint or f"{issuer}/token",
             "jwks_uri": f"{issuer}/jwks",
         }
 
@@ -97,7 +103,7 @@ async def test_sign_in_with_the_identity_provider(servers: tuple[str, Any]) -> N
         assert "Sign in with your campus account" in login.text
         landed = await browser.get(f"{base}/login/oidc?next=/dashboard/settings")
         assert str(landed.url) == f"{base}/dashboard/settings"
-        assert "Signed in as ada.lovelace" in landed.text
+        assert "Signed in as Ada Lovelace" in landed.text
     async with campus.sessions() as session:
         student = (await session.execute(select(Student).where(Student.username == "ada.lovelace"))).scalar_one()
     assert student.oidc_subject == "idp-subject-42" and student.password_hash is None
@@ -124,3 +130,61 @@ async def test_the_campus_button_keeps_every_parameter_of_next(servers: tuple[st
         landed = await browser.get(base + href)
         assert landed.url.path == "/dashboard/settings"
         assert dict(landed.url.params) == {"tab": "apps", "state": "abc"}
+
+
+# --- the provider's token endpoint fails (issue 35.13) -------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def faulty_token_endpoint(fault: str) -> AsyncIterator[str]:
+    """A token endpoint on loopback that cuts each connection once the request has arrived
+    (``drop``), never answers (``hang``), or refuses the code as a provider does (``refuse``)."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(65536)  # the token request
+        if fault == "refuse":
+            body = json.dumps({"error": "invalid_grant", "error_description": "code expired"}).encode()
+            head = f"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            writer.write(head.encode() + body)
+            await writer.drain()
+        elif fault == "hang":
+            await reader.read()  # until the campus gives up and closes its side
+        writer.close()
+
+    port = free_port()
+    server = await asyncio.start_server(answer, "127.0.0.1", port)
+    async with server:
+        yield f"http://127.0.0.1:{port}/token"
+
+
+TOKEN_FAULTS = {
+    "drop": (502, "The campus sign-in service broke off the connection"),
+    "hang": (502, "The campus sign-in service did not answer in time"),
+    "refuse": (400, "The campus sign-in service did not complete the sign-in. Start again from the app."),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(TOKEN_FAULTS))
+async def test_a_token_endpoint_that_drops_hangs_or_refuses_gets_a_page_naming_the_campus_sign_in(
+    campus_factory: CampusFactory, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    # A short wait for the hanging endpoint, so the test does not sit out the ten seconds.
+    monkeypatch.setattr(oidc, "IDP_TIMEOUT_SECONDS", 1.0)
+    idp_port, port = free_port(), free_port()
+    issuer = f"http://127.0.0.1:{idp_port}"
+    campus = await campus_factory(
+        plugins=[], public_url=f"http://127.0.0.1:{port}", oidc_issuer=issuer, oidc_client_id="campus-mcp"
+    )
+    async with (
+        faulty_token_endpoint(fault) as token_url,
+        serve_on_loopback(fake_identity_provider(issuer, token_endpoint=token_url), idp_port),
+        serve_on_loopback(campus.app, port) as base,
+        httpx.AsyncClient(timeout=30, follow_redirects=True) as browser,
+    ):
+        landed = await browser.get(f"{base}/login/oidc?next=/dashboard")
+        status, words = TOKEN_FAULTS[fault]
+        assert landed.status_code == status, landed.text
+        assert landed.headers["content-type"].startswith("text/html")
+        assert "<h1>Sign-in failed</h1>" in landed.text and words in landed.text
+        assert "database" not in landed.text.lower()
+        assert (await browser.get(f"{base}/dashboard")).url.path == "/login"

@@ -29,9 +29,13 @@ from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
     parse_forms,
+    register_app,
     serve_on_loopback,
 )
 from campus_mcp.oauth.token_cli import issue
@@ -73,9 +77,15 @@ ACCOUNTS: dict[str, dict[str, Any]] = {
     "google": {
         "claims": {"name": "Google Student", "email": "s3003@students.campus.example", "hd": "students.campus.example"}
     },
+    # Students whose provider account carries an id that must not name s2001 (issue 35.10).
+    "mallory": {"claims": {"preferred_username": "s2001 attacker", "groups": ["student"]}},
+    "zero-width": {"claims": {"preferred_username": "s2001\u200b", "groups": ["student"]}},
+    "escape": {"claims": {"preferred_username": "s2001\u001b[0m", "groups": ["student"]}},
+    "look-alike": {"claims": {"preferred_username": "\u04552001", "groups": ["student"]}},
+    "two-ids": {"claims": {"preferred_username": ["s2001", "s2002"], "groups": ["student"]}},
 }
 # The campuses of this module are served on these ports, registered with the provider up front.
-PORTS = [free_port() for _ in range(12)]
+PORTS = [free_port() for _ in range(16)]
 ADMIT_STUDENTS = {"oidc_admit_claim": "groups", "oidc_admit_values": ["student"]}
 SCOPES = "openid profile email groups campus"
 
@@ -215,7 +225,8 @@ async def test_claims_only_in_userinfo_still_name_the_student(campus_factory: Ca
     async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
         landed = await idp_sign_in(browser, base, "grace", "/dashboard/settings")
     assert landed.url.path == "/dashboard/settings", landed.text
-    assert "Signed in as s1002" in landed.text
+    # Their name from the provider, never the campus id (issue 35, point 6).
+    assert "Signed in as Grace Hopper" in landed.text and "s1002" not in landed.text
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper" and grace.oidc_subject == "grace"
 
@@ -232,6 +243,25 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
         assert "the Registrar&#x27;s help desk (help@campus.example)" in refused.text
         assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
     assert await student_named(campus, "e2001") is None
+
+
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    # The app's authorization request sent the browser here; the provider signs Alan in, the campus
+    # refuses him: the refusal page's button takes the browser to the app's redirect URI with
+    # access_denied and the app's state (RFC 6749 4.1.2.1), so the app stops waiting.
+    _campus, served = await serve_campus(campus_factory, idp, PORTS[12])
+    async with served as base, httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-3"))
+        refused = await idp_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "groups does not include student" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        landed = callback_params(back)
+        assert (landed["error"], landed["state"], landed["iss"]) == ("access_denied", "app-state-3", base)
+        assert "code" not in landed
 
 
 RECIPES = {
@@ -350,6 +380,13 @@ HOSTILE: dict[str, tuple[dict[str, Any], str]] = {
     "wrong audience": ({"aud": "another-app"}, "was made for another application"),
     "expired": ({"exp": int(time.time()) - 3600, "iat": int(time.time()) - 7200}, "has expired"),
     "replayed nonce": ({"nonce": "the-nonce-of-an-earlier-sign-in"}, "belongs to another sign-in"),
+    # OpenID Connect Core 3.1.3.7: several audiences need this client as the authorized party.
+    "several audiences, no azp": ({"aud": ["another-app", CLIENT_ID]}, "was made for another application"),
+    "several audiences, azp another app": (
+        {"aud": [CLIENT_ID, "another-app"], "azp": "another-app"},
+        "was made for another application",
+    ),
+    "azp another app": ({"azp": "another-app"}, "was made for another application"),
 }
 
 
@@ -366,6 +403,18 @@ async def test_a_hostile_id_token_is_refused_in_words(campus_factory: CampusFact
     # The same token without the fault passes: the refusal is for the fault alone.
     good = jwt.encode({"alg": "RS256", "kid": key.kid}, _claims(idp), key)
     assert (await client.verify(document, good, "n-1"))["sub"] == "ada"
+
+
+async def test_an_id_token_for_several_audiences_is_taken_when_this_client_is_its_authorized_party(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    campus = await campus_factory(plugins=[], oidc_issuer=idp.issuer, oidc_client_id=CLIENT_ID)
+    client = OidcClient(campus.settings)
+    document = await client.discover()
+    key = idp.keys[0]
+    for claims in ({"aud": [CLIENT_ID, "an-api"], "azp": CLIENT_ID}, {"aud": [CLIENT_ID]}, {"azp": CLIENT_ID}):
+        token = jwt.encode({"alg": "RS256", "kid": key.kid}, _claims(idp, **claims), key)
+        assert (await client.verify(document, token, "n-1"))["sub"] == "ada", claims
 
 
 async def test_an_id_token_with_a_forged_signature_is_refused(campus_factory: CampusFactory, idp: CampusIdp) -> None:
@@ -443,3 +492,53 @@ async def test_disabling_an_idp_student_ends_everything_they_hold_at_once(
             assert (await idp_sign_in(again, base, "ada")).url.path == "/dashboard"
     nobody = await asyncio.to_thread(cli.invoke, main, ["students", "disable", "nobody"])
     assert nobody.exit_code != 0 and "no student with the username or campus id 'nobody'" in nobody.output
+
+
+# --- the student id: taken whole, of the campus's form (issue 35.10) ----------------------------
+
+UNSAFE_IDS = {
+    "mallory": "contains a space",
+    "zero-width": "contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "escape": "contains a control character (U+001B)",
+    "look-alike": "contains the character \u0455 (U+0455 CYRILLIC SMALL LETTER DZE), which is not plain ASCII",
+    "two-ids": "sent 2 different student ids",
+}
+
+
+async def test_an_id_claim_with_a_space_or_a_hidden_character_does_not_take_over_a_feed_student(
+    campus_factory: CampusFactory, idp: CampusIdp
+) -> None:
+    # The nightly feed made s2001's record before s2001 ever signed in; accounts whose
+    # preferred_username only looks like s2001, or holds it cut at a space, must not get it.
+    campus, served = await serve_campus(
+        campus_factory,
+        idp,
+        PORTS[11],
+        plugins=["catalog", "schedule"],
+        demo=True,
+        oidc_student_id_claim="preferred_username",
+    )
+    async with campus.sessions() as session:
+        term_uid, crn = (
+            await session.execute(
+                select(Enrollment.term_uid, Enrollment.crn).where(Enrollment.student_id == 1).limit(1)
+            )
+        ).one()
+        await import_enrollments(session, f"student,term,crn\ns2001,{term_uid},{crn}\n", create_students=True)
+    async with served as base:
+        for login, words in UNSAFE_IDS.items():
+            async with httpx.AsyncClient(timeout=30, follow_redirects=True) as browser:
+                refused = await idp_sign_in(browser, base, login)
+                assert refused.status_code == 403, (login, refused.text)
+                assert "You cannot sign in to this service" in refused.text
+                assert "Your campus account&#x27;s student id (the preferred_username claim)" in refused.text or (
+                    login == "two-ids"
+                ), refused.text
+                assert words in refused.text, (login, refused.text)
+                assert "\u200b" not in refused.text and "\x1b" not in refused.text  # named, never echoed
+                assert (await browser.get(f"{base}/dashboard")).url.path == "/login"
+    s2001 = await student_named(campus, "s2001")
+    assert s2001 is not None and s2001.oidc_subject is None  # still the feed's, unclaimed
+    async with campus.sessions() as session:
+        linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
+        assert list(linked) == []

@@ -17,7 +17,7 @@ from campus_mcp.registry import PluginError, load_registry
 
 from tests.test_cli import run_cli
 
-INSTALLED = "apps, catalog, dining, friends, prompts, schedule, settings"
+INSTALLED = "apps, canvas, catalog, dining, friends, prompts, schedule, settings"
 
 
 def sqlite(tmp_path: Path) -> dict[str, str]:

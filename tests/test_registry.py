@@ -125,7 +125,7 @@ def test_a_disabled_family_contributes_nothing(tmp_path: Path) -> None:
     # The consent page and the 401 challenge list the registry's scopes: no friends checkbox.
     challenge = app.state.deployment.endpoint.www_authenticate()
     assert "friends:" not in challenge
-    assert 'scope="catalog' in challenge
+    assert "catalog" in challenge.split('scope="', 1)[1].split('"', 1)[0].split()
 
 
 def test_the_allow_list_loads_only_the_named_plugins_and_the_host(tmp_path: Path) -> None:
@@ -236,13 +236,13 @@ def test_two_plugins_with_one_scope_name_are_refused_naming_both(tmp_path: Path)
 
 def test_two_plugins_with_one_prompt_name_are_refused_naming_both(tmp_path: Path) -> None:
     def prompt() -> Prompt:
-        return Prompt(name="plan_my_week", title="Plan", description="Plans.", render=lambda _args: "Plan my week.")
+        return Prompt(name="plan_my_semester", title="Plan", description="Plans.", render=lambda _args: "Plan it.")
 
     extra = [
         ("first", Contributes("first", prompts=[prompt()])),
         ("second", Contributes("second", prompts=[prompt()])),
     ]
-    with pytest.raises(PluginError, match=r"the prompt 'plan_my_week': 'first' and 'second'"):
+    with pytest.raises(PluginError, match=r"the prompt 'plan_my_semester': 'first' and 'second'"):
         load_registry(settings(tmp_path), extra)
 
 

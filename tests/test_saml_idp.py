@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,18 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import httpx2
 import pytest
-from campus_mcp.accounts import Student
+from campus_mcp.accounts import Student, student_for_feed
 from campus_mcp.oauth import saml
+from campus_mcp.oauth.saml_algorithms import DIGESTS, SIGNING
 from campus_mcp.oauth.testkit import (
     TEST_REDIRECT_URI,
     MemoryStorage,
+    authorization_request,
     callback_params,
     free_port,
+    link_to,
+    login_next,
+    register_app,
     self_signed_certificate,
     serve_on_loopback,
 )
@@ -42,9 +48,11 @@ from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
+from saml2.xmldsig import DIGEST_SHA1, SIG_RSA_SHA1, SIG_RSA_SHA256
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
+from tests.support.faulty_server import FAULTS, faulty_server
 from tests.support.saml_idp import (
     AFFILIATION,
     DISPLAY_NAME,
@@ -55,6 +63,7 @@ from tests.support.saml_idp import (
     clock_behind,
     form_value,
     key_and_certificate,
+    recipient,
     running_saml_idp,
 )
 
@@ -76,6 +85,12 @@ ACCOUNTS: dict[str, dict[str, list[str]]] = {
     },
     # Signed in by the IdP, not a student: staff.
     "alan": {EPPN: ["alan@campus.example"], DISPLAY_NAME: ["Alan Turing"], AFFILIATION: ["staff", "member"]},
+    # Students whose id attribute must not name S2001 (issue 35.10).
+    "mallory": {AFFILIATION: ["student"], STUDENT_ID: ["S2001 attacker"]},
+    "trailing": {AFFILIATION: ["student"], STUDENT_ID: ["S2001 "]},
+    "zero-width": {AFFILIATION: ["student"], STUDENT_ID: ["S2001\u200b"]},
+    "look-alike": {AFFILIATION: ["student"], STUDENT_ID: ["\u04052001"]},
+    "two-ids": {AFFILIATION: ["student"], STUDENT_ID: ["S2001", "S2002"]},
 }
 HELP = "the Registrar's help desk (help@campus.example)"
 # The campus's mapping: the student id is the campus's own attribute (by OID), admission by affiliation.
@@ -223,6 +238,76 @@ async def test_mcp_client_signs_in_through_the_saml_idp_and_sees_the_feeds_cours
     assert after.display_name == "Ada Lovelace"
 
 
+class RefusedByTheCampus(Exception):
+    """What the test's MCP app raises when its redirect URI receives an error."""
+
+
+def raised(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc``, a group it is in, or what caused it is a ``kind`` (the SDK's task groups wrap)."""
+    if isinstance(exc, kind):
+        return True
+    inner = list(getattr(exc, "exceptions", [])) + [e for e in (exc.__cause__, exc.__context__) if e is not None]
+    return any(raised(e, kind) for e in inner)
+
+
+async def test_an_mcp_client_hears_at_once_that_a_person_was_not_admitted(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The MCP SDK's client sends Alan (staff) to sign in; Chromium takes the SAML button, the IdP
+    # signs him in, the campus refuses him. He reads why, presses "Return to Campus Assistant", and
+    # the app's redirect URI gets access_denied with the state it sent: the client stops at once.
+    async with (
+        saml_campus(campus_factory, idp, plugins=["catalog"], anonymous_access=False) as (_campus, base),
+        chromium() as browser,
+    ):
+        page = await browser.new_page()
+        await page.route(
+            "**/*", lambda route: route.abort() if "127.0.0.1" not in route.request.url else route.continue_()
+        )
+        sent_state: list[str] = []
+        landed: dict[str, str] = {}
+
+        async def redirect_handler(url: str) -> None:
+            sent_state.extend(parse_qs(urlsplit(url).query)["state"])
+            await page.goto(url)  # our login page
+            await page.get_by_role("link", name="Sign in with your campus account (SAML)").click()
+            await page.get_by_label("Username").fill("alan")
+            await page.get_by_label("Password").fill("any password")
+            await page.get_by_role("button", name="Login").click()  # the IdP posts its answer to our ACS
+            await page.get_by_role("heading", name="You cannot sign in to this service").wait_for()
+            async with page.expect_request(lambda request: request.url.startswith(TEST_REDIRECT_URI)) as sent:
+                await page.get_by_role("link", name="Return to Campus Assistant").click()
+            landed.update(callback_params((await sent.value).url))
+
+        async def callback_handler() -> AuthorizationCodeResult:
+            if "error" in landed:
+                raise RefusedByTheCampus(landed["error"])
+            return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
+
+        provider = OAuthClientProvider(
+            server_url=f"{base}/api/mcp",
+            client_metadata=OAuthClientMetadata(
+                client_name="Campus Assistant",
+                redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                token_endpoint_auth_method="none",
+            ),
+            storage=MemoryStorage(),
+            redirect_handler=redirect_handler,
+            callback_handler=callback_handler,
+        )
+        with pytest.raises(BaseException) as failure:
+            async with (
+                httpx2.AsyncClient(auth=provider, timeout=60) as http,
+                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
+            ):
+                await client.list_tools()
+    assert raised(failure.value, RefusedByTheCampus), failure.value
+    assert landed["error"] == "access_denied" and landed["iss"] == base
+    assert [landed["state"]] == sent_state  # the state the client sent, so it knows which sign-in ended
+
+
 # --- a student signs in; the mapping; a person not admitted ---------------------------------------
 
 
@@ -237,7 +322,8 @@ async def test_a_student_signs_in_and_is_linked_by_the_student_id_attribute(
         assert "Sign in with your campus account (SAML)" in login.text
         landed = await idp_sign_in(browser, base, "grace", "/dashboard/settings")
         assert landed.url.path == "/dashboard/settings", landed.text
-        assert "Signed in as s1002" in landed.text
+        # Their name from the IdP, never the campus id (issue 35, point 6).
+        assert "Signed in as Grace Hopper" in landed.text and "s1002" not in landed.text
     grace = await student_named(campus, "s1002")
     assert grace is not None and grace.display_name == "Grace Hopper"
     assert grace.oidc_issuer == idp.entity_id and grace.oidc_subject == "student-id:s1002"
@@ -258,6 +344,51 @@ async def test_a_sign_in_logs_neither_the_assertion_nor_the_students_attributes(
     assert "/login/saml/acs" in caplog.text  # the requests are logged
     for secret in ("SignatureValue", "Assertion", "NameID", "Grace Hopper", "S1002"):
         assert secret not in logged, secret
+
+
+def with_signature_object(saml_response: str) -> str:
+    """The IdP's signed answer with a ds:Object added to the assertion's signature (unsigned data a
+    verifier must refuse): pysaml2 refuses it, quoting the whole document in its error."""
+    xml = base64.b64decode(saml_response).decode()
+    changed = re.sub(r"</(\w+:)?Signature>", r"<\1Object>extra</\1Object></\1Signature>", xml, count=1)
+    assert changed != xml
+    return base64.b64encode(changed.encode()).decode()
+
+
+FAILURES = {
+    "altered": lambda idp, r: altered(idp.response(r, "ada")[1]),
+    "forged, encrypted": lambda idp, r: idp.response(r, "ada", forged=True, encrypt=True)[1],
+    "signature with an Object": lambda idp, r: with_signature_object(idp.response(r, "ada")[1]),
+    "wrong recipient": lambda idp, r: idp.response(r, "ada", edit=recipient("https://elsewhere.example/acs"))[1],
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+async def test_a_failed_sign_in_logs_neither_the_assertion_nor_the_students_attributes(
+    campus_factory: CampusFactory, idp: SamlIdp, caplog: pytest.LogCaptureFixture, tmp_path: Path, failure: str
+) -> None:
+    # pysaml2 puts whole assertions (the student's e-mail, name, affiliation and id) into its ERROR
+    # lines: a decrypted assertion whose signature fails, a document whose signature breaks the
+    # profile. What the server writes says why, without them.
+    key, cert = key_and_certificate(tmp_path, "sp")
+    caplog.set_level(logging.DEBUG)
+    page, _campus = await refused_answer(
+        campus_factory,
+        idp,
+        lambda r: FAILURES[failure](idp, r),
+        saml_sp_key_file=str(key),
+        saml_sp_cert_file=str(cert),
+    )
+    assert page.status_code == 400
+    library = [r for r in caplog.records if r.name.split(".")[0] == "saml2"]
+    assert library, "pysaml2 says why it refused"
+    written = caplog.text  # each line as a handler formats it, tracebacks included
+    for secret in ("ada@campus.example", "Ada Lovelace", "S1001", "SignatureValue", "AttributeValue"):
+        assert secret not in written, (failure, secret)
+    assert all(len(r.getMessage()) <= 2000 for r in library), failure
+    if failure == "signature with an Object":  # the line still says why, without the document
+        assert any("Signature failed to meet constraints on xmldsig" in r.getMessage() for r in library)
+        assert any("[SAML document removed]" in r.getMessage() for r in library)
 
 
 async def test_the_same_student_signs_in_again_as_the_same_record(campus_factory: CampusFactory, idp: SamlIdp) -> None:
@@ -285,6 +416,76 @@ async def test_a_person_not_admitted_sees_why_and_whom_to_ask_and_gets_no_record
         assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
     async with campus.sessions() as session:
         assert (await session.execute(select(Student).where(Student.display_name == "Alan Turing"))).first() is None
+
+
+SAML_UNSAFE_IDS = {
+    "mallory": "contains a space",
+    "trailing": "contains a space",
+    "zero-width": "contains an invisible character (U+200B ZERO WIDTH SPACE)",
+    "look-alike": "(U+0405 CYRILLIC CAPITAL LETTER DZE), which is not plain ASCII",
+    "two-ids": "sent 2 different student ids",
+}
+
+
+async def test_a_student_id_attribute_with_a_space_or_a_hidden_character_does_not_take_over_a_feed_student(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    async with saml_campus(campus_factory, idp) as (campus, base):
+        async with campus.sessions() as session, session.begin():
+            await student_for_feed(session, "S2001")  # the nightly feed's record of S2001, not signed in yet
+        for login, words in SAML_UNSAFE_IDS.items():
+            async with httpx.AsyncClient(timeout=30) as browser:
+                refused = await idp_sign_in(browser, base, login)
+                assert refused.status_code == 403, (login, refused.text)
+                assert words in refused.text, (login, refused.text)
+                assert "\u200b" not in refused.text  # named, never echoed
+                assert (await browser.get(f"{base}/dashboard")).headers["location"].startswith("/login")
+    s2001 = await student_named(campus, "s2001")
+    assert s2001 is not None and s2001.oidc_subject is None
+    async with campus.sessions() as session:
+        linked = (await session.execute(select(Student).where(Student.oidc_subject.is_not(None)))).scalars()
+        assert list(linked) == []
+
+
+async def test_a_person_not_admitted_is_sent_back_to_the_waiting_app_with_access_denied(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The app's authorization request sent the browser to sign in; the IdP signs Alan in, the campus
+    # refuses him: after the page, the app gets its redirect URI with access_denied and its state
+    # (RFC 6749 4.1.2.1) instead of waiting for its own timeout.
+    async with saml_campus(campus_factory, idp) as (_campus, base), httpx.AsyncClient(timeout=30) as browser:
+        client_id = await register_app(browser, base, "Campus Assistant")
+        next_url = await login_next(browser, authorization_request(base, client_id, "", state="app-state-7"))
+        refused = await idp_sign_in(browser, base, "alan", next_url)
+        assert refused.status_code == 403 and "eduPersonAffiliation does not include student" in refused.text
+        assert "Campus Assistant is waiting for this sign-in" in refused.text
+        back = link_to(refused.text, "Return to Campus Assistant")
+        assert back is not None and back.startswith(TEST_REDIRECT_URI + "?"), refused.text
+        assert callback_params(back) == {
+            "error": "access_denied",
+            "error_description": "The resource owner or authorization server denied the request",
+            "state": "app-state-7",
+            "iss": base,
+        }
+        # A sign-in no app asked for (the dashboard's) has no app to go back to.
+        async with httpx.AsyncClient(timeout=30) as other:
+            plain = await idp_sign_in(other, base, "alan", "/dashboard")
+        assert plain.status_code == 403 and "Return to" not in plain.text
+
+
+async def test_the_refusal_names_an_attribute_by_its_friendly_name_not_its_oid(
+    campus_factory: CampusFactory, idp: SamlIdp
+) -> None:
+    # The Shibboleth recipe names attributes by OID; the person reads eduPersonAffiliation.
+    by_oid = {"saml_admit_attribute": AFFILIATION, "saml_student_id_attribute": STUDENT_ID}
+    async with (
+        saml_campus(campus_factory, idp, **by_oid) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        refused = await idp_sign_in(browser, base, "alan")
+    assert refused.status_code == 403
+    assert "(eduPersonAffiliation does not include student)" in refused.text
+    assert "urn:oid" not in refused.text
 
 
 async def test_the_shibboleth_recipes_mapping_signs_in_by_eppn_and_scoped_affiliation(
@@ -391,6 +592,54 @@ async def test_an_assertion_for_another_service_is_refused(campus_factory: Campu
     assert "The sign-in answer was made for another application" in page.text and START_AGAIN in page.text
 
 
+async def test_an_assertion_for_another_recipient_is_refused(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    # Signed by the IdP, for this SP (Audience), but its bearer confirmation names another consumer
+    # URL: the assertion was made to be presented elsewhere (SAML profiles 4.1.4.2).
+    elsewhere = "https://other-service.campus.example/Shibboleth.sso/SAML2/POST"
+    page, campus = await refused_answer(
+        campus_factory, idp, lambda r: idp.response(r, "ada", edit=recipient(elsewhere))[1]
+    )
+    assert page.status_code == 400
+    assert "The sign-in answer was made to be presented to another address" in page.text and START_AGAIN in page.text
+    assert await student_named(campus, "s1001") is None
+
+
+async def test_the_sp_metadata_advertises_sha256_or_better_only(campus_factory: CampusFactory, idp: SamlIdp) -> None:
+    async with saml_campus(campus_factory, idp) as (_campus, base), httpx.AsyncClient(timeout=30) as http:
+        published = (await http.get(f"{base}/saml/metadata")).text
+    algorithms = re.findall(r'<[\w:]*(DigestMethod|SigningMethod) Algorithm="([^"]+)"', published)
+    assert {alg for _kind, alg in algorithms} == {*SIGNING, *DIGESTS}
+    for weak in ("md5", "sha1", "sha224", "ripemd160"):
+        assert not [alg for _kind, alg in algorithms if alg.endswith(("#" + weak, "-" + weak))], weak
+
+
+async def test_a_signed_authn_request_is_signed_with_sha256(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
+) -> None:
+    key, cert = key_and_certificate(tmp_path, "sp")
+    sp_keys = {"saml_sp_key_file": str(key), "saml_sp_cert_file": str(cert)}
+    async with saml_campus(campus_factory, idp, **sp_keys) as (_campus, base), httpx.AsyncClient(timeout=30) as http:
+        started = await http.get(f"{base}/login/saml", params={"next": "/dashboard"})
+    query = parse_qs(urlsplit(started.headers["location"]).query)
+    assert query["SigAlg"] == [SIG_RSA_SHA256] and query["Signature"]
+
+
+@pytest.mark.parametrize(
+    ("sign_alg", "digest_alg", "named"),
+    [(SIG_RSA_SHA1, DIGEST_SHA1, "rsa-sha1"), (SIG_RSA_SHA256, DIGEST_SHA1, "sha1")],
+)
+async def test_an_assertion_signed_with_sha1_is_refused(
+    campus_factory: CampusFactory, idp: SamlIdp, sign_alg: str, digest_alg: str, named: str
+) -> None:
+    # Signed by the IdP's own key, valid in every other way: only the algorithm is old.
+    page, campus = await refused_answer(
+        campus_factory, idp, lambda r: idp.response(r, "ada", sign_alg=sign_alg, digest_alg=digest_alg)[1]
+    )
+    assert page.status_code == 400, page.text
+    assert f"signed with an algorithm this service does not accept (older than SHA-256: {named})" in page.text
+    assert await student_named(campus, "s1001") is None
+
+
 @pytest.mark.parametrize(("skew", "admitted"), [(0, False), (120, True)])
 async def test_the_clock_skew_setting_bounds_how_late_an_answer_may_be(
     campus_factory: CampusFactory, idp: SamlIdp, skew: int, admitted: bool
@@ -493,6 +742,54 @@ async def test_idp_metadata_from_an_https_url_is_fetched_through_the_guard_and_k
         assert "The campus sign-in service cannot be reached. Try again in a few minutes." in page.text
 
 
+# What the student reads when the IdP's metadata cannot be fetched, as for OpenID Connect's token
+# endpoint (tests/test_oauth_oidc.py): the campus sign-in service's trouble, answered 502.
+METADATA_FAULTS = {
+    "refuse": "The campus sign-in service broke off the connection (or could not be reached)",
+    "drop": "The campus sign-in service broke off the connection (or could not be reached)",
+    "hang": "The campus sign-in service did not answer in time",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_idp_metadata_that_cannot_be_fetched_gets_a_502_page_naming_the_campus_sign_in(
+    campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The metadata server refuses the connection, drops it or never answers: at the SAML button,
+    and at the ACS of a sign-in under way (another worker, or the kept copy expired meanwhile)."""
+    monkeypatch.setattr(saml, "METADATA_FETCH_SECONDS", 1.0)  # the hanging server: a second, not ten
+    tls = self_signed_certificate(tmp_path)
+    cert = tls[0]
+
+    @get("/idp.xml", media_type="application/samlmetadata+xml")
+    async def metadata() -> str:
+        return idp.metadata_file.read_text()
+
+    port = free_port()
+    url = f"https://127.0.0.1:{port}/idp.xml"
+    guard = {"oauth_metadata_loopback_for_tests": True, "oauth_metadata_ca_file": str(cert)}
+    saml._metadata.clear()
+    async with (
+        saml_campus(campus_factory, idp, saml_idp_metadata=url, **guard) as (_campus, base),
+        httpx.AsyncClient(timeout=30) as browser,
+    ):
+        async with serve_on_loopback(Litestar([metadata]), port, ssl_certfile=str(cert), ssl_keyfile=str(tls[1])):
+            started = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        assert started.status_code == 303, started.text
+        # The metadata server went wrong, and this worker has no copy of the metadata.
+        saml._metadata.clear()
+        async with faulty_server(fault, tls=tls, port=port):
+            acs = await browser.post(f"{base}/login/saml/acs", data={"SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4="})
+            saml._metadata.clear()
+            button = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
+        for page in (acs, button):
+            assert page.status_code == 502, (page.status_code, page.text)
+            assert METADATA_FAULTS[fault] in page.text, page.text
+            assert "database" not in page.text.lower()
+        assert "<h1>Sign-in failed</h1>" in acs.text
+        assert (await browser.get(f"{base}/dashboard")).status_code == 303  # nobody signed in
+
+
 async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
     campus_factory: CampusFactory, idp: SamlIdp, tmp_path: Path
 ) -> None:
@@ -503,6 +800,8 @@ async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
         # A changed copy: the sign-in service's address moved to another host after signing.
         "altered": signed.replace(f"{idp.base}/idp/sso", "http://127.0.0.1:9/idp/sso"),
         "unsigned": idp.metadata(),
+        # Signed by the right key, with a hash that has practical collisions.
+        "sha1": idp.metadata(signed=True, sign_alg=SIG_RSA_SHA1, digest_alg=DIGEST_SHA1),
     }
     check = {"saml_idp_metadata_cert": str(idp.key[1])}
     for name, xml in documents.items():
@@ -512,11 +811,16 @@ async def test_signed_idp_metadata_is_checked_against_the_metadata_certificate(
         httpx.AsyncClient(timeout=30) as browser,
     ):
         assert (await idp_sign_in(browser, base, "grace")).url.path == "/dashboard"
-    for name in ("altered", "unsigned"):
+    refusals = {
+        "altered": "its metadata is not signed by the expected certificate",
+        "unsigned": "its metadata is not signed by the expected certificate",
+        "sha1": "its metadata is signed with rsa-sha1, older than SHA-256",
+    }
+    for name, words in refusals.items():
         async with (
             saml_campus(campus_factory, idp, saml_idp_metadata=str(tmp_path / f"{name}.xml"), **check) as (_c, base),
             httpx.AsyncClient(timeout=30) as browser,
         ):
             page = await browser.get(f"{base}/login/saml", params={"next": "/dashboard"})
         assert page.status_code == 502, name
-        assert "its metadata is not signed by the expected certificate" in page.text, name
+        assert words in page.text, name

@@ -268,11 +268,13 @@ async def test_a_call_over_stdio_is_recorded_with_the_token_name(campus_factory:
     ]
 
 
-async def test_entries_of_a_removed_student_are_dropped_and_the_rest_written(campus_factory: CampusFactory) -> None:
+async def test_entries_of_a_removed_student_are_dropped_and_the_rest_written(
+    campus_factory: CampusFactory, tmp_path: Path
+) -> None:
     """A student deleted while their entries waited: the batch's insert would fail on the foreign
     key every second for ever, and every other student's entries with it."""
     campus = await campus_factory(demo=True)
-    log = AccessLog(campus.sessions)
+    log = AccessLog(campus.sessions, tmp_path / "journal")
     async with campus.sessions() as session:
         leaving = (await create_local_student(session, "leaving", "a long enough password")).id
         staying = (await student_by_username(session, "student1")).id  # type: ignore[union-attr]
@@ -290,11 +292,11 @@ async def test_entries_of_a_removed_student_are_dropped_and_the_rest_written(cam
     await log.close()
 
 
-async def test_a_reader_sees_the_entries_the_writer_is_writing(campus_factory: CampusFactory) -> None:
+async def test_a_reader_sees_the_entries_the_writer_is_writing(campus_factory: CampusFactory, tmp_path: Path) -> None:
     # The writer task takes the queue, then waits on the database; a page read meanwhile must wait
     # for that batch, not find an empty queue and show the student a log without their last call.
     campus = await campus_factory(demo=True)
-    access_log = AccessLog(campus.sessions)
+    access_log = AccessLog(campus.sessions, tmp_path / "journal")
     access_log.record(1, app_kind="feed", app_id="calendar-feed", door="feed", action="calendar_feed", outcome="ok")
     async with campus.sessions() as blocker:
         # Another transaction holds the table, so the writer's insert waits (as on a busy database).

@@ -21,8 +21,10 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
+from campus_canvas.connections import seal
+from campus_canvas.models import CanvasConnection
 from campus_catalog.models import MeetingTime, Section
-from campus_friends.models import Friendship
+from campus_friends.models import FriendCode, Friendship
 from campus_mcp import StudentData
 from campus_mcp.accounts import Student
 from campus_mcp.db import Base, utcnow
@@ -143,6 +145,20 @@ async def _invited(campus: CampusHarness, student: int, other: int) -> list[str]
     return []
 
 
+async def _canvas(campus: CampusHarness, student: int, _other: int) -> list[str]:
+    # A Canvas connection: its tokens sealed in the row; neither they nor the sealed values are exported.
+    tokens = [f"canvas-access-{secrets.token_hex(8)}", f"canvas-refresh-{secrets.token_hex(8)}"]
+    row = CanvasConnection(
+        student_id=student,
+        canvas_user_id="42",
+        canvas_user_name="Jimi Hendrix",
+        access_token=seal(campus.settings, student, tokens[0]),
+        refresh_token=seal(campus.settings, student, tokens[1]),
+        connected_at=utcnow(),
+    )
+    return [*tokens, *await _added(campus, row)]
+
+
 async def _class_setting(campus: CampusHarness, student: int, _other: int) -> list[str]:
     async with campus.sessions() as session:
         meeting = await session.scalar(select(MeetingTime.id).order_by(MeetingTime.id).limit(1))
@@ -165,6 +181,7 @@ ROW_MAKERS: dict[str, RowMaker] = {
     "friendships": lambda campus, student, other: _added(
         campus, Friendship(low_student_id=min(student, other), high_student_id=max(student, other), requester_id=other)
     ),
+    "friend_codes": lambda campus, student, _other: _added(campus, FriendCode(student_id=student, code="ABCD2345")),
     "settings_level_settings": lambda campus, student, _other: _added(
         campus, LevelSetting(student_id=student, level="all_classes", color="#00aa00")
     ),
@@ -173,6 +190,7 @@ ROW_MAKERS: dict[str, RowMaker] = {
         campus, NotificationSetting(student_id=student, paused=True)
     ),
     "settings_calendar_feeds": _feed,
+    "canvas_connections": _canvas,
     # Held by the student's owner name, not a foreign key: the walk cannot find it, so it is named here.
     "idempotency_keys": lambda campus, student, _other: _added(
         campus,

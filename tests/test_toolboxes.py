@@ -111,7 +111,7 @@ async def test_list_open_and_call_through_both_proxies_in_both_eras(served: tupl
             assert not listed.is_error, text_of(listed)
             boxes = {box["name"]: box for box in (listed.structured_content or {})["toolboxes"]}
             # Every family with a tool or a prompt, titled and described by its plugin info.
-            assert set(boxes) == {"catalog", "dining", "friends", "prompts", "schedule", "settings"}, boxes
+            assert set(boxes) == {"canvas", "catalog", "dining", "friends", "prompts", "schedule", "settings"}, boxes
             for name, box in boxes.items():
                 info = campus.registry.plugins[name]
                 assert (box["title"], box["description"]) == (info.title, info.description)

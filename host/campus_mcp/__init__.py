@@ -13,8 +13,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from campus_mcp.accounts import student_for_feed
+    from campus_mcp.accounts import name_feed_students, student_for_feed
     from campus_mcp.answer_cache import AnswerCache
+    from campus_mcp.calendar_sources import calendar_events_for
+    from campus_mcp.campus_time import campus_time_text
     from campus_mcp.change_bus import publish_changes
     from campus_mcp.confirmation import (
         Decision,
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     )
     from campus_mcp.contributions import (
         AppResource,
+        CalendarEvent,
+        CalendarSource,
         Completion,
         Connection,
         ConnectionState,
@@ -64,30 +68,37 @@ if TYPE_CHECKING:
     from campus_mcp.lru import LRU
     from campus_mcp.metrics import count as count_metric
     from campus_mcp.metrics import count_import_failures
+    from campus_mcp.oauth.campus_id import campus_id_problem
     from campus_mcp.oauth.pages import hidden
     from campus_mcp.oauth.secret_once import copy_box, keep_for_one_display, take_for_display
     from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
     from campus_mcp.operations import Operation, operation_examples, operation_routes, operation_tools
+    from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document
     from campus_mcp.plugin_settings import PluginSettings
     from campus_mcp.principal import Principal
     from campus_mcp.registry import PluginError
     from campus_mcp.runs import record_run
+    from campus_mcp.sealed_secrets import SecretUnreadable, open_secret, seal_secret
     from campus_mcp.settings import Settings
     from campus_mcp.speedups.statement_shapes import ShapedStatements
     from campus_mcp.tool_context import ToolContext
     from campus_mcp.untrusted import (
         STUDENT_NAME_LENGTH,
+        UNNAMED_STUDENT,
         UNTRUSTED_RULE,
         StudentText,
         clean_student_text,
+        shown_name,
         student_text,
     )
     from campus_mcp.version import __version__
     from campus_mcp.web import dashboard_page
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "campus_mcp.accounts": ("student_for_feed",),
+    "campus_mcp.accounts": ("name_feed_students", "student_for_feed"),
     "campus_mcp.answer_cache": ("AnswerCache",),
+    "campus_mcp.calendar_sources": ("calendar_events_for",),
+    "campus_mcp.campus_time": ("campus_time_text",),
     "campus_mcp.change_bus": ("publish_changes",),
     "campus_mcp.confirmation": (
         "Decision",
@@ -100,6 +111,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "campus_mcp.contributions": (
         "AppResource",
+        "CalendarEvent",
+        "CalendarSource",
         "Completion",
         "Connection",
         "ConnectionState",
@@ -136,21 +149,26 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.logsafe": ("escaped",),
     "campus_mcp.lru": ("LRU",),
     "campus_mcp.metrics": ("count_metric", "count_import_failures"),
+    "campus_mcp.oauth.campus_id": ("campus_id_problem",),
     "campus_mcp.oauth.pages": ("hidden",),
     "campus_mcp.oauth.secret_once": ("copy_box", "keep_for_one_display", "take_for_display"),
     "campus_mcp.oauth.session": ("CSRF_FIELD", "csrf_ok", "csrf_token", "session_user", "to_login"),
     "campus_mcp.operations": ("Operation", "operation_examples", "operation_routes", "operation_tools"),
+    "campus_mcp.outside_documents": ("DocumentLimit", "DocumentTooLarge", "read_document"),
     "campus_mcp.plugin_settings": ("PluginSettings",),
     "campus_mcp.principal": ("Principal",),
     "campus_mcp.registry": ("PluginError",),
     "campus_mcp.runs": ("record_run",),
+    "campus_mcp.sealed_secrets": ("SecretUnreadable", "open_secret", "seal_secret"),
     "campus_mcp.settings": ("Settings",),
     "campus_mcp.speedups.statement_shapes": ("ShapedStatements",),
     "campus_mcp.untrusted": (
         "STUDENT_NAME_LENGTH",
+        "UNNAMED_STUDENT",
         "UNTRUSTED_RULE",
         "StudentText",
         "clean_student_text",
+        "shown_name",
         "student_text",
     ),
     "campus_mcp.tool_context": ("ToolContext",),
@@ -181,10 +199,13 @@ __all__ = [
     "LRU",
     "MAX_ROW_ID",
     "STUDENT_NAME_LENGTH",
+    "UNNAMED_STUDENT",
     "UNTRUSTED_RULE",
     "AnswerCache",
     "AppResource",
     "Base",
+    "CalendarEvent",
+    "CalendarSource",
     "CampusError",
     "ChangedMeanwhile",
     "Completion",
@@ -195,6 +216,8 @@ __all__ = [
     "Decision",
     "DemoData",
     "Deployment",
+    "DocumentLimit",
+    "DocumentTooLarge",
     "InFlight",
     "InstructionFragment",
     "Interval",
@@ -222,6 +245,7 @@ __all__ = [
     "RouteRef",
     "RowId",
     "Scope",
+    "SecretUnreadable",
     "Settings",
     "ShapedStatements",
     "StudentData",
@@ -231,6 +255,9 @@ __all__ = [
     "ToolExample",
     "UTCDateTime",
     "__version__",
+    "calendar_events_for",
+    "campus_id_problem",
+    "campus_time_text",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -246,16 +273,21 @@ __all__ = [
     "hookimpl",
     "keep_for_one_display",
     "last_success",
+    "name_feed_students",
     "not_changed",
     "open_deployment",
+    "open_secret",
     "operation_examples",
     "operation_routes",
     "operation_tools",
     "plural",
     "publish_changes",
+    "read_document",
     "read_versions",
     "record_run",
+    "seal_secret",
     "session_user",
+    "shown_name",
     "student_for_feed",
     "student_text",
     "take_for_display",

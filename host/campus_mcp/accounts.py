@@ -8,11 +8,15 @@ Three kinds of account, one table:
   password is the setting ``CAMPUS_MCP_DEMO_PASSWORD`` (default ``demo``), and they are refused
   outright when the deployment is not in demo mode, so a demo database promoted to production
   cannot be entered with a published password;
-- students of the campus identity provider (OpenID Connect), known by issuer and subject, with
+- students of the campus sign-in (OpenID Connect, SAML or CAS), known by issuer and subject, with
   no password here at all. Each carries the campus student id (``campus_id``, the provider's
   mapped claim), which the enrollment feed names them by. The feed creates a student it does not
   know yet with that id and no way in (no issuer, no password); the first sign-in with the same id
   attaches the provider's account to it, so rows imported before then are theirs.
+
+A campus id (a student number) is never a student's name: the name comes from the sign-in's name
+claim or attribute, or the feed's name column, and a student with neither is shown as
+``untrusted.UNNAMED_STUDENT`` (``untrusted.shown_name``), to themselves and to other students.
 
 A disabled student cannot sign in in any way (``disable`` also ends what they hold already).
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+from collections.abc import Mapping
 from datetime import datetime
 
 import anyio.to_thread
@@ -42,7 +47,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from campus_mcp.contributions import DemoData
 from campus_mcp.db import Base, UTCDateTime, utcnow
 from campus_mcp.settings import Settings
-from campus_mcp.untrusted import STUDENT_NAME_LENGTH, clean_student_text
+from campus_mcp.untrusted import STUDENT_NAME_LENGTH, clean_student_text, shown_name
 
 # Module-level so that a test can count the verifications (the step a timing attack would see).
 password_hasher = PasswordHasher()
@@ -129,12 +134,6 @@ async def end_sessions(session: AsyncSession, student_id: int) -> None:
     )
 
 
-async def session_generation(session: AsyncSession, student_id: int) -> int | None:
-    """The student's current session generation (None when the student no longer exists)."""
-    found = await session.execute(select(Student.session_generation).where(Student.id == student_id))
-    return found.scalar_one_or_none()
-
-
 def student_name(given: str | None, fallback: str) -> str:
     """The display name to keep: ``given`` cleaned to one short line (other students' assistants
     read it: campus_mcp.untrusted), else ``fallback`` cleaned the same way. Local, OIDC and
@@ -190,8 +189,11 @@ async def oidc_student(
         student.oidc_issuer, student.oidc_subject, student.campus_id = issuer, subject, campus_id
     if student.disabled:
         raise IdentityRefused("Your account on this service is disabled.")
-    # The IdP's name is rewritten at each sign-in, so it is cleaned at each one.
-    student.display_name = student_name(display_name, student.display_name or campus_id)
+    # The IdP's name is rewritten at each sign-in, so it is cleaned at each one. Without a name (the
+    # sign-in hands the id back instead), the name kept is the feed's, never the campus id.
+    given = "" if campus_id_of(display_name or "") == campus_id else display_name
+    kept = "" if campus_id_of(student.display_name or "") == campus_id else student.display_name
+    student.display_name = student_name(given, kept or "")
     student.email = email or student.email
     await session.flush()
     return student
@@ -199,17 +201,54 @@ async def oidc_student(
 
 async def student_for_feed(session: AsyncSession, campus_id: str) -> int:
     """The id of the student the enrollment feed names by ``campus_id``, created (without any way
-    in) when there is none: the first sign-in with that id attaches to it."""
+    in, and without a name until the feed's name column or the first sign-in gives one) when there
+    is none: the first sign-in with that id attaches to it."""
     campus_id = campus_id_of(campus_id)
     found = await session.scalar(select(Student.id).where(Student.campus_id == campus_id))
     if found is not None:
         return int(found)
     taken = await session.scalar(select(Student.id).where(Student.username == campus_id))
-    student = Student(username=campus_id if taken is None else f"{campus_id}-feed", display_name=campus_id)
+    student = Student(username=campus_id if taken is None else f"{campus_id}-feed", display_name="")
     student.campus_id = campus_id
     session.add(student)
     await session.flush()
     return student.id
+
+
+async def name_feed_students(session: AsyncSession, names: Mapping[int, str]) -> int:
+    """Give each student of ``names`` (student id -> the enrollment feed's name column) that name
+    when they have none yet (or only their campus id, as rows saved before held); how many were
+    named. A name the campus sign-in gave is kept: the sign-in rewrites its own at each sign-in."""
+    named = 0
+    wanted = sorted(names)
+    for start in range(0, len(wanted), 500):
+        rows = await session.execute(
+            select(Student.id, Student.display_name, Student.campus_id).where(
+                Student.id.in_(wanted[start : start + 500]), Student.campus_id.is_not(None)
+            )
+        )
+        for student_id, display_name, campus_id in rows:
+            name = student_name(names[student_id], "")
+            if name and campus_id_of(display_name or "") in ("", campus_id_of(campus_id or "")):
+                await session.execute(update(Student).where(Student.id == student_id).values(display_name=name))
+                named += 1
+    return named
+
+
+async def signed_in_student(session: AsyncSession, student_id: int) -> tuple[int, str] | None:
+    """The student's session generation and the name pages show them by (``shown_name``), or
+    None when the student no longer exists: one read for the session check of every request."""
+    found = (
+        await session.execute(
+            select(Student.session_generation, Student.display_name, Student.campus_id, Student.username).where(
+                Student.id == student_id
+            )
+        )
+    ).first()
+    if found is None:
+        return None
+    generation, display_name, campus_id, username = found
+    return int(generation), shown_name(display_name, campus_id=campus_id, username=username)
 
 
 async def student_by_username(session: AsyncSession, username: str) -> Student | None:

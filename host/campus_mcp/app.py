@@ -20,6 +20,7 @@ from litestar.logging.config import LoggingConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from campus_mcp import metrics
+from campus_mcp.access_journal import journal_folder
 from campus_mcp.cors import cors_middleware, is_mcp_path
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
@@ -182,8 +183,13 @@ def create_app(
     # Rate limits (campus_mcp.limits): per student, per address, per platform range.
     limits = request_limits(registry.settings)
     endpoint.admit = None if limits is None else limits.admit_mcp
-    # The access log of student data (campus_mcp.student_access): one writer for every endpoint.
-    access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
+    # The access log of student data (campus_mcp.student_access): one writer for every endpoint, its
+    # entries journaled on this machine until they are in the database (campus_mcp.access_journal).
+    access_log = AccessLog(
+        sessions,
+        journal_folder(registry.settings.var_dir, registry.settings.database_url),
+        enabled=registry.settings.student_access_log,
+    )
     for server in endpoint.servers.values():
         server.access_log = access_log
     deployment = Deployment(
@@ -197,6 +203,7 @@ def create_app(
         election = scheduler_election(registry, sessions, name="serve") if with_scheduler else None
         if election is not None:
             election.start()
+        access_log.start()  # the entries of this machine's processes that were killed, to the database
         try:
             # The plugins' warm-ups run beside the server, never before it answers (warm_ups).
             async with endpoint.run(), warm_ups(registry, sessions):

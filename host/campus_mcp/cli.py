@@ -171,6 +171,9 @@ class CampusCommands(click.Group):
             command: click.Command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)
             return command
+        # A plugin's command (an import) counts what it refused into the deployment's one metrics
+        # folder, as `jobs run` does: set before the plugins load, which imports prometheus-client.
+        _use_metrics_folder({})
         _plugin_commands(strict=True)
         return self.commands.get(cmd_name)
 
@@ -285,9 +288,15 @@ def serve(host: str | None, port: int | None, no_prepare: bool, no_migrate: bool
     _say(settings, f"Serving {settings.product_name} on {settings.base_url} (MCP endpoint {settings.mcp_url})")
     # SIGTERM: uvicorn stops accepting, lets in-flight requests finish (up to the grace), then the
     # lifespan ends, which stops the scheduler and releases its lock.
+    from campus_mcp.header_deadline import header_deadline
+
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
+        # uvicorn's httptools protocol with a deadline for a request's headers (slowloris), and
+        # its keep-alive timeout for an idle connection: no connection waits on a client for ever.
+        "http": header_deadline(settings.http_header_timeout_seconds),
+        "timeout_keep_alive": settings.http_keep_alive_seconds,
         "log_level": "info",
         "log_config": None,  # uvicorn's lines go to the root logger, in the log's one format (log_lines)
         "access_log": settings.access_log,  # no log line per request unless asked for
@@ -339,7 +348,9 @@ def unnamed_database_problem(settings: Settings) -> str | None:
 
 def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> None:
     """``campus-mcp check``'s checks before ``serve`` outside demo mode (not the database's: serve
-    migrates it or finds it unreachable itself); an error stops it, a note is a log line."""
+    migrates it or finds it unreachable itself); an error stops it, a note is one INFO line. A
+    note describes a configuration that may well be meant (a scraper on this machine only): as a
+    WARNING at every start it taught operators to skim past the warnings that matter."""
     import logging
 
     from campus_mcp.config_check import all_problems
@@ -347,7 +358,7 @@ def _refuse_on_problems(registry: Registry, *, workers: int, database: bool) -> 
     found = all_problems(registry, workers=workers, database=database)
     for problem in found:
         if problem.level == "note":
-            logging.getLogger("campus_mcp.check").warning("%s", problem.text)
+            logging.getLogger("campus_mcp.check").info("%s", problem.text)
     errors = [problem.text for problem in found if problem.level == "error"]
     if errors:
         raise StartupError(" ".join(errors) + " (`campus-mcp check` lists every problem.)")
@@ -365,7 +376,7 @@ def check(workers: int) -> None:
     """Check a production configuration before it serves: one line per problem with its fix; exit 1 on an error."""
     from campus_mcp.config_check import all_problems
 
-    found = all_problems(_registry(), workers=workers)
+    found = all_problems(_registry(), workers=workers, redis=True)
     for problem in found:
         click.echo(str(problem))
     errors = sum(problem.level == "error" for problem in found)
@@ -399,34 +410,51 @@ def worker() -> None:
     across every serve and worker process); SIGTERM or Ctrl-C stops it and releases the lock."""
     import signal
 
+    # First: prometheus-client picks its mode (CAMPUS_MCP_METRICS_DIR's folder, or this process
+    # alone) when it is imported, and campus_mcp.jobs imports it. Imported before, the worker counted
+    # its job runs in its own memory, which no /metrics read.
+    _use_metrics_folder({})
     from campus_mcp.db import make_engine, make_sessions
+    from campus_mcp.deployment import Deployment
     from campus_mcp.jobs import scheduler_election
     from campus_mcp.serving import several_processes_problem
+    from campus_mcp.worker_metrics import MetricsPortUnusable, metrics_socket, served_worker_metrics
 
-    _use_metrics_folder({})
     registry = _startup({})
     if problem := several_processes_problem(registry.settings, workers=1, command="campus-mcp worker"):
         raise StartupError(problem)
     settings = registry.settings
     _log_to_stderr(settings)
+    try:
+        sock = metrics_socket(settings)  # CAMPUS_MCP_WORKER_METRICS_PORT: its own /metrics (worker_metrics)
+    except MetricsPortUnusable as exc:
+        raise StartupError(str(exc)) from None
 
     async def _run() -> None:
         engine = make_engine(settings.database_url, timeout_seconds=settings.database_timeout_seconds)
-        election = scheduler_election(registry, make_sessions(engine), name="worker")
+        sessions = make_sessions(engine)
+        election = scheduler_election(registry, sessions, name="worker")
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stopping.set)
-        election.start()
-        _say(
-            settings,
-            f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
-            "the scheduler lock; SIGTERM or Ctrl-C stops it.",
-        )
+        deployment = Deployment(registry=registry, engine=engine, sessions=sessions)
         try:
-            await stopping.wait()
+            async with served_worker_metrics(deployment, sock):
+                election.start()
+                metrics_words = (
+                    f" Its metrics: http://{settings.host}:{settings.worker_metrics_port}/metrics." if sock else ""
+                )
+                _say(
+                    settings,
+                    f"Worker for {len(registry.jobs)} job(s): the scheduler runs here while this process holds "
+                    f"the scheduler lock; SIGTERM or Ctrl-C stops it.{metrics_words}",
+                )
+                try:
+                    await stopping.wait()
+                finally:
+                    await election.stop()
         finally:
-            await election.stop()
             await engine.dispose()
 
     asyncio.run(_run())
@@ -438,7 +466,11 @@ def db() -> None:
 
 
 @db.command("upgrade")
-@click.option("--sql", is_flag=True, help="Print the SQL of every migration from an empty database; apply nothing.")
+@click.option(
+    "--sql",
+    is_flag=True,
+    help="Print the SQL of the migrations the database has not had (from its own revisions); apply nothing.",
+)
 def db_upgrade(sql: bool) -> None:
     """Apply the migrations of every enabled plugin."""
     from campus_mcp.migrate import database_state, upgrade
@@ -451,8 +483,8 @@ def db_upgrade(sql: bool) -> None:
             "the PostgreSQL database. A SQLite database is upgraded with `campus-mcp db upgrade` (back up the file first)."
         )
     if sql:
-        upgrade(registry, sql=True)
-        return  # stdout is the SQL alone, for a database administrator to read or run
+        _pending_sql(registry)
+        return
     tables, _revisions = database_state(registry)
     # The revisions this process applied: with several upgrading at once, the others applied none.
     applied = upgrade(registry)
@@ -465,6 +497,30 @@ def db_upgrade(sql: bool) -> None:
     made = f"created {created} table{'s' * (created != 1)}" if created else "changed existing tables"
     count = f"applied {len(applied)} migration{'s' * (len(applied) != 1)}"
     click.echo(f"Migrated the database ({plugins}): {count}, {made}. It is now up to date.")
+
+
+def _pending_sql(registry: Registry) -> None:
+    """``db upgrade --sql``: the SQL of what is pending since the database's own revisions, for a
+    database administrator to review and run. stdout is SQL alone (the heading is a comment); a
+    database with nothing pending prints no SQL and says so on stderr."""
+    from campus_mcp.migrate import pending, upgrade_sql
+
+    try:
+        found = pending(registry)
+    except Exception as exc:  # the database cannot be reached or read: one line, never its URL
+        raise click.ClickException(
+            f"--sql reads the database's revisions first and could not ({type(exc).__name__}). Check "
+            "CAMPUS_MCP_DATABASE_URL (the host, the user and its password, the database name) and that the server runs."
+        ) from None
+    since = ", ".join(found.since) or "none: an empty database"
+    if not found.revisions:
+        click.echo(f"The database is up to date (at {since}): no migration is pending, so there is no SQL.", err=True)
+        return
+    count = f"{len(found.revisions)} migration{'s' * (len(found.revisions) != 1)}"
+    click.echo(f"-- Campus MCP: the {count} pending since the database's revisions ({since}):")
+    click.echo(f"-- {', '.join(found.revisions)}.")
+    upgrade_sql(registry, found.since)
+    click.echo(f"The SQL of {count} is on stdout; nothing was applied.", err=True)
 
 
 @db.command("current")
@@ -720,12 +776,15 @@ def jobs_list() -> None:
 
 
 def _run_line(run: dict[str, Any]) -> str:
+    # What a run lost and its error quote the upstream's data and messages: escaped, one line a run.
+    from campus_mcp.logsafe import cell
+
     lost = (
-        f", lost {len(run['lost'])}: " + "; ".join(f"{k}: {v}" for k, v in list(run["lost"].items())[:5])
+        f", lost {len(run['lost'])}: " + "; ".join(f"{cell(k)}: {cell(v)}" for k, v in list(run["lost"].items())[:5])
         if run["lost"]
         else ""
     )
-    error = f", error: {run['error']}" if run["error"] else ""
+    error = f", error: {cell(run['error'])}" if run["error"] else ""
     return f"  {run['started_at']} {run['job']:40} {run['outcome']:8} items {run['items']}{lost}{error}"
 
 

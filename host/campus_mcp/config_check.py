@@ -70,6 +70,25 @@ def settings_problems(settings: Settings, *, workers: int = 1) -> list[Problem]:
                 "in the clear. Put a TLS proxy in front and set CAMPUS_MCP_PUBLIC_URL=https://HOST.",
             )
         )
+    if settings.trusted_proxies and not settings.public_url:
+        found.append(
+            Problem(
+                "error",
+                "CAMPUS_MCP_TRUSTED_PROXIES names a proxy in front, but CAMPUS_MCP_PUBLIC_URL is unset: the server "
+                f"would give apps its own address, {settings.base_url}, in its sign-in and OAuth metadata, which "
+                "nobody outside reaches. Set CAMPUS_MCP_PUBLIC_URL to the https address clients use "
+                "(https://HOST).",
+            )
+        )
+    if not settings.local_accounts and not settings.campus_sign_in:
+        found.append(
+            Problem(
+                "error",
+                "CAMPUS_MCP_LOCAL_ACCOUNTS is false and no campus sign-in is set up: nobody can sign in. Set up "
+                "one (CAMPUS_MCP_OIDC_ISSUER with CAMPUS_MCP_OIDC_CLIENT_ID, CAMPUS_MCP_SAML_IDP_METADATA or "
+                "CAMPUS_MCP_CAS_SERVER_URL; docs/sign-in.md), or set CAMPUS_MCP_LOCAL_ACCOUNTS=true.",
+            )
+        )
     if public.scheme == "https" and not settings.trusted_proxies:
         found.append(
             Problem(
@@ -160,18 +179,55 @@ async def database_problems(registry: Registry) -> list[Problem]:
     return []
 
 
+async def redis_problems(settings: Settings) -> list[Problem]:
+    """Redis answers a PING, when ``CAMPUS_MCP_REDIS_URL`` is set. ``check`` only: ``serve`` starts
+    without it (a request is let through, or refused with ``CAMPUS_MCP_REDIS_FAIL_CLOSED``, until
+    it is back), but a URL where nothing answers would leave every process counting on its own."""
+    url = settings.redis_url.get_secret_value()
+    if not url:
+        return []
+    from campus_mcp.redis_client import redis_client
+
+    client = redis_client(url, timeout_seconds=5)
+    try:
+        await client.ping()
+    except Exception as exc:  # any failure to reach it is the one problem reported
+        # Never the URL: it may hold Redis's password.
+        return [
+            Problem(
+                "error",
+                f"Redis at CAMPUS_MCP_REDIS_URL does not answer ({type(exc).__name__}): the rate limits and resource "
+                "changes would not be shared between processes. Check the host, port, password and database "
+                "number in CAMPUS_MCP_REDIS_URL and that Redis runs, or unset it for a single process.",
+            )
+        ]
+    finally:
+        await client.aclose()
+    return []
+
+
 def identity_provider_problems(settings: Settings) -> list[Problem]:
     """The OpenID Connect issuer's metadata answers and names itself, when one is configured."""
     if not settings.oidc_issuer:
         return []
     import httpx
 
+    from campus_mcp.outside_documents import DocumentTooLarge, read_document, sign_in_limit
+
     issuer = settings.oidc_issuer.rstrip("/")
     url = f"{issuer}/.well-known/openid-configuration"
+
+    async def _read() -> httpx.Response:
+        async with httpx.AsyncClient(timeout=10) as http:
+            limit = sign_in_limit(settings, "the identity provider's metadata")
+            return await read_document(http, "GET", url, limit=limit)
+
     try:
-        answer = httpx.get(url, timeout=10)
+        answer = asyncio.run(_read())
         answer.raise_for_status()
         metadata = answer.json()
+    except DocumentTooLarge as exc:
+        return [Problem("error", str(exc))]
     except (httpx.HTTPError, ValueError) as exc:
         return [
             Problem(
@@ -232,13 +288,16 @@ def icon_problems(registry: Registry) -> list[Problem]:
     return []
 
 
-def all_problems(registry: Registry, *, workers: int = 1, database: bool = True) -> list[Problem]:
-    """Every check: ``campus-mcp check``'s, and ``serve``'s (without the database when it migrates)."""
+def all_problems(registry: Registry, *, workers: int = 1, database: bool = True, redis: bool = False) -> list[Problem]:
+    """Every check: ``campus-mcp check``'s (``redis`` too), and ``serve``'s (without the database
+    when it migrates, without Redis, which may come back after the start)."""
     found = settings_problems(registry.settings, workers=workers)
     found += unknown_variables(registry)
     found += identity_provider_problems(registry.settings)
     found += saml_problems(registry.settings)
     found += icon_problems(registry)
+    if redis:
+        found += asyncio.run(redis_problems(registry.settings))
     if database:
         found += asyncio.run(database_problems(registry))
     return found

@@ -24,6 +24,11 @@ class ConnectedThing:
     connection: Connection
     state: ConnectionState | None
 
+    @property
+    def reads(self) -> bool:
+        """Whether it can read the student's data: connected and reading, or unreadable (assume it can)."""
+        return self.state is None or (self.state.connected and self.state.reads)
+
 
 async def connections_of(deployment: Deployment, student_id: int) -> list[ConnectedThing]:
     """Every connection that holds something for ``student_id``, in plugin order."""

@@ -344,6 +344,14 @@ class ConnectionState:
 
     summary: str
     manage_url: str
+    # False: nothing is connected yet, and the student connects it from ``manage_url`` (an account of
+    # another service, such as their LMS). Settings lists it with a Connect link; it reads nothing,
+    # so the dashboard's count of apps and the export's connections leave it out.
+    connected: bool = True
+    # False: it reads none of the student's data here; it is the student's account elsewhere that
+    # this server reads for them (their LMS). Settings lists it with the offers, after the apps, and
+    # the dashboard's count and the export's connections leave it out too.
+    reads: bool = True
 
     def __post_init__(self) -> None:
         if not self.manage_url.startswith("/") or self.manage_url.startswith("//"):
@@ -395,3 +403,46 @@ class Connection:
     # The app id its reads are recorded under in the access log of student data
     # (Deployment.record_student_access), so Connected apps says when it last read; "": not recorded.
     access_log_id: str = ""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CalendarEvent:
+    """One event a plugin adds to the student's calendar feed (a due date from their LMS).
+
+    ``uid`` is stable and unique within the plugin (``assignment-1234``), so a calendar app updates
+    the event instead of adding a copy; the feed makes it unique across plugins. ``starts_at`` and
+    ``ends_at`` are aware datetimes; no ``ends_at`` is a moment that takes no time (a deadline).
+    ``title`` and ``description`` are plain text (the feed cleans the title to one line);
+    ``url`` is the page the event is about.
+    """
+
+    uid: str
+    title: str
+    starts_at: datetime
+    ends_at: datetime | None = None
+    description: str = ""
+    url: str = ""
+
+    def __post_init__(self) -> None:
+        if self.starts_at.tzinfo is None or (self.ends_at is not None and self.ends_at.tzinfo is None):
+            raise ValueError(f"calendar event {self.uid!r}: starts_at and ends_at must be aware datetimes")
+
+
+# (session, student_id, start, end) -> the student's events between the two moments.
+CalendarEventsReader = Callable[["AsyncSession", int, datetime, datetime], Awaitable[Sequence[CalendarEvent]]]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CalendarSource:
+    """Events of a plugin that belong in the student's calendar feed, beside their classes and finals.
+
+    ``events(session, student_id, start, end)`` gives them for that window; ``[]`` when the student
+    has none or did not ask for them (a choice of the plugin's own, off by default). It gets 10
+    seconds to answer and may fail: the feed is then served without its events (the error goes to
+    the log), never refused (``campus_mcp.calendar_sources``). ``title`` names the source in the log.
+    """
+
+    key: str
+    title: str
+    events: CalendarEventsReader
+    plugin: str = ""

@@ -47,6 +47,7 @@ from campus_mcp.access import step_up_scope
 from campus_mcp.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.contributions import Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
+from campus_mcp.dns_rebinding import allowed_hosts, allowed_origins
 from campus_mcp.mcp_paths import MCP_PATH as MCP_PATH
 from campus_mcp.mcp_paths import PRM_PATH as PRM_PATH
 from campus_mcp.mcp_paths import TOOLBOXES_PATH as TOOLBOXES_PATH
@@ -178,16 +179,13 @@ async def _buffered(scope: Scope, receive: Receive, limit: int) -> tuple[bytes, 
 
 
 def transport_security(registry: Registry) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding guard, with the names campus_mcp.dns_rebinding allows (as /metrics)."""
     settings = registry.settings
-    hosts = [f"{settings.host}:{settings.port}", "127.0.0.1:*", "localhost:*", "[::1]:*", *settings.allowed_hosts]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *settings.allowed_origins]
-    if settings.public_url:
-        from urllib.parse import urlsplit
-
-        public = urlsplit(settings.public_url)
-        hosts.append(public.netloc)
-        origins.append(f"{public.scheme}://{public.netloc}")
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=allowed_hosts(settings),
+        allowed_origins=allowed_origins(settings),
+    )
 
 
 def serves_endpoint(registry: Registry, family: str) -> bool:

@@ -21,6 +21,7 @@ import pluggy
 if TYPE_CHECKING:
     from campus_mcp.contributions import (
         AppResource,
+        CalendarSource,
         Completion,
         Connection,
         DataSource,
@@ -128,3 +129,8 @@ def register_connections(settings: Settings, plugin_settings: PluginSettings | N
 @hookspec
 def register_student_data(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[StudentData]:  # type: ignore[empty-body]
     """Return what the plugin holds about one student, for the student's export."""
+
+
+@hookspec
+def register_calendar_events(settings: Settings, plugin_settings: PluginSettings | None) -> Sequence[CalendarSource]:  # type: ignore[empty-body]
+    """Return sources of events for the student's calendar feed (due dates from their LMS)."""

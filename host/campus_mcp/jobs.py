@@ -21,7 +21,6 @@ import logging
 import os
 import re
 import socket
-import traceback
 from collections.abc import Collection
 from datetime import datetime
 from typing import Any
@@ -104,7 +103,7 @@ async def run_job(
         outcome = await job.run(context)
     except Exception as exc:
         # The traceback goes to the server log; the record keeps the readable line.
-        log.error("job %s failed:\n%s", job.id, traceback.format_exc())
+        log.exception("job %s failed", job.id)
         error = f"{type(exc).__name__}: {exc}"
     outcome = outcome or JobOutcome()
     async with sessions() as session:

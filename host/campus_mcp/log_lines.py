@@ -7,6 +7,14 @@ being answered, and the fields a line names (a tool call's ``tool``, ``outcome``
 ``client_id``, ``student``). Text is the same lines for a person. Either way a warning that repeats
 (the database or Redis down: one per request) is written once per interval, with how many were
 folded into it, so an outage of a few seconds is a few lines, not hundreds.
+
+A text line is one line, whatever it quotes. A message and its fields carry text a client chose
+(a tool name it asked for, a Host header, a path), so the text format writes them escaped
+(campus_mcp.logsafe: a newline as ``\\n``, an ANSI escape as ``\\x1b``, U+2028 and U+202E as
+``\\u2028`` and ``\\u202e``): a client cannot start a line that looks like the server's, nor
+colour or rewrite the reader's terminal. A traceback follows its line indented, each of its lines
+escaped the same way, so every line that starts at the margin is one the server wrote. JSON needs
+none of this (its encoder escapes), and keeps the text as it was.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+from campus_mcp.logsafe import escaped
 
 LogFormat = Literal["text", "json"]
 
@@ -48,19 +58,29 @@ class _Context(logging.Filter):
 
 
 class TextFormatter(logging.Formatter):
-    """``2026-12-05T00:36:26.952Z WARNING campus_mcp.app [request id] message key=value``."""
+    """``2026-12-05T00:36:26.952Z WARNING campus_mcp.app [request id] message key=value``, one line
+    with every client-chosen character escaped; a traceback below it, indented."""
 
     def format(self, record: logging.LogRecord) -> str:
         rid = getattr(record, "request_id", None)
-        fields = " ".join(f"{name}={getattr(record, name)}" for name in FIELDS if hasattr(record, name))
-        line = (
-            f"{_utc(record.created)} {record.levelname} {record.name}{f' [{rid}]' if rid else ''} {record.getMessage()}"
+        fields = " ".join(
+            f"{name}={escaped(str(getattr(record, name)), limit=None)}" for name in FIELDS if hasattr(record, name)
         )
+        message = escaped(record.getMessage(), limit=None)
+        line = f"{_utc(record.created)} {record.levelname} {record.name}{f' [{escaped(rid)}]' if rid else ''} {message}"
         if fields:
             line += f" ({fields})"
         if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
+            line += _indented(self.formatException(record.exc_info))
+        if record.stack_info:
+            line += _indented(self.formatStack(record.stack_info))
         return line
+
+
+def _indented(text: str) -> str:
+    """``text`` (a traceback) as lines below a log line: each indented and escaped, so an exception
+    message a client chose cannot start a line at the margin, where only the server's lines start."""
+    return "".join("\n    " + escaped(part, limit=None) for part in text.rstrip("\n").split("\n"))
 
 
 class JsonFormatter(logging.Formatter):
@@ -115,12 +135,15 @@ def _ours(handler: logging.Handler) -> bool:
     return isinstance(handler.formatter, TextFormatter | JsonFormatter)
 
 
-def configure(log_format: LogFormat = "text", level: int = logging.INFO) -> None:
+def configure(log_format: LogFormat = "text", level: int = logging.INFO, *, access_log: bool = True) -> None:
     """Every logger's lines on stderr in ``log_format``, for the long-running commands.
 
     A root logger the operator set up already (a handler that is not ours) is left alone, as
     ``logging.basicConfig`` would. uvicorn's and Litestar's loggers lose their own handlers and
-    pass their lines on to the root logger, so there is one format in the stream."""
+    pass their lines on to the root logger, so there is one format in the stream. ``access_log``
+    off (``CAMPUS_MCP_ACCESS_LOG=false``): uvicorn's per-request logger passes nothing on, so
+    uvicorn, which asks whether it has a handler, writes no line. This runs in each worker of
+    ``serve --workers N`` after uvicorn set up that worker's logging, so it must say it here too."""
     root = logging.getLogger()
     if any(not _ours(handler) for handler in root.handlers):
         return
@@ -138,4 +161,4 @@ def configure(log_format: LogFormat = "text", level: int = logging.INFO) -> None
         logger = logging.getLogger(name)
         for own in list(logger.handlers):
             logger.removeHandler(own)
-        logger.propagate = True
+        logger.propagate = access_log or name != "uvicorn.access"

@@ -21,9 +21,10 @@ keeps every process's values in files of one folder, ``PROMETHEUS_MULTIPROC_DIR`
 process's ``/metrics`` reads and sums them all. ``serve --workers N`` sets it up
 (:func:`share_between_workers`); several separate ``serve`` processes get it from the operator.
 The mode is chosen when prometheus-client is imported, so the folder must be in the environment
-before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker`` and
-``jobs run`` put there before they import it (serving.use_metrics_folder): one setting for all of
-them, so a separate ``worker``'s job counts reach ``serve``'s ``/metrics``.
+before the process starts, or be ``CAMPUS_MCP_METRICS_DIR``, which ``serve``, ``worker``,
+``jobs run`` and every plugin's command (``import enrollments``) put there before they import it
+(serving.use_metrics_folder): one setting for all of them, so a separate ``worker``'s job counts
+and a command-line import's refused rows reach ``serve``'s ``/metrics``.
 
 ``/metrics`` names every tool, scope and outcome a deployment sees, so it is not public
 (:func:`metrics_guard`): a scraper reads it from an address in ``CAMPUS_MCP_METRICS_ADDRESSES``
@@ -32,7 +33,11 @@ the client's, as every limit sees it (``client_address``): the X-Forwarded-For c
 peer is in ``CAMPUS_MCP_TRUSTED_PROXIES``. A request that carries a proxy's forwarding headers
 from a peer that is not trusted (a same-host nginx the deployment did not list) has no address
 the check can use, so only the token lets it through: otherwise the whole internet would be
-"loopback" behind such a proxy.
+"loopback" behind such a proxy. A request let in by its address must also name a ``Host`` this
+server answers to (campus_mcp.dns_rebinding, the rule of ``/api/mcp``): a page on another site
+that rebinds its name to 127.0.0.1 makes a browser here send exactly such a request, under the
+page's own name (421). The token admits whatever the ``Host`` (a scraper that reaches a pod by its
+address names that address), since no page can send a token it does not know.
 """
 
 from __future__ import annotations
@@ -51,11 +56,13 @@ from litestar.connection import ASGIConnection
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
+from litestar.status_codes import HTTP_421_MISDIRECTED_REQUEST
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from campus_mcp.call_log import tool_outcome
+from campus_mcp.dns_rebinding import allowed_hosts, host_allowed
 from campus_mcp.limits.policy import client_address, through_unknown_proxy, trusted_proxies
 
 if TYPE_CHECKING:
@@ -316,14 +323,24 @@ def _token_allowed(authorization: str, expected: str) -> bool:
 
 
 def metrics_guard(connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler) -> None:
-    """Let through a scraper from an allowed address or with the metrics token; refuse the rest."""
+    """Let through a scraper with the metrics token, or one from an allowed address that names a
+    ``Host`` this server answers to; refuse the rest."""
     settings = connection.app.state.deployment.settings
+    if _token_allowed(connection.headers.get("authorization", ""), settings.metrics_token.get_secret_value()):
+        return
+    if not host_allowed(connection.headers.get("host"), allowed_hosts(settings)):
+        # Admitted by address, a request under another name is a DNS-rebinding page in a browser
+        # here (or on a listed network). Not echoed: the Host is the attacker's text.
+        raise HTTPException(
+            status_code=HTTP_421_MISDIRECTED_REQUEST,
+            detail="/metrics answers only the names this server is reached by (loopback, its public URL, "
+            "CAMPUS_MCP_ALLOWED_HOSTS), as /api/mcp does. Scrape it by one of them, add the name to "
+            "CAMPUS_MCP_ALLOWED_HOSTS, or send the bearer token CAMPUS_MCP_METRICS_TOKEN.",
+        )
     trusted = trusted_proxies(settings)
     if not through_unknown_proxy(connection.scope, trusted) and _address_allowed(
         client_address(connection.scope, trusted), settings.metrics_addresses
     ):
-        return
-    if _token_allowed(connection.headers.get("authorization", ""), settings.metrics_token.get_secret_value()):
         return
     # The message names the settings, never the token (nor what was sent).
     raise PermissionDeniedException(

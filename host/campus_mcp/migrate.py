@@ -10,13 +10,18 @@ stay as they were until it is switched on again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.environment import EnvironmentContext
+from alembic.runtime.migration import MigrationContext, MigrationStep
+from alembic.script import Script, ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from campus_mcp.contributions import Migrations
@@ -57,21 +62,86 @@ def alembic_config(registry: Registry, database_url: str | None = None) -> Confi
     return config
 
 
-def upgrade(registry: Registry, database_url: str | None = None, *, sql: bool = False) -> list[str]:
+def upgrade(registry: Registry, database_url: str | None = None) -> list[str]:
     """Apply the enabled plugins' migrations (``campus-mcp db upgrade``); the revisions applied. Blocking.
 
     Each plugin's branch is upgraded to its head by its label (the plugin's name), so the
     branches of installed but disabled plugins are left alone. Several processes upgrading at
     once take turns: PostgreSQL's advisory lock (migrations/env.py), a lock file beside a SQLite
-    database, so the first applies the migrations and the others find nothing to do. ``sql``:
-    Alembic's offline mode, the SQL written to stdout and nothing applied.
+    database, so the first applies the migrations and the others find nothing to do.
     """
     config = alembic_config(registry, database_url)
     with _file_lock(config.attributes["database_url"]):
         for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
-            command.upgrade(config, f"{plugin}@head", sql=sql)
+            command.upgrade(config, f"{plugin}@head", sql=False)
     applied: list[str] = config.attributes.get("applied", [])
     return applied
+
+
+@dataclasses.dataclass(frozen=True)
+class Pending:
+    """What ``db upgrade`` would apply: the database's own revisions, and the revisions after them
+    up to the enabled plugins' heads, in the order they apply."""
+
+    since: tuple[str, ...]
+    revisions: tuple[str, ...]
+
+
+def _enabled_heads(script: ScriptDirectory, registry: Registry) -> tuple[str, ...]:
+    plugins = dict.fromkeys(m.plugin for m in registry.migrations)
+    return tuple(
+        revision.revision for plugin in plugins for revision in script.get_revisions(f"{plugin}@head") if revision
+    )
+
+
+def _pending_scripts(script: ScriptDirectory, targets: tuple[str, ...], heads: tuple[str, ...]) -> list[Script]:
+    """The revisions an online upgrade from ``heads`` (the database's) to ``targets`` applies,
+    oldest first."""
+    return list(reversed(list(script.iterate_revisions(targets, heads or None, implicit_base=True))))
+
+
+def pending(registry: Registry, database_url: str | None = None) -> Pending:
+    """The database's revisions and the enabled plugins' migrations it has not had, plugin by
+    plugin as ``db upgrade`` applies them. Blocking; raises what the driver raises when the
+    database cannot be reached."""
+    config = alembic_config(registry, database_url)
+    script = ScriptDirectory.from_config(config)
+    _tables, current = database_state(registry, database_url)
+    since = tuple(sorted(current))
+    # Each revision's place: its plugin's (by its folder), then its own in the branch.
+    rank = {str(Path(m.path).resolve()): number for number, m in enumerate(registry.migrations)}
+    found = _pending_scripts(script, _enabled_heads(script, registry), since)
+    ranked = sorted(
+        enumerate(found), key=lambda pair: (rank.get(str(Path(pair[1].path).parent.resolve()), len(rank)), pair[0])
+    )
+    return Pending(since=since, revisions=tuple(revision.revision for _number, revision in ranked))
+
+
+def upgrade_sql(registry: Registry, since: tuple[str, ...], database_url: str | None = None) -> None:
+    """Alembic's offline mode from the database's own revisions ``since`` (``db upgrade --sql``):
+    the SQL of the pending migrations only, plugin by plugin as ``db upgrade`` applies them,
+    written to stdout; nothing applied. Blocking.
+
+    Alembic's ``start:end`` range takes one start revision, but a database here holds one per
+    plugin's branch, and a branch's first revision depends on others (the schedule's on the
+    catalog's): from one start, the others' migrations would be printed again, and the version
+    table created once per plugin. So each plugin's pass starts from every revision the database
+    holds by then (migrations/env.py hands back the version rows each pass leaves)."""
+    config = alembic_config(registry, database_url)
+    script = ScriptDirectory.from_config(config)
+    heads = tuple(since)
+    for plugin in dict.fromkeys(m.plugin for m in registry.migrations):
+        target = (f"{plugin}@head",)
+        if not _pending_scripts(script, target, heads):
+            continue
+
+        def steps(current: tuple[str, ...], _context: MigrationContext, target: tuple[str, ...] = target) -> list[Any]:
+            found = _pending_scripts(script, target, tuple(current))
+            return [MigrationStep.upgrade_from_script(script.revision_map, revision) for revision in found]
+
+        with EnvironmentContext(config, script, fn=steps, as_sql=True, starting_rev=heads or None):
+            script.run_env()
+        heads = tuple(sorted(config.attributes["version_rows"]))
 
 
 def database_state(registry: Registry, database_url: str | None = None) -> tuple[set[str], set[str]]:

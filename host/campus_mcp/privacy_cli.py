@@ -1,6 +1,10 @@
 """``campus-mcp audit`` and ``campus-mcp export``: the privacy office's answers to a records request
 (docs/privacy.md). ``audit`` prints the access log of one student's data or of one app's reads;
-``export`` prints everything the product holds about one student as one JSON document."""
+``export`` prints everything the product holds about one student as one JSON document.
+
+The text table writes every cell escaped (a line break as ``\\n``): one entry is one line. CSV
+quotes a cell with a line break, as its readers expect, and JSON escapes it: both keep the text
+as it was."""
 
 from __future__ import annotations
 
@@ -16,10 +20,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import Student
-from campus_mcp.deployment import open_deployment
+from campus_mcp.deployment import Deployment, open_deployment
+from campus_mcp.logsafe import cell
 from campus_mcp.oauth.students_cli import find_student
 from campus_mcp.settings import Settings
-from campus_mcp.student_access import AccessEntry, entries
+from campus_mcp.student_access import AccessEntry, entries, replay_stopped_journals
 
 COLUMNS = ("at", "student", "app_name", "app_kind", "app_id", "door", "action", "outcome")
 
@@ -46,13 +51,12 @@ def audit(student: str | None, app: str | None, since: str | None, output: str) 
     start = _since(since)
 
     async def _read() -> list[tuple[AccessEntry, str]]:
-        async with (
-            open_deployment(Settings(), migrate=False) as deployment,
-            deployment.session(read_only=True) as session,
-        ):
-            student_id = None if student is None else (await find_student(session, student)).id
-            found = await entries(session, student_id=student_id, app=app, since=start)
-            names = await _usernames(session, {entry.student_id for entry in found})
+        async with open_deployment(Settings(), migrate=False) as deployment:
+            await _with_stopped_journals(deployment)
+            async with deployment.session(read_only=True) as session:
+                student_id = None if student is None else (await find_student(session, student)).id
+                found = await entries(session, student_id=student_id, app=app, since=start)
+                names = await _usernames(session, {entry.student_id for entry in found})
         return [(entry, names.get(entry.student_id, str(entry.student_id))) for entry in found]
 
     rows = asyncio.run(_read())
@@ -69,9 +73,24 @@ def audit(student: str | None, app: str | None, since: str | None, output: str) 
     if not rows:
         click.echo("No entries." + ("" if start is None else f" (since {since})"), err=True)
     for entry, name in rows:
+        # An app's name is what the app registered, a token's what the student typed: every cell is
+        # escaped (campus_mcp.logsafe), so a line break or a terminal escape in one cannot forge a row.
         click.echo(
-            f"{entry.at:%Y-%m-%d %H:%M:%S}Z\t{name}\t{entry.app_name} ({entry.app_kind} {entry.app_id})"
-            f"\t{entry.door}\t{entry.action}\t{entry.outcome}"
+            f"{entry.at:%Y-%m-%d %H:%M:%S}Z\t{cell(name)}\t{cell(entry.app_name)} ({cell(entry.app_kind)} "
+            f"{cell(entry.app_id)})\t{cell(entry.door)}\t{cell(entry.action)}\t{cell(entry.outcome)}"
+        )
+
+
+async def _with_stopped_journals(deployment: Deployment) -> None:
+    """The entries that processes of this machine killed before writing them left in their journals
+    (campus_mcp.access_journal): into the database before it is read, so the answer has every call."""
+    settings = deployment.settings
+    try:
+        await replay_stopped_journals(deployment.sessions, settings.var_dir, settings.database_url)
+    except OSError as error:  # another user's files (the server's): its next start writes them
+        click.echo(
+            f"Note: the journals of stopped servers could not be read ({error}); the server writes them at its next start.",
+            err=True,
         )
 
 
@@ -93,6 +112,7 @@ def export(student: str, output: str | None) -> None:
 
     async def _export() -> dict[str, Any]:
         async with open_deployment(Settings(), migrate=False) as deployment:
+            await _with_stopped_journals(deployment)
             async with deployment.session(read_only=True) as session:
                 student_id = (await find_student(session, student)).id
             return await student_export(deployment, student_id)

@@ -32,6 +32,7 @@ import pluggy
 from campus_mcp import hookspecs
 from campus_mcp.contributions import (
     AppResource,
+    CalendarSource,
     Completion,
     Connection,
     DataSource,
@@ -306,6 +307,8 @@ class Registry:
     student_data: Sequence[StudentData] = ()
     # The campus:// resource templates, by template; each the answer of one enabled read tool.
     resources: Mapping[str, ResourceTemplate] = dataclasses.field(default_factory=dict)
+    # Events plugins add to the student's calendar feed (campus_mcp.calendar_sources).
+    calendar_sources: Sequence[CalendarSource] = ()
 
     def hooks_of(self, plugin_name: str) -> list[str]:
         plugin = self.pm.get_plugin(plugin_name)
@@ -468,4 +471,5 @@ def load_registry(
         connections=list(_unique(collect("register_connections"), "connection", "title").values()),
         student_data=list(_unique(collect("register_student_data"), "student data", "key").values()),
         resources=resources,
+        calendar_sources=list(_unique(collect("register_calendar_events"), "calendar source", "key").values()),
     )

@@ -43,7 +43,7 @@ def log_to_stderr(settings: Settings) -> None:
     operator set up is left alone."""
     from campus_mcp.log_lines import configure
 
-    configure(settings.log_format)
+    configure(settings.log_format, access_log=settings.access_log)
 
 
 def use_metrics_folder(overrides: Mapping[str, Any], *, workers: int = 1) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -78,7 +79,9 @@ class Settings(BaseSettings):
     )
     allowed_hosts: list[str] = Field(
         default_factory=list,
-        description="Extra Host header values the MCP endpoint accepts (DNS-rebinding guard).",
+        description=(
+            "Extra Host header values the MCP endpoint and /metrics accept (DNS-rebinding guard; name:* for any port)."
+        ),
     )
     allowed_origins: list[str] = Field(default_factory=list)
     anonymous_access: bool = Field(
@@ -130,6 +133,23 @@ class Settings(BaseSettings):
         gt=0,
         description="On SIGTERM, how long `serve` lets in-flight requests finish before it stops.",
     )
+    http_header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description=(
+            "How long `serve` waits for a request's headers (from the connection's start, or a later "
+            "request's first byte) before it closes the connection (408): a client that sends them "
+            "slowly, or half of them, holds no connection longer (slowloris)."
+        ),
+    )
+    http_keep_alive_seconds: int = Field(
+        default=5,
+        ge=1,
+        description=(
+            "How long `serve` keeps an idle connection open for the client's next request. Behind a "
+            "proxy that keeps connections to it, keep the proxy's idle time shorter (docs/deployment.md)."
+        ),
+    )
     access_log: bool = Field(
         default=False,
         description=(
@@ -142,7 +162,8 @@ class Settings(BaseSettings):
         description=(
             "Record every read and change of a student's data by an app (when, the student, the app, the "
             "tool or route, the outcome; never arguments or answers): the student's Recent activity page "
-            "and campus-mcp audit. Written in batches, off the answer's path (docs/privacy.md)."
+            "and campus-mcp audit. Journaled on this machine before the answer, written to the database in "
+            "batches off the answer's path; a killed process's entries at the next start (docs/privacy.md)."
         ),
     )
     student_access_days: int = Field(
@@ -217,8 +238,19 @@ class Settings(BaseSettings):
         default="",
         description=(
             "One folder where every process of this deployment on this machine (serve and its workers, "
-            "worker, jobs run) keeps its metrics, so /metrics sums them all. Unset: serve --workers uses "
+            "worker, jobs run, a plugin's command such as import enrollments) keeps its metrics, so "
+            "/metrics sums them all. Unset: serve --workers uses "
             "VAR_DIR/metrics-PORT, emptied at its start. Set: empty it only with every process stopped."
+        ),
+    )
+    worker_metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description=(
+            "A port on which `campus-mcp worker` serves its own /metrics (its job runs, with the same "
+            "guard as serve's) and /healthz, on HOST; for a worker in a container or on a machine of its own, "
+            "whose metrics folder no serve reads. 0: none."
         ),
     )
     metrics_addresses: list[str] = Field(
@@ -385,6 +417,28 @@ class Settings(BaseSettings):
         default_factory=lambda: ["student"],
         description="Values of cas_admit_attribute that admit a student (any one; comma-separated).",
     )
+    campus_id_pattern: str = Field(
+        default=r"[\x21-\x7e]{1,64}",
+        description=(
+            "A regular expression the whole campus student id from a campus sign-in must match (OIDC, SAML, CAS), "
+            "and each of the enrollment feed's; default: printable ASCII, no whitespace, at most 64 characters. "
+            "Control, invisible and look-alike characters are refused whatever it allows."
+        ),
+    )
+    sign_in_document_max_bytes: int = Field(
+        default=2 * 1024 * 1024,
+        ge=1024,
+        description=(
+            "The most read of one document of the campus sign-in service: OpenID Connect discovery, its "
+            "keys (JWKS), token answer and userinfo, a CAS answer, the SAML metadata (a few KB each; a "
+            "larger one is refused and the log says so)."
+        ),
+    )
+    jwks_max_keys: int = Field(
+        default=50,
+        ge=1,
+        description="The most keys the campus sign-in service's JWKS may list (a provider publishes a few).",
+    )
     oauth_metadata_loopback_for_tests: bool = Field(
         default=False,
         description="TESTS ONLY: let client ID metadata documents come from loopback on any port.",
@@ -431,6 +485,15 @@ class Settings(BaseSettings):
             return items
         return value
 
+    @field_validator("campus_id_pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"CAMPUS_MCP_CAMPUS_ID_PATTERN is not a regular expression ({exc})") from exc
+        return value
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -456,6 +519,26 @@ class Settings(BaseSettings):
     @property
     def advisor_text(self) -> str:
         return self.advisor_message.format(campus=self.campus_short_name, product=self.product_name)
+
+    @property
+    def oidc_sign_in(self) -> bool:
+        """OpenID Connect sign-in is set up: an issuer and the client it registered."""
+        return bool(self.oidc_issuer and self.oidc_client_id)
+
+    @property
+    def saml_sign_in(self) -> bool:
+        return bool(self.saml_idp_metadata)
+
+    @property
+    def cas_sign_in(self) -> bool:
+        return bool(self.cas_server_url)
+
+    @property
+    def campus_sign_in(self) -> bool:
+        """A campus sign-in (OpenID Connect, SAML or CAS) is set up: students are the campus's, known
+        by their campus id. The one rule every part asks (the login page, the enrollment feed that
+        creates the students it names, ``campus-mcp check``), so they never disagree."""
+        return self.oidc_sign_in or self.saml_sign_in or self.cas_sign_in
 
     @property
     def key_is_generated(self) -> bool:

@@ -26,6 +26,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from campus_mcp.access_journal import journal_folder
 from campus_mcp.confirmation import CONFIRM_SCHEMA
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.endpoint import _sdk_user
@@ -124,7 +125,11 @@ async def serve_stdio(registry: Registry, token: str | None = None) -> None:
         # No origin to serve icons from: they come inline (campus_mcp.icons).
         campus = CampusServer(registry, sessions, inline_icons=True)
         campus.door = "stdio"
-        campus.access_log = access_log = AccessLog(sessions, enabled=registry.settings.student_access_log)
+        settings = registry.settings
+        campus.access_log = access_log = AccessLog(
+            sessions, journal_folder(settings.var_dir, settings.database_url), enabled=settings.student_access_log
+        )
+        access_log.start()
         server = campus.server
         # Outermost, so the SDK's requestState boundary already sees who is asking.
         server.middleware.insert(0, identity_middleware(registry, resolve, token))

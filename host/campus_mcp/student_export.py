@@ -91,6 +91,7 @@ async def student_export(deployment: Deployment, student_id: int) -> dict[str, A
         "other_connections": [
             {"title": found.connection.title, "state": found.state.summary if found.state else "unreadable"}
             for found in await connections_of(deployment, student_id)
+            if found.reads
         ],
         **host,
         "data": held,

@@ -12,7 +12,7 @@ Plugins add their own pages to this shell: a plugin route handler with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from html import escape
 from typing import Any
@@ -32,7 +32,7 @@ from campus_mcp.oauth.pages import hidden, html_response, page
 from campus_mcp.oauth.personal_tokens import PersonalTokens
 from campus_mcp.oauth.routes import OAUTH_DEPENDENCIES
 from campus_mcp.oauth.secret_once import COPY_SCRIPT_PATH
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, signed_in_name, to_login
 from campus_mcp.oauth.store import ConnectedApp, OAuthStore
 from campus_mcp.oauth.token_pages import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.registry import Registry
@@ -66,12 +66,20 @@ def dashboard_nav(app: Litestar) -> list[tuple[str, str]]:
 
 
 def dashboard_page(
-    deployment: Deployment, request: Request[Any, Any, Any], title: str, body: str, *, copy_button: bool = False
+    deployment: Deployment,
+    request: Request[Any, Any, Any],
+    title: str,
+    body: str,
+    *,
+    copy_button: bool = False,
+    form_targets: Iterable[str] = (),
 ) -> Response[str]:
     """A page inside the dashboard shell, for plugins' own pages (the caller checks sign-in).
 
     ``copy_button``: the page shows a secret in a ``copy_box``, whose Copy button runs this
-    server's own script (allowed on this page only)."""
+    server's own script (allowed on this page only). ``form_targets``: origins a form of the page
+    continues to through its post's redirect (an OAuth authorization at the student's LMS), which
+    browsers check against the page's ``form-action``; plain origins only, anything else is left out."""
     user = session_user(request)
     return html_response(
         page(
@@ -80,11 +88,12 @@ def dashboard_page(
             product=deployment.settings.product_name,
             nav=dashboard_nav(request.app),
             current=request.url.path,
-            signed_in_as=user[1] if user else "",
+            signed_in_as=signed_in_name(request),
             csrf=csrf_token(request) if user else "",
             script=COPY_SCRIPT_PATH if copy_button else "",
         ),
         scripts=copy_button,
+        form_targets=form_targets,
     )
 
 
@@ -117,6 +126,11 @@ def connection_item(found: ConnectedThing, last_read: str = "") -> str:
     title = escape(found.connection.title)
     if found.state is None:
         return f'<div class="app"><h3>{title}</h3><p>Its state cannot be read right now. Try again later.</p></div>'
+    if not found.state.connected:
+        return (
+            f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>'
+            f'<p><a href="{escape(found.state.manage_url)}" aria-label="Connect {title}">Connect</a></p></div>'
+        )
     return (
         f'<div class="app"><h3>{title}</h3><p>{escape(found.state.summary)}</p>{last_read}'
         f'<p><a href="{escape(found.state.manage_url)}" aria-label="Manage {title}">Manage</a></p></div>'
@@ -184,6 +198,7 @@ class DashboardController(Controller):
         holders += [
             (found.connection.title, ("feed", found.connection.access_log_id))
             for found in await connections_of(deployment, user[0])
+            if found.reads
         ]
         count = "No app" if not holders else "1 app" if len(holders) == 1 else f"{len(holders)} apps"
         listed = "".join(
@@ -193,7 +208,7 @@ class DashboardController(Controller):
             for name, key in holders
         )
         body = (
-            f"<h1>Welcome, {escape(user[1])}</h1>"
+            f"<h1>Welcome, {escape(signed_in_name(request))}</h1>"
             '<section class="card" aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>'
             f"<p>{count} can use your {escape(deployment.settings.campus_short_name)} data.</p>"
             + (f'<ul class="last-reads">{listed}</ul>' if listed else "")
@@ -250,6 +265,7 @@ class DashboardController(Controller):
             )
             for token in await personal_tokens.live(user[0])
         )
+        others = await connections_of(deployment, user[0])
         items += "".join(
             connection_item(
                 found,
@@ -257,13 +273,17 @@ class DashboardController(Controller):
                 if found.connection.access_log_id
                 else "",
             )
-            for found in await connections_of(deployment, user[0])
+            for found in others
+            if found.reads
         )
+        # The student's accounts elsewhere (their LMS), connected or to connect: after what can read their data.
+        offers = "".join(connection_item(found) for found in others if not found.reads)
         card = (
             '<section class="card" id="connected-apps" aria-labelledby="connected-apps-title">'
             '<h2 id="connected-apps-title">Connected apps</h2>'
             f"{notice}"
             + (items or "<p>No app can use your data right now.</p>")
+            + offers
             + "<p class=muted>To change an app's permissions, disconnect it, then connect it again "
             "and check the boxes you want.</p></section>"
         )

@@ -34,6 +34,7 @@ from saml2.metadata import create_metadata_string
 from saml2.saml import NAME_FORMAT_URI, NAMEID_FORMAT_PERSISTENT, Assertion
 from saml2.server import Server
 from saml2.sigver import get_xmlsec_binary
+from saml2.xmldsig import DIGEST_SHA256, SIG_RSA_SHA256
 
 # The attribute names a campus IdP releases (the eduPerson and inetOrgPerson OIDs); the student id
 # is a campus's own attribute (here under the campus's OID arc), as many universities release one.
@@ -77,6 +78,10 @@ def _server(base: str, key: Path, cert: Path, sp_metadata: list[str]) -> Server:
                 "idp": {
                     "endpoints": {"single_sign_on_service": [(base + "/idp/sso", BINDING_HTTP_REDIRECT)]},
                     "name_id_format": [NAMEID_FORMAT_PERSISTENT],
+                    # As Shibboleth's and SimpleSAMLphp's defaults (pysaml2's own is rsa-sha1, which the SP
+                    # refuses). pysaml2 reads these per service (``_idp_signing_algorithm``), not at the top.
+                    "signing_algorithm": SIG_RSA_SHA256,
+                    "digest_algorithm": DIGEST_SHA256,
                     "policy": {
                         "default": {
                             "lifetime": {"minutes": 5},
@@ -116,9 +121,17 @@ class SamlIdp:
         key, cert = self.forger_key if forged else self.key
         return _server(self.base, key, cert, self.sp_metadata)
 
-    def metadata(self, *, signed: bool = False) -> str:
-        """The IdP's metadata; ``signed``: signed with the IdP's key (as a federation signs its own)."""
-        xml: bytes | str = create_metadata_string(None, config=self.server().config, valid=None, sign=signed)
+    def metadata(self, *, signed: bool = False, sign_alg: str = SIG_RSA_SHA256, digest_alg: str = DIGEST_SHA256) -> str:
+        """The IdP's metadata; ``signed``: signed with the IdP's key (as a federation signs its own),
+        with ``sign_alg`` and ``digest_alg``."""
+        xml: bytes | str = create_metadata_string(
+            None,
+            config=self.server().config,
+            valid=None,
+            sign=signed,
+            sign_alg=sign_alg if signed else None,
+            digest_alg=digest_alg if signed else None,
+        )
         return xml.decode() if isinstance(xml, bytes) else xml  # pysaml2 returns str once signed
 
     def trust(self, sp_metadata: str) -> None:
@@ -134,10 +147,13 @@ class SamlIdp:
         forged: bool = False,
         edit: Callable[[str], str] | None = None,
         encrypt: bool = False,
+        sign_alg: str | None = None,
+        digest_alg: str | None = None,
     ) -> tuple[str, str]:
         """(ACS URL, base64 SAMLResponse) answering the SP's AuthnRequest (Redirect binding) for
         ``login``. ``edit`` changes the assertion's XML before it is signed (a late clock, another
-        audience): the IdP's own key signs what the hostile tests send."""
+        audience): the IdP's own key signs what the hostile tests send. ``sign_alg``, ``digest_alg``:
+        other algorithms than the IdP's SHA-256 (an IdP still on rsa-sha1)."""
         server = self.server(forged=forged)
         request = server.parse_authn_request(saml_request, BINDING_HTTP_REDIRECT).message
         sp_entity_id = request.issuer.text
@@ -155,6 +171,8 @@ class SamlIdp:
             # Encrypted for the SP with the certificate its metadata publishes.
             encrypt_assertion=encrypt,
             authn={"class_ref": "urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport"},
+            sign_alg=sign_alg,
+            digest_alg=digest_alg,
         )
         xml = str(response)
         if edit is not None:
@@ -251,5 +269,17 @@ def audience(entity_id: str) -> Callable[[str], str]:
 
     def change(xml: str) -> str:
         return re.sub(r"(<[\w:]*Audience>)[^<]*(</)", rf"\g<1>{escape(entity_id)}\g<2>", xml)
+
+    return change
+
+
+def recipient(url: str) -> Callable[[str], str]:
+    """An edit: the bearer confirmation's Recipient (where the assertion may be presented) changed,
+    as an assertion made for another service's consumer URL has it."""
+
+    def change(xml: str) -> str:
+        changed = re.sub(r'Recipient="[^"]*"', f'Recipient="{escape(url)}"', xml)
+        assert changed != xml
+        return changed
 
     return change

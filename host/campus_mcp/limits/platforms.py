@@ -107,8 +107,10 @@ def parse_ranges(raw: bytes) -> list[str]:
 async def read_source(source: str, settings: Settings) -> bytes:
     if source.startswith(("https://", "http://")):
         from campus_mcp.oauth.cimd import _download
+        from campus_mcp.outside_documents import DocumentLimit
 
-        return await _download(source, settings, what=WHAT, max_bytes=MAX_LIST_BYTES)
+        # A list of a few hundred networks: its publisher keeps it small, no setting raises this.
+        return await _download(source, settings, limit=DocumentLimit(WHAT, MAX_LIST_BYTES))
     return await asyncio.to_thread(_read_file, Path(source))
 
 
@@ -178,10 +180,11 @@ async def refresh_platform_ranges(context: JobContext) -> JobOutcome:
     import httpx
 
     from campus_mcp.oauth.cimd import MetadataDocumentError
+    from campus_mcp.outside_documents import DocumentTooLarge
 
     try:
         ranges, bad = read_ranges(await read_source(source, context.settings))
-    except (MetadataDocumentError, httpx.HTTPError, ValueError, OSError) as exc:
+    except (MetadataDocumentError, DocumentTooLarge, httpx.HTTPError, ValueError, OSError) as exc:
         # MetadataDocumentError: the SSRF guard refused the URL, or what it answered.
         raise ValueError(
             f"CAMPUS_MCP_PLATFORM_RANGES_SOURCE {source}: {exc}. The platform ranges in use are kept; "

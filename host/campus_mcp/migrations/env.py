@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from alembic import context
@@ -45,8 +46,16 @@ async def _run_online() -> None:
     await engine.dispose()
 
 
+def _version_rows(ctx: object, step: Any, heads: Collection[str], run_args: object) -> None:
+    # The version table's rows after each migration of an offline run (db upgrade --sql), for the
+    # next plugin's pass to start from (campus_mcp.migrate.upgrade_sql).
+    config.attributes["version_rows"] = set(heads)
+
+
 if context.is_offline_mode():
-    context.configure(url=config.attributes["database_url"], target_metadata=Base.metadata)
+    context.configure(
+        url=config.attributes["database_url"], target_metadata=Base.metadata, on_version_apply=_version_rows
+    )
     with context.begin_transaction():
         context.run_migrations()
 else:

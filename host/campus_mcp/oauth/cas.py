@@ -11,6 +11,7 @@ SAML (``saml``): the CAS server's URL and the user stand for the issuer and subj
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any
 from urllib.parse import urlencode
@@ -21,20 +22,33 @@ from defusedxml import ElementTree
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
-from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused, no_answer_words
+from campus_mcp.outside_documents import DocumentTooLarge, read_document, sign_in_limit
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/cas/callback"
 NS = "{http://www.yale.edu/tp/cas}"
-UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
+# Seconds the CAS server may take to validate a ticket.
+VALIDATE_SECONDS = 10.0
 START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
 NOT_PENDING = (
     "This sign-in answer does not match a sign-in started here, or it was used already. Start again from the app."
 )
 
 
+log = logging.getLogger(__name__)
+
+
 class CasError(OidcError):
     """Why the CAS sign-in failed, in words for the student."""
+
+
+class CasUnreachable(CasError):
+    """The CAS server did not validate the ticket (refused, cut, timed out, failed): 502, as for
+    OpenID Connect's token endpoint."""
+
+    status = 502
 
 
 class CasRefused(OidcRefused):
@@ -42,11 +56,11 @@ class CasRefused(OidcRefused):
 
 
 def cas_configured(settings: Settings) -> bool:
-    return bool(settings.cas_server_url)
+    return settings.cas_sign_in
 
 
-def _text(element: Element | None) -> str:
-    return (element.text or "").strip() if element is not None else ""
+def _raw(element: Element | None) -> str:
+    return (element.text or "") if element is not None else ""
 
 
 class CasClient:
@@ -70,14 +84,21 @@ class CasClient:
         if not ticket or not nonce or not isinstance(expected, str) or not secrets.compare_digest(nonce, expected):
             raise CasError(NOT_PENDING)
         try:
-            async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(
-                    self.server + "/p3/serviceValidate", params={"service": self.service(expected), "ticket": ticket}
+            async with httpx.AsyncClient(timeout=VALIDATE_SECONDS) as http:
+                response = await read_document(
+                    http,
+                    "GET",
+                    self.server + "/p3/serviceValidate",
+                    params={"service": self.service(expected), "ticket": ticket},
+                    limit=sign_in_limit(self.settings, "the CAS server's validation answer"),
                 )
                 response.raise_for_status()
                 root = ElementTree.fromstring(response.content)
+        except DocumentTooLarge as exc:
+            log.warning("%s", exc)
+            raise CasError(TOO_LARGE) from exc
         except httpx.HTTPError as exc:
-            raise CasError(UNREACHABLE) from exc
+            raise CasUnreachable(no_answer_words(exc)) from exc
         except ElementTree.ParseError as exc:
             raise CasError(f"The campus sign-in service sent an answer that cannot be read. {START_AGAIN}") from exc
         failure = root.find(f"{NS}authenticationFailure")
@@ -92,14 +113,15 @@ class CasClient:
                 f"The campus sign-in service did not confirm this sign-in ({code or 'no reason'}). {START_AGAIN}"
             )
         success = root.find(f"{NS}authenticationSuccess")
-        user = _text(success.find(f"{NS}user")) if success is not None else ""
-        if success is None or not user:
+        # As sent, not trimmed: the user name may be the student id, which is taken whole (``campus_id``).
+        user = _raw(success.find(f"{NS}user")) if success is not None else ""
+        if success is None or not user.strip():
             raise CasError(f"The campus sign-in service sent an answer that cannot be read. {START_AGAIN}")
         attributes: dict[str, list[str]] = {}
         released = success.find(f"{NS}attributes")
         for element in list(released) if released is not None else []:
             name = element.tag.removeprefix(NS).lower()
-            attributes.setdefault(name, []).append(_text(element))
+            attributes.setdefault(name, []).append(_raw(element))
         return user, attributes
 
     def admitted(self, attributes: dict[str, list[str]]) -> None:
@@ -107,8 +129,8 @@ class CasClient:
         if not name:
             return
         admitted = {value.lower() for value in self.settings.cas_admit_values}
-        values = attributes.get(name.lower(), [])
-        if not any(value.lower() in admitted or value.split("@")[0].lower() in admitted for value in values):
+        values = [value.strip().lower() for value in attributes.get(name.lower(), [])]
+        if not any(value in admitted or value.split("@")[0] in admitted for value in values):
             raise CasRefused(
                 "Your campus account signed in, but this service is for students, and your account "
                 f"is not listed as one ({name} does not include "
@@ -120,12 +142,14 @@ class CasClient:
         """The admitted person's student record (created or attached now); CasRefused otherwise."""
         self.admitted(attributes)
         name = self.settings.cas_student_id_attribute
-        ids = [value for value in (attributes.get(name.lower(), []) if name else [user]) if value.strip()]
-        if not ids:
-            raise CasRefused(
-                f"Your campus account did not tell this service your student id (the {name} attribute). "
-                f"Ask {self.settings.oidc_help_contact} to release it to this service."
+        try:
+            the_id = checked_campus_id(
+                attributes.get(name.lower(), []) if name else [user],
+                source=f"the {name} attribute" if name else "the CAS user name",
+                settings=self.settings,
             )
+        except CampusIdRefused as exc:
+            raise CasRefused(str(exc)) from exc
         names = attributes.get(self.settings.cas_display_name_attribute.lower(), [])
         mails = attributes.get("mail", []) or attributes.get("email", [])
         try:
@@ -133,9 +157,9 @@ class CasClient:
                 session,
                 self.server,
                 user,
-                campus_id=ids[0],
-                display_name=names[0] if names else ids[0],
-                email=mails[0] if mails else None,
+                campus_id=the_id,
+                display_name=names[0] if names else the_id,
+                email=(mails[0].strip() or None) if mails else None,
             )
         except IdentityRefused as exc:
             raise CasRefused(f"{exc} Ask {self.settings.oidc_help_contact}.") from exc

@@ -8,10 +8,12 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 
+from campus_mcp.oauth.app_return import access_denied_return
 from campus_mcp.oauth.cas import CALLBACK_PATH, CasClient, CasError
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY
 from campus_mcp.oauth.oidc import OidcRefused
 from campus_mcp.oauth.pages import sign_in_refused
+from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -33,7 +35,11 @@ class CasLoginController(Controller):
 
     @get(CALLBACK_PATH, opt=NO_PARITY, include_in_schema=False)
     async def cas_callback(
-        self, request: Request[Any, Any, Any], settings: NamedDependency[Settings], store: NamedDependency[OAuthStore]
+        self,
+        request: Request[Any, Any, Any],
+        settings: NamedDependency[Settings],
+        store: NamedDependency[OAuthStore],
+        oauth: NamedDependency[OAuthService],
     ) -> Response[Any]:
         data = session_data(request)
         pending = dict(data.pop("cas", None) or {})
@@ -49,7 +55,8 @@ class CasLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the CAS server, not admitted here: nothing was created (rolled back).
-            return sign_in_refused(exc, product=settings.product_name, admitted=False)
+            back_to = await access_denied_return(oauth, next_url)  # the app waiting for this sign-in
+            return sign_in_refused(exc, product=settings.product_name, admitted=False, back_to=back_to)
         except CasError as exc:
             return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)

@@ -13,7 +13,7 @@ choice: the guard below is what stops that being used to reach the campus's inte
 - no redirects are followed;
 - 5 seconds for the whole fetch, at most 10 KB of document;
 - the document's own ``client_id`` must be the URL it was fetched from;
-- its redirect URIs follow the same rules as registration.
+- its redirect URIs and its ``client_name`` follow the same rules as registration.
 
 A fetched document is kept for one hour. ``oauth_metadata_loopback_for_tests`` relaxes the first
 two rules to loopback addresses on any port, for tests only.
@@ -33,13 +33,17 @@ import anyio
 import httpx
 
 from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.oauth.registration import text_problem
 from campus_mcp.oauth.store import ClientRecord
+from campus_mcp.outside_documents import DocumentLimit, DocumentTooLarge, read_document
 from campus_mcp.settings import Settings
 
 FETCH_SECONDS = 5.0
 MAX_BYTES = 10 * 1024
 CACHE_SECONDS = 3600
 DOCUMENT = "the client ID metadata document"
+# An app's own document of a few fields: the app's developer shrinks it, no setting raises it.
+DOCUMENT_LIMIT = DocumentLimit(DOCUMENT, MAX_BYTES)
 
 
 class MetadataDocumentError(Exception):
@@ -115,8 +119,10 @@ def _tls_context(settings: Settings) -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-async def _download(url: str, settings: Settings, *, what: str = DOCUMENT, max_bytes: int = MAX_BYTES) -> bytes:
-    """GET ``url`` behind the SSRF guard above; ``what`` names the document in the errors."""
+async def _download(url: str, settings: Settings, *, limit: DocumentLimit = DOCUMENT_LIMIT) -> bytes:
+    """GET ``url`` behind the SSRF guard above, read up to ``limit`` (campus_mcp.outside_documents),
+    whose ``what`` names the document in the errors."""
+    what = limit.what
     host, port, target = _check_url(url, settings, what)
     addresses = await _resolve(host, port, what)
     refused = [a for a in addresses if not _address_allowed(a, settings)]
@@ -127,30 +133,22 @@ async def _download(url: str, settings: Settings, *, what: str = DOCUMENT, max_b
     # Connect to the address that was checked; TLS still verifies the certificate for the name.
     pinned = f"https://{literal}:{port}{target}"
     host_header = host if port == 443 else f"{host}:{port}"
-    async with (
-        httpx.AsyncClient(
-            verify=_tls_context(settings), follow_redirects=False, trust_env=False, timeout=FETCH_SECONDS
-        ) as client,
-        client.stream(
+    async with httpx.AsyncClient(
+        verify=_tls_context(settings), follow_redirects=False, trust_env=False, timeout=FETCH_SECONDS
+    ) as client:
+        response = await read_document(
+            client,
             "GET",
             pinned,
             headers={"Host": host_header, "Accept": "application/json"},
             extensions={"sni_hostname": host},
-        ) as response,
-    ):
-        if response.is_redirect:
-            raise MetadataDocumentError(f"{what} URL redirects; redirects are not followed")
-        if response.status_code != 200:
-            raise MetadataDocumentError(f"{what} URL answered HTTP {response.status_code}")
-        declared = response.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-            raise MetadataDocumentError(f"{what} is larger than {max_bytes // 1024} KB")
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body.extend(chunk)
-            if len(body) > max_bytes:
-                raise MetadataDocumentError(f"{what} is larger than {max_bytes // 1024} KB")
-        return bytes(body)
+            limit=limit,
+        )
+    if response.is_redirect:
+        raise MetadataDocumentError(f"{what} URL redirects; redirects are not followed")
+    if response.status_code != 200:
+        raise MetadataDocumentError(f"{what} URL answered HTTP {response.status_code}")
+    return response.content
 
 
 async def fetch_metadata_document(
@@ -162,6 +160,8 @@ async def fetch_metadata_document(
             raw = await _download(url, settings)
     except TimeoutError as exc:
         raise MetadataDocumentError("the client ID metadata document did not arrive within 5 seconds") from exc
+    except DocumentTooLarge as exc:
+        raise MetadataDocumentError(str(exc)) from exc
     except httpx.HTTPError as exc:
         raise MetadataDocumentError(
             f"the client ID metadata document could not be fetched ({type(exc).__name__})"
@@ -187,6 +187,9 @@ async def fetch_metadata_document(
     name = document.get("client_name")
     scope = document.get("scope")
     client_uri = document.get("client_uri")
+    for field, value in (("client_name", name), ("client_uri", client_uri), ("scope", scope)):
+        if (refused := text_problem(field, value)) is not None:
+            raise MetadataDocumentError(f"the client ID metadata document's {refused}")
     return ClientRecord(
         client_id=url,
         kind="metadata_document",

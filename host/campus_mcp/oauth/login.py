@@ -24,6 +24,7 @@ from litestar.response import Redirect
 
 from campus_mcp.accounts import authenticate
 from campus_mcp.limits.policy import client_address, trusted_proxies
+from campus_mcp.oauth.app_return import access_denied_return
 from campus_mcp.oauth.asking_app import asking_for
 from campus_mcp.oauth.cas import cas_configured
 from campus_mcp.oauth.login_limit import SOFT_PHASE_DELAY_SECONDS, LoginLimit, Verdict
@@ -40,6 +41,7 @@ from campus_mcp.oauth.session import (
     session_user,
     sign_in,
     sign_out,
+    signed_in_name,
 )
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -48,18 +50,18 @@ NO_PARITY = {"exclude_from_parity": True}
 
 
 def oidc_configured(settings: Settings) -> bool:
-    return bool(settings.oidc_issuer and settings.oidc_client_id)
+    return settings.oidc_sign_in
 
 
 def saml_configured(settings: Settings) -> bool:
-    # oauth/saml.py's test, here so that a campus that signs nobody in with SAML never imports
-    # SAML's libraries (pysaml2 and xmlschema: 22 MB of every worker, seconds of its start).
-    return bool(settings.saml_idp_metadata)
+    # Not oauth/saml.py's function: a campus that signs nobody in with SAML never imports SAML's
+    # libraries (pysaml2 and xmlschema: 22 MB of every worker, seconds of its start).
+    return settings.saml_sign_in
 
 
 def idp_configured(settings: Settings) -> bool:
-    """A campus sign-in (OpenID Connect, SAML or CAS) is set up."""
-    return oidc_configured(settings) or saml_configured(settings) or cas_configured(settings)
+    """A campus sign-in (OpenID Connect, SAML or CAS) is set up: the settings' one rule."""
+    return settings.campus_sign_in
 
 
 def provide_login_limit(oauth: NamedDependency[OAuthService]) -> LoginLimit:
@@ -209,7 +211,13 @@ class LoginController(Controller):
                 "Sign out here; it ends your session in every browser.</p>"
             )
             return html_response(
-                page("Sign out", body, product=settings.product_name, signed_in_as=user[1], csrf=csrf_token(request)),
+                page(
+                    "Sign out",
+                    body,
+                    product=settings.product_name,
+                    signed_in_as=signed_in_name(request),
+                    csrf=csrf_token(request),
+                ),
                 status=403,
             )
         # Signed in through the campus identity provider: end its session too, when it offers that.
@@ -249,6 +257,7 @@ class OidcLoginController(Controller):
         settings: NamedDependency[Settings],
         store: NamedDependency[OAuthStore],
         oidc: NamedDependency[OidcClient],
+        oauth: NamedDependency[OAuthService],
     ) -> Response[Any]:
         code, state = request.query_params.get("code"), request.query_params.get("state")
         data = session_data(request)
@@ -262,7 +271,8 @@ class OidcLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the provider, not admitted here: nothing was created (the transaction rolled back).
-            return sign_in_refused(exc, product=settings.product_name, admitted=False)
+            back_to = await access_denied_return(oauth, next_url)  # the app waiting for this sign-in
+            return sign_in_refused(exc, product=settings.product_name, admitted=False, back_to=back_to)
         except OidcError as exc:
             return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)

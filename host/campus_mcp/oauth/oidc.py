@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import secrets
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import httpx2
 from authlib.common.security import generate_token
+from authlib.integrations.base_client import OAuthError
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 from joserfc import jwt
 from joserfc.errors import BadSignatureError, ExpiredTokenError, InvalidClaimError, JoseError, MissingClaimError
@@ -29,12 +32,39 @@ from joserfc.jwk import KeySet
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_mcp.accounts import IdentityRefused, Student, oidc_student
+from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
+from campus_mcp.outside_documents import (
+    DocumentLimit,
+    DocumentTooLarge,
+    LimitedTransport,
+    read_document,
+    sign_in_limit,
+)
 from campus_mcp.settings import Settings
 
 CALLBACK_PATH = "/login/oidc/callback"
 # Seconds of clock difference between the provider and this server that an ID token may show.
 CLOCK_SKEW = 60
+# Seconds each call to the provider (discovery, token, userinfo, keys) may take.
+IDP_TIMEOUT_SECONDS = 10.0
 UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
+NO_ANSWER_IN_TIME = (
+    "The campus sign-in service did not answer in time, so the sign-in could not finish. Start again from "
+    "the app in a few minutes; if it keeps happening, tell your campus IT."
+)
+CONNECTION_CUT = (
+    "The campus sign-in service broke off the connection (or could not be reached), so the sign-in could "
+    "not finish. Start again from the app in a few minutes; if it keeps happening, tell your campus IT."
+)
+CODE_REFUSED = "The campus sign-in service did not complete the sign-in. Start again from the app."
+# A document past its limit (campus_mcp.outside_documents): the student is told whom to tell, the
+# log says which document, its limit and the setting (IT's words, not the student's).
+TOO_LARGE = (
+    "The campus sign-in service sent more than this server reads, so the sign-in stopped. Tell your "
+    "campus IT; the server's log says what was too large."
+)
+
+log = logging.getLogger(__name__)
 
 # The provider's signing keys by JWKS URL, for this process; fetched again on an unknown key id.
 _keys: dict[str, KeySet] = {}
@@ -44,6 +74,14 @@ jwks_fetches = 0
 
 class OidcError(Exception):
     """Why the identity provider sign-in failed, in words for the student."""
+
+    status = 400  # the sign-in answer failed a check
+
+
+class IdpUnreachable(OidcError):
+    """The campus sign-in service did not answer (cut connection, timeout, server error)."""
+
+    status = 502
 
 
 class OidcRefused(OidcError):
@@ -59,8 +97,14 @@ def _header(id_token: str) -> dict[str, Any]:
     return header
 
 
+def _id_value(value: Any) -> bool:
+    """A claim value that can be an id: a string or a whole number (not a bool, a float or an object)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def claim_values(value: Any) -> list[str]:
-    """A claim as a list of strings: one string, a list of them, or space-separated (scope-like)."""
+    """An admit claim as a list of strings: one string, a list of them, or space-separated
+    (scope-like). Not for the student id, which is taken whole (``OidcClient.campus_id``)."""
     if isinstance(value, str):
         return value.split() if " " in value.strip() else [value]
     if isinstance(value, list):
@@ -81,17 +125,23 @@ class OidcClient:
             scope=self.settings.oidc_scopes,
             redirect_uri=self.redirect_uri,
             code_challenge_method="S256",
-            timeout=10,
+            timeout=IDP_TIMEOUT_SECONDS,
+            # authlib reads the token endpoint's answer itself: read up to its limit underneath.
+            transport=LimitedTransport(self._limit("token answer")),
         )
 
     async def discover(self) -> dict[str, Any]:
         try:
-            async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(self.issuer + "/.well-known/openid-configuration")
+            async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
+                response = await read_document(
+                    http, "GET", self.issuer + "/.well-known/openid-configuration", limit=self._limit("discovery")
+                )
                 response.raise_for_status()
                 document: dict[str, Any] = response.json()
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError) as exc:
-            raise OidcError(UNREACHABLE) from exc
+            raise IdpUnreachable(UNREACHABLE) from exc
         if document.get("issuer", "").rstrip("/") != self.issuer:
             raise OidcError("The campus sign-in service describes a different issuer; ask IT to check the setup.")
         return document
@@ -121,15 +171,22 @@ class OidcClient:
                 "Start again from the app."
             )
         document = await self.discover()
+        # authlib's httpx client is built on httpx2 (authlib.integrations.httpx_client._compat), not
+        # httpx: its transport errors are httpx2's. Uncaught, a timeout's TimeoutError cause read as
+        # the database being down (503) and a cut connection as a bug (500).
         try:
             async with self._client() as client:
                 token = await client.fetch_token(
                     document["token_endpoint"], code=code, code_verifier=pending.get("verifier")
                 )
-        except (httpx.HTTPError, ValueError, KeyError) as exc:
-            raise OidcError(
-                "The campus sign-in service did not complete the sign-in. Start again from the app."
-            ) from exc
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
+        except (httpx2.TransportError, httpx2.HTTPStatusError) as exc:
+            raise IdpUnreachable(no_answer_words(exc)) from exc
+        except (httpx2.HTTPError, OAuthError, ValueError, KeyError) as exc:
+            # The provider answered, with an error (invalid_grant: the code was used or expired) or
+            # something that is not a token.
+            raise OidcError(CODE_REFUSED) from exc
         id_token = token.get("id_token")
         if not isinstance(id_token, str):
             raise OidcError("The campus sign-in service sent no ID token; ask IT to check the setup.")
@@ -144,10 +201,18 @@ class OidcClient:
 
     async def _userinfo(self, url: str, access_token: str, claims: dict[str, Any]) -> dict[str, Any]:
         try:
-            async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(url, headers={"Authorization": f"Bearer {access_token}"})
+            async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
+                response = await read_document(
+                    http,
+                    "GET",
+                    url,
+                    headers={"Authorization": f"Bearer {access_token}"},
+                    limit=self._limit("userinfo answer"),
+                )
                 response.raise_for_status()
                 info: dict[str, Any] = response.json()
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError) as exc:
             raise OidcError("The campus sign-in service did not send your profile. Try again.") from exc
         if info.get("sub") != claims.get("sub"):
@@ -161,15 +226,35 @@ class OidcClient:
         if keys is not None and (kid is None or any(key.kid == kid for key in keys.keys)):
             return keys
         try:
-            async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(jwks_uri)
+            async with httpx.AsyncClient(timeout=IDP_TIMEOUT_SECONDS) as http:
+                response = await read_document(http, "GET", jwks_uri, limit=self._limit("keys (JWKS)"))
                 response.raise_for_status()
-                keys = KeySet.import_key_set(response.json())
+                keys = KeySet.import_key_set(self._few_keys(response.json()))
+        except DocumentTooLarge as exc:
+            raise _too_large(exc) from exc
         except (httpx.HTTPError, ValueError, JoseError) as exc:
-            raise OidcError(UNREACHABLE) from exc
+            raise IdpUnreachable(UNREACHABLE) from exc
         jwks_fetches += 1
         _keys[jwks_uri] = keys
         return keys
+
+    def _limit(self, document: str) -> DocumentLimit:
+        return sign_in_limit(self.settings, f"the campus sign-in service's {document}")
+
+    def _few_keys(self, jwks: Any) -> Any:
+        """The JWKS, unless it lists more keys than ``jwks_max_keys`` (each is parsed and kept)."""
+        listed = jwks.get("keys") if isinstance(jwks, dict) else None
+        limit = self.settings.jwks_max_keys
+        if isinstance(listed, list) and len(listed) > limit:
+            log.warning(
+                "the campus sign-in service's keys (JWKS) list %d keys, more than the %d this server takes, so "
+                "they were not read. If that is right, raise CAMPUS_MCP_JWKS_MAX_KEYS; if not, tell whoever "
+                "runs the sign-in service.",
+                len(listed),
+                limit,
+            )
+            raise OidcError(TOO_LARGE)
+        return jwks
 
     async def verify(self, document: dict[str, Any], id_token: str, nonce: str) -> dict[str, Any]:
         """The ID token's claims once its signature, issuer, audience, expiry and nonce check out."""
@@ -200,7 +285,21 @@ class OidcClient:
             raise OidcError(_claim_problem(str(getattr(exc, "claim", "")))) from exc
         except JoseError as exc:
             raise OidcError("The campus sign-in service sent an ID token that does not check out.") from exc
+        if not self._for_this_client(decoded.claims):
+            raise OidcError(_claim_problem("aud"))
         return dict(decoded.claims)
+
+    def _for_this_client(self, claims: dict[str, Any]) -> bool:
+        """OpenID Connect Core 3.1.3.7: a token for several audiences must name this client as its
+        authorized party (``azp``), and an ``azp``, when there is one, must be this client. Without
+        that, another application's ID token that lists this one among its audiences would sign
+        its holder in here."""
+        audiences = claims.get("aud")
+        several = isinstance(audiences, list) and len(set(audiences)) > 1
+        azp = claims.get("azp")
+        if several or azp is not None:
+            return azp == self.settings.oidc_client_id
+        return True
 
     def admitted(self, claims: dict[str, Any]) -> None:
         """Raise :class:`OidcRefused` unless the admit claim holds an admitted value."""
@@ -217,14 +316,14 @@ class OidcClient:
             )
 
     def campus_id(self, claims: dict[str, Any]) -> str:
+        """The student id claim, whole (``campus_id``): a string is one id, never split at spaces."""
         name = self.settings.oidc_student_id_claim
-        values = claim_values(claims.get(name))
-        if not values or not values[0].strip():
-            raise OidcRefused(
-                f"Your campus account did not tell this service your student id (the {name} claim). "
-                f"Ask {self.settings.oidc_help_contact} to release it to this service."
-            )
-        return values[0]
+        value = claims.get(name)
+        values = [str(v) for v in (value if isinstance(value, list) else [value]) if _id_value(v)]
+        try:
+            return checked_campus_id(values, source=f"the {name} claim", settings=self.settings)
+        except CampusIdRefused as exc:
+            raise OidcRefused(str(exc)) from exc
 
     async def student(self, session: AsyncSession, claims: dict[str, Any]) -> Student:
         """The admitted person's student record (created or attached now); OidcRefused otherwise."""
@@ -254,6 +353,20 @@ class OidcClient:
             return None
         query = urlencode({"client_id": self.settings.oidc_client_id, "post_logout_redirect_uri": post_logout_redirect})
         return endpoint + ("&" if "?" in endpoint else "?") + query
+
+
+def no_answer_words(exc: BaseException) -> str:
+    """The student's words for a campus sign-in service that did not answer (OpenID Connect's token
+    endpoint, CAS's validation, the SAML metadata): it took too long, or the connection was refused,
+    cut or answered with a server error. Said as the sign-in service's trouble, never the database's."""
+    timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException, httpx2.TimeoutException))
+    return NO_ANSWER_IN_TIME if timed_out else CONNECTION_CUT
+
+
+def _too_large(exc: DocumentTooLarge) -> OidcError:
+    """The student's words for a document past its limit; IT's (which, the limit, the setting) logged."""
+    log.warning("%s", exc)
+    return OidcError(TOO_LARGE)
 
 
 def _claim_problem(claim: str) -> str:

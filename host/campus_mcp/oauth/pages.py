@@ -21,6 +21,7 @@ from campus_mcp.contributions import Scope
 from campus_mcp.oauth.session import with_next
 
 if TYPE_CHECKING:
+    from campus_mcp.oauth.app_return import AppReturn
     from campus_mcp.oauth.asking_app import AskingApp
 
 CSS_PATH = "/assets/campus.css"
@@ -80,6 +81,12 @@ button {
   color: var(--ink); background: var(--surface); border: 1px solid var(--line); border-radius: 6px;
 }
 button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--accent); font-weight: 600; }
+/* A link that is the page's action (Return to the app): drawn as a button. */
+a.button {
+  display: inline-block; min-height: 2.5rem; padding: .5rem 1.25rem; margin: 1rem .5rem 0 0; border-radius: 6px;
+  color: var(--ink); background: var(--surface); border: 1px solid var(--line); text-decoration: none;
+}
+a.button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--accent); font-weight: 600; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 code {
   font: .875em/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere;
@@ -358,10 +365,25 @@ def error_body(title: str, message: str) -> str:
     return f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(message)}</p>'
 
 
-def sign_in_refused(exc: Exception, *, product: str, admitted: bool) -> Response[str]:
+def sign_in_refused(exc: Exception, *, product: str, admitted: bool, back_to: AppReturn | None = None) -> Response[str]:
     """The page after an identity provider's answer that signs nobody in (OIDC, SAML and CAS alike):
-    403 for a person the campus does not admit here, 400 for an answer that failed its checks."""
+    403 for a person the campus does not admit here, 400 for an answer that failed its checks, and
+    the error's own ``status`` when it has one (502: the campus sign-in service did not answer).
+
+    ``back_to``: the app that asked for the sign-in, which is waiting for it; the refusal page's
+    button takes the student back to it with ``access_denied`` (``app_return``)."""
     if not admitted:
         body = error_body("You cannot sign in to this service", str(exc))
+        if back_to is not None:
+            app = escape(back_to.app)
+            body += (
+                f"<p>{app} is waiting for this sign-in. Go back to it, so it stops waiting: it will hear "
+                "that the sign-in was refused.</p>"
+                f'<p><a class="button primary" href="{escape(back_to.url, quote=True)}">Return to {app}</a></p>'
+            )
         return html_response(page("Not admitted", body, product=product), status=403)
-    return html_response(page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=product), status=400)
+    status = getattr(exc, "status", 400)
+    return html_response(
+        page("Sign-in failed", error_body("Sign-in failed", str(exc)), product=product),
+        status=status if isinstance(status, int) else 400,
+    )

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from campus_mcp.oauth.redirects import redirect_uri_problem
+from campus_mcp.untrusted import hidden_character
 
 # The whole JSON body. Room for the largest registration the caps below allow (ten redirect
 # URIs of 2,000 characters), and nothing more is read.
@@ -76,6 +77,8 @@ def metadata_problem(data: Mapping[str, Any]) -> MetadataProblem | None:
             return MetadataProblem(f"{field} must be a string, not {_json_type(value)}.")
         if len(value) > longest:
             return MetadataProblem(f"{field} is {len(value):,} characters long; at most {longest:,} are accepted.")
+        if (problem := text_problem(field, value)) is not None:
+            return MetadataProblem(problem)
     for field, longest in LIST_FIELDS.items():
         value = data.get(field)
         if value is None:
@@ -86,9 +89,30 @@ def metadata_problem(data: Mapping[str, Any]) -> MetadataProblem | None:
             return MetadataProblem(f"{field} has {len(value):,} entries; at most {MAX_LIST_ITEMS} are accepted.")
         if any(len(item) > longest for item in value):
             return MetadataProblem(f"Each entry of {field} may be at most {longest:,} characters long.")
+        if (problem := next(filter(None, (text_problem(field, item) for item in value)), None)) is not None:
+            return MetadataProblem(problem)
     if "jwks" in data and not isinstance(data["jwks"], dict):
         return MetadataProblem(f"jwks must be a JSON object, not {_json_type(data['jwks'])}.")
     return None
+
+
+def text_problem(field: str, value: Any) -> str | None:
+    """Why the string ``value`` of ``field`` cannot be registered, or None. The app's name heads
+    the consent page and is repeated in the student's activity page, the access log and
+    ``campus-mcp audit``: a line break, a control character (an ANSI escape) or a direction
+    override (U+202E) in it would forge a row or make it read as another app's; no other field
+    (a URI, a scope, a version) has a use for one either, and PostgreSQL cannot store a NUL. The
+    rule is the one for text students write (campus_mcp.untrusted); here it refuses, so the
+    app's developer corrects the metadata."""
+    if not isinstance(value, str):
+        return None
+    hidden = hidden_character(value)
+    if hidden is None:
+        return None
+    return (
+        f"{field} holds {hidden}, which is not shown as itself on one line. Register it as one line "
+        "of visible characters: no line breaks, control or direction characters."
+    )
 
 
 def _redirect_uris_problem(uris: Any) -> str | None:

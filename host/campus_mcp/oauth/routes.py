@@ -47,7 +47,7 @@ from campus_mcp.oauth.server import (
     OAuthReply,
     OAuthService,
 )
-from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, to_login
+from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_user, signed_in_name, to_login
 from campus_mcp.oauth.store import OAuthStore, UserRecord
 from campus_mcp.settings import Settings
 
@@ -248,7 +248,7 @@ class OAuthController(Controller):
         body = consent_body(
             app=AskingApp.of(client),
             redirect_uri=redirect_uri,
-            student=user[1],
+            student=signed_in_name(request),
             product=oauth.settings.product_name,
             choices=choices,
             always_on=always,
@@ -260,7 +260,7 @@ class OAuthController(Controller):
             f"Allow {client.client_name}?",
             body,
             form_targets=(origin_of(redirect_uri),),
-            signed_in_as=user[1],
+            signed_in_as=signed_in_name(request),
             csrf=csrf,
         )
 

@@ -25,7 +25,7 @@ import hashlib
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -33,14 +33,15 @@ import anyio
 import anyio.to_thread
 import httpx
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
+from saml2.attributemaps import saml_uri, shibboleth_uri
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.md import NAMESPACE as MD_NAMESPACE
-from saml2.metadata import create_metadata_string
+from saml2.metadata import entity_descriptor, metadata_tostring_fix
 from saml2.response import AuthnResponse, StatusError, UnsolicitedResponse
 from saml2.saml import NAMEID_FORMAT_PERSISTENT
 from saml2.sigver import SigverError, get_xmlsec_binary, security_context
-from saml2.validate import ResponseLifetimeExceed, ToEarly
+from saml2.validate import ResponseLifetimeExceed, ToEarly, valid_instance
 from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -48,16 +49,26 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from campus_mcp.accounts import IdentityRefused, Student, campus_id_of, oidc_student
 from campus_mcp.confirmation_state import AnsweredRequestState
 from campus_mcp.db import utcnow
+from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.cimd import MetadataDocumentError, _download
-from campus_mcp.oauth.oidc import OidcError, OidcRefused
+from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused, no_answer_words
+from campus_mcp.oauth.saml_algorithms import (
+    DIGESTS,
+    SIGNING,
+    keep_strong_algorithms,
+    weak_algorithm,
+    weak_algorithm_in,
+)
+from campus_mcp.oauth.saml_logs import quiet_saml_logs
+from campus_mcp.outside_documents import DocumentTooLarge, sign_in_limit
 from campus_mcp.settings import Settings
 
 METADATA_PATH = "/saml/metadata"
 ACS_PATH = "/login/saml/acs"
 METADATA_WHAT = "the identity provider's SAML metadata"
-# A single IdP's metadata is a few KB; a federation's aggregate (InCommon's is tens of MB) is not
-# what this setting takes: a campus points it at the IdP's own or the federation's per-entity (MDQ) URL.
-METADATA_MAX_BYTES = 1024 * 1024
+# A single IdP's metadata is a few KB, read up to sign_in_document_max_bytes; a federation's
+# aggregate (InCommon's is tens of MB) is not what this setting takes: a campus points it at the
+# IdP's own or the federation's per-entity (MDQ) URL.
 METADATA_FETCH_SECONDS = 10.0
 START_AGAIN = "Start again from the app; if it happens again, tell your campus IT."
 UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few minutes."
@@ -65,8 +76,9 @@ UNREACHABLE = "The campus sign-in service cannot be reached. Try again in a few 
 # The rows of assertions used (in the one-time values' table) begin with this.
 SEEN_PREFIX = "saml:"
 # pysaml2's INFO and DEBUG lines carry the NameID and whole assertions (a bearer credential, and
-# the student's attributes): only its warnings and errors reach the logs.
-logging.getLogger("saml2").setLevel(logging.WARNING)
+# the student's attributes), and its errors quote whole documents: only its warnings and errors
+# reach the logs, with the documents cut out (saml_logs).
+quiet_saml_logs()
 
 # The IdP's metadata by source, for this process: (fetched at, XML).
 _metadata: dict[str, tuple[float, str]] = {}
@@ -76,13 +88,18 @@ class SamlError(OidcError):
     """Why the SAML sign-in failed, in words for the student."""
 
 
+class SamlUnreachable(SamlError):
+    """The IdP's metadata could not be fetched (refused, cut, timed out): 502, as for OpenID Connect."""
+
+    status = 502
+
+
 class SamlRefused(OidcRefused):
     """The IdP signed the person in, but this campus does not admit them."""
 
 
 def saml_configured(settings: Settings) -> bool:
-    # The same test as oauth/login.py's, which must not import this module (see there).
-    return bool(settings.saml_idp_metadata)
+    return settings.saml_sign_in
 
 
 def sp_entity_id(settings: Settings) -> str:
@@ -112,6 +129,12 @@ async def _checked(xml: str, settings: Settings) -> str:
             "The campus sign-in is not set up correctly (its metadata is not signed by the expected "
             "certificate); tell your campus IT."
         )
+    weak = weak_algorithm_in(xml) if settings.saml_idp_metadata_cert else None
+    if weak is not None:
+        raise SamlError(
+            "The campus sign-in is not set up correctly (its metadata is signed with "
+            f"{weak.rsplit('#', 1)[-1]}, older than SHA-256); tell your campus IT."
+        )
     return xml
 
 
@@ -132,11 +155,19 @@ async def idp_metadata(settings: Settings) -> str:
         return kept[1]
     try:
         with anyio.fail_after(METADATA_FETCH_SECONDS):
-            raw = await _download(source, settings, what=METADATA_WHAT, max_bytes=METADATA_MAX_BYTES)
+            raw = await _download(source, settings, limit=sign_in_limit(settings, METADATA_WHAT))
+    except DocumentTooLarge as exc:
+        logging.getLogger(__name__).warning("%s", exc)
+        if kept is not None:
+            return kept[1]
+        raise SamlError(TOO_LARGE) from exc
     except (MetadataDocumentError, TimeoutError, httpx.HTTPError) as exc:
         if kept is not None:
             return kept[1]  # the IdP's keys rarely change: the last good copy beats no sign-in at all
-        raise SamlError(UNREACHABLE) from exc
+        # Not the sign-in's fault nor the student's: the campus sign-in service did not answer (502),
+        # on the start page as at the ACS (another worker, or the kept copy expired meanwhile).
+        words = UNREACHABLE if isinstance(exc, MetadataDocumentError) else no_answer_words(exc)
+        raise SamlUnreachable(words) from exc
     try:
         xml = await _checked(raw.decode("utf-8", errors="replace"), settings)
     except SamlError:
@@ -165,6 +196,10 @@ def sp_config(settings: Settings, idp_xml: str | None) -> SPConfig:
                 "authn_requests_signed": bool(settings.saml_sp_key_file),
                 "name_id_format": [NAMEID_FORMAT_PERSISTENT],
                 "name_id_format_allow_create": True,
+                # AuthnRequests this SP signs (with a key set) use SHA-256, as the metadata advertises.
+                # pysaml2 reads these per service (``_sp_signing_algorithm``); at the top they are ignored.
+                "signing_algorithm": SIGNING[0],
+                "digest_algorithm": DIGESTS[0],
             }
         },
         "accepted_time_diff": settings.saml_clock_skew_seconds,
@@ -186,8 +221,13 @@ def sp_config(settings: Settings, idp_xml: str | None) -> SPConfig:
 
 
 def sp_metadata(settings: Settings) -> str:
-    """This service provider's metadata, for the campus to register with its IdP or federation."""
-    xml: bytes = create_metadata_string(None, config=sp_config(settings, None), valid=None)
+    """This service provider's metadata, for the campus to register with its IdP or federation:
+    pysaml2's (``create_metadata_string`` without signing), with only the SHA-256-or-better
+    algorithms advertised (``saml_algorithms``)."""
+    entity = entity_descriptor(sp_config(settings, None))
+    keep_strong_algorithms(entity)
+    valid_instance(entity)
+    xml: bytes = metadata_tostring_fix(entity, {"xs": "http://www.w3.org/2001/XMLSchema"}, None)
     return xml.decode()
 
 
@@ -205,6 +245,13 @@ async def setup_problem(settings: Settings) -> str | None:
     return None
 
 
+# pysaml2's map of the common attributes' URI names (the eduPerson and inetOrgPerson OIDs) to their
+# friendly names, for an IdP that sends an attribute without its FriendlyName.
+_OID_NAMES = {
+    str(oid).lower(): str(friendly) for oid, friendly in {**shibboleth_uri.MAP["fro"], **saml_uri.MAP["fro"]}.items()
+}
+
+
 @dataclass(frozen=True)
 class SamlIdentity:
     """What a checked assertion says: who issued it, about whom, the attributes, its ID and expiry."""
@@ -214,22 +261,32 @@ class SamlIdentity:
     attributes: dict[str, list[str]]
     assertion_id: str
     expires: datetime
+    # The friendly names the assertion gives its attributes, by the lower-cased (urn:oid:) name.
+    friendly_names: dict[str, str] = field(default_factory=dict)
+
+    def friendly(self, name: str) -> str:
+        """An attribute's name as a person reads it (eduPersonAffiliation, not urn:oid:1.3.6...): the
+        assertion's FriendlyName, else pysaml2's map, else the name as configured."""
+        return self.friendly_names.get(name.lower()) or _OID_NAMES.get(name.lower(), name)
 
 
-def attributes_of(response: AuthnResponse) -> dict[str, list[str]]:
-    """The assertion's attributes by name and by friendly name, both lower-cased."""
+def attributes_of(response: AuthnResponse) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The assertion's attributes by name and by friendly name, both lower-cased, their values as
+    sent: a student id is taken whole (``campus_id``), not trimmed as pysaml2's ``ava`` does. And
+    the friendly names the assertion gives, by lower-cased name."""
     found: dict[str, list[str]] = {}
+    friendly: dict[str, str] = {}
     assertion = response.assertion
     for statement in getattr(assertion, "attribute_statement", None) or []:
         for attribute in statement.attribute:
-            values = [str(value.text).strip() for value in attribute.attribute_value if value.text]
-            for name in (attribute.name, attribute.friendly_name):
-                if name:
-                    found.setdefault(str(name).lower(), []).extend(values)
-    # pysaml2's own map knows the friendly names of the common OIDs an IdP sends without one.
-    for name, values in (response.ava or {}).items():
-        found.setdefault(str(name).lower(), [str(value) for value in values])
-    return found
+            values = [str(value.text) for value in attribute.attribute_value if value.text]
+            names = {str(name).lower() for name in (attribute.name, attribute.friendly_name) if name}
+            names |= {_OID_NAMES[name].lower() for name in names if name in _OID_NAMES}
+            for name in names:
+                found.setdefault(name, []).extend(values)
+            if attribute.name and attribute.friendly_name:
+                friendly[str(attribute.name).lower()] = str(attribute.friendly_name)
+    return found, friendly
 
 
 def _words(exc: Exception) -> str:
@@ -255,6 +312,11 @@ def _words(exc: Exception) -> str:
         )
     if "AudienceRestrictions" in text:
         return f"The sign-in answer was made for another application, so it was refused. {START_AGAIN}"
+    if "recipient" in text.lower():
+        return (
+            "The sign-in answer was made to be presented to another address than this service's, so it "
+            f"was refused. {START_AGAIN}"
+        )
     return f"The campus sign-in service sent a sign-in answer that does not check out, so it was refused. {START_AGAIN}"
 
 
@@ -310,8 +372,15 @@ class SamlClient:
         client = await self._client()
 
         def parse() -> AuthnResponse | None:
+            # pysaml2 checks the bearer confirmation's Recipient only when it is given conv_info: then
+            # against the ACS URLs, and against conv_info["entity_id"] if there is one. There is none
+            # here, so only this SP's ACS URL passes (SAML profiles 4.1.4.2: the Recipient is the
+            # location the assertion is presented to, not the entity id).
             return client.parse_authn_request_response(
-                saml_response, BINDING_HTTP_POST, outstanding={request_id: "campus-mcp"}
+                saml_response,
+                BINDING_HTTP_POST,
+                outstanding={request_id: "campus-mcp"},
+                conv_info={"recipient": self.settings.base_url + ACS_PATH},
             )
 
         try:
@@ -320,6 +389,13 @@ class SamlClient:
             raise SamlError(_words(exc)) from exc
         if response is None or response.assertion is None or response.name_id is None:
             raise SamlError(_words(ValueError("no assertion")))
+        weak = weak_algorithm(response)
+        if weak is not None:
+            raise SamlError(
+                "The sign-in answer is signed with an algorithm this service does not accept (older than "
+                f"SHA-256: {weak.rsplit('#', 1)[-1]}), so it was refused. Tell your campus IT: the identity "
+                "provider should sign with SHA-256, as this service's metadata asks."
+            )
         issuer = str(response.issuer())
         if issuer != pending.get("idp"):
             raise SamlError(
@@ -332,12 +408,14 @@ class SamlClient:
         # A persistent NameID is the person's lasting id at this SP; a transient one changes at every
         # sign-in, so the student id attribute stands for the person then (``student``).
         persistent = response.name_id.format == NAMEID_FORMAT_PERSISTENT
+        attributes, friendly_names = attributes_of(response)
         identity = SamlIdentity(
             issuer=issuer,
             subject=str(response.name_id.text) if persistent else "",
-            attributes=attributes_of(response),
+            attributes=attributes,
             assertion_id=str(response.assertion.id),
             expires=expires,
+            friendly_names=friendly_names,
         )
         await _first_use(sessions, identity)
         return identity
@@ -351,11 +429,11 @@ class SamlClient:
             return
         admitted = {value.lower() for value in self.settings.saml_admit_values}
         # eduPersonScopedAffiliation carries a scope (student@campus.edu): the part before @ counts too.
-        values = self._values(identity, name)
-        if not any(value.lower() in admitted or value.split("@")[0].lower() in admitted for value in values):
+        values = [value.strip().lower() for value in self._values(identity, name)]
+        if not any(value in admitted or value.split("@")[0] in admitted for value in values):
             raise SamlRefused(
                 "Your campus account signed in, but this service is for students, and your account "
-                f"is not listed as one ({name} does not include "
+                f"is not listed as one ({identity.friendly(name)} does not include "
                 f"{' or '.join(sorted(self.settings.saml_admit_values))}). If you are a student, ask "
                 f"{self.settings.oidc_help_contact} to check your account's affiliation."
             )
@@ -364,13 +442,13 @@ class SamlClient:
         """The admitted person's student record (created or attached now); SamlRefused otherwise."""
         self.admitted(identity)
         name = self.settings.saml_student_id_attribute
-        ids = [value for value in self._values(identity, name) if value.strip()]
-        if not ids:
-            raise SamlRefused(
-                f"Your campus account did not tell this service your student id (the {name} attribute). "
-                f"Ask {self.settings.oidc_help_contact} to release it to this service."
+        try:
+            the_id = checked_campus_id(
+                self._values(identity, name), source=f"the {identity.friendly(name)} attribute", settings=self.settings
             )
-        subject = identity.subject or "student-id:" + campus_id_of(ids[0])
+        except CampusIdRefused as exc:
+            raise SamlRefused(str(exc)) from exc
+        subject = identity.subject or "student-id:" + campus_id_of(the_id)
         names = self._values(identity, self.settings.saml_display_name_attribute)
         mails = self._values(identity, "mail")
         try:
@@ -378,9 +456,9 @@ class SamlClient:
                 session,
                 identity.issuer,
                 subject,
-                campus_id=ids[0],
-                display_name=names[0] if names else ids[0],
-                email=mails[0] if mails else None,
+                campus_id=the_id,
+                display_name=names[0] if names else the_id,
+                email=(mails[0].strip() or None) if mails else None,
             )
         except IdentityRefused as exc:
             raise SamlRefused(f"{exc} Ask {self.settings.oidc_help_contact}.") from exc

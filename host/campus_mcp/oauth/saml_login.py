@@ -16,10 +16,12 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Redirect
 
+from campus_mcp.oauth.app_return import access_denied_return
 from campus_mcp.oauth.login import LOGIN_DEPENDENCIES, NO_PARITY, login_page
 from campus_mcp.oauth.oidc import OidcRefused
 from campus_mcp.oauth.pages import hidden, html_response, page, sign_in_refused
 from campus_mcp.oauth.saml import ACS_PATH, METADATA_PATH, SamlClient, SamlError, sp_metadata
+from campus_mcp.oauth.server import OAuthService
 from campus_mcp.oauth.session import safe_next, session_data, sign_in
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.settings import Settings
@@ -62,7 +64,11 @@ class SamlLoginController(Controller):
 
     @post(ACS_PATH, opt=NO_PARITY, include_in_schema=False, status_code=303)
     async def saml_acs(
-        self, request: Request[Any, Any, Any], settings: NamedDependency[Settings], store: NamedDependency[OAuthStore]
+        self,
+        request: Request[Any, Any, Any],
+        settings: NamedDependency[Settings],
+        store: NamedDependency[OAuthStore],
+        oauth: NamedDependency[OAuthService],
     ) -> Response[Any]:
         form = await request.form()
         saml_response = str(form.get("SAMLResponse") or "")
@@ -80,7 +86,8 @@ class SamlLoginController(Controller):
                 user_id, username, generation = student.id, student.username, student.session_generation
         except OidcRefused as exc:
             # Signed in at the IdP, not admitted here: nothing was created (the transaction rolled back).
-            return sign_in_refused(exc, product=settings.product_name, admitted=False)
+            back_to = await access_denied_return(oauth, next_url)  # the app waiting for this sign-in
+            return sign_in_refused(exc, product=settings.product_name, admitted=False, back_to=back_to)
         except SamlError as exc:
             return sign_in_refused(exc, product=settings.product_name, admitted=True)
         sign_in(request, settings, user_id, username, generation)

@@ -30,13 +30,16 @@ from litestar.response import Redirect
 from litestar.types import ASGIApp, Receive, Scope, Send
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.accounts import end_sessions, session_generation
+from campus_mcp.accounts import end_sessions, signed_in_student
 from campus_mcp.principal import Principal
 from campus_mcp.registry import Registry
 from campus_mcp.settings import Settings
+from campus_mcp.untrusted import UNNAMED_STUDENT
 
 SESSION_COOKIE = "campus_session"
 CSRF_FIELD = "csrf_token"
+# The signed-in student's name as pages show it, read with the session's generation on each request.
+STUDENT_NAME_KEY = "campus_student_name"
 
 
 def session_config(settings: Settings) -> CookieBackendConfig:
@@ -58,6 +61,15 @@ def session_data(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """A copy of the session's data (empty when there is none)."""
     session = request.scope.get("session")
     return dict(session) if isinstance(session, dict) else {}
+
+
+def signed_in_name(request: Request[Any, Any, Any]) -> str:
+    """The name the signed-in student's pages show them by ("Signed in as ..."): their display
+    name, never their campus id (``untrusted.shown_name``); empty when nobody is signed in."""
+    name = request.scope.get(STUDENT_NAME_KEY)
+    if isinstance(name, str) and name:
+        return name
+    return UNNAMED_STUDENT if session_user(request) is not None else ""
 
 
 def session_user(request: Request[Any, Any, Any]) -> tuple[int, str] | None:
@@ -137,18 +149,20 @@ def signed_in_middleware_factory(registry: Registry, sessions: async_sessionmake
     """
     all_scopes = frozenset(registry.scopes)
 
-    async def current(student_id: int) -> int | None:
+    async def current(student_id: int) -> tuple[int, str] | None:
         async with sessions() as session:
-            return await session_generation(session, student_id)
+            return await signed_in_student(session, student_id)
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == ScopeType.HTTP:
                 student = _live_student(scope.get("session"))
-                if student is not None and await current(student[0]) != student[2]:
+                now = await current(student[0]) if student is not None else None
+                if student is not None and (now is None or now[0] != student[2]):
                     scope["session"] = {}
                     student = None
-                if student is not None:
+                if student is not None and now is not None:
+                    scope[STUDENT_NAME_KEY] = now[1]  # type: ignore[literal-required]
                     scope["campus_principal"] = Principal(  # type: ignore[typeddict-unknown-key]
                         user_id=student[0],
                         username=student[1],

@@ -13,6 +13,7 @@ from campus_mcp.accounts import Student, campus_id_of, create_local_student, set
 from campus_mcp.db import make_engine, make_sessions
 from campus_mcp.deployment import open_deployment
 from campus_mcp.limits.policy import address_key, parse_address
+from campus_mcp.logsafe import cell
 from campus_mcp.oauth.disabling import disable
 from campus_mcp.oauth.login_limit import LoginLimit, account_key
 from campus_mcp.settings import Settings
@@ -73,9 +74,9 @@ def list_students() -> None:
 
     for student in asyncio.run(_list()):
         state = "\tdisabled" if student.disabled else ""
-        click.echo(
-            f"{student.id}\t{student.username}\t{student.campus_id or '-'}\t{kind_of(student)}\t{student.display_name}{state}"
-        )
+        # A name or id came from an IdP or a feed: escaped, so a line break in one cannot forge a row.
+        columns = (student.id, student.username, student.campus_id or "-", kind_of(student), student.display_name)
+        click.echo("\t".join(map(cell, columns)) + state)
 
 
 async def find_student(session: AsyncSession, who: str) -> Student:

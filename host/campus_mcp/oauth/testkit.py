@@ -426,6 +426,24 @@ def authorization_request(base: str, client_id: str, scope: str, *, state: str =
     return AuthorizationRequest(base, client_id, verifier, f"{base}/api/oauth/authorize?" + urlencode(query))
 
 
+async def login_next(browser: httpx.AsyncClient, request: AuthorizationRequest) -> str:
+    """Open an app's authorization URL with no one signed in, as the app's browser does: the ``next``
+    the server sends it to the login page with (the authorization request, path and query). The
+    browser keeps the session that names the app to the login page."""
+    response = await browser.get(request.url, follow_redirects=False)
+    assert response.is_redirect and response.headers["location"].startswith("/login?"), response.text
+    return parse_qs(urlsplit(response.headers["location"]).query)["next"][0]
+
+
+def link_to(html: str, text: str) -> str | None:
+    """The address of the page's link whose text is ``text`` (unescaped), or None."""
+    import html as html_lib
+    import re
+
+    found = re.search(rf'<a [^>]*href="([^"]*)"[^>]*>{re.escape(html_lib.escape(text))}</a>', html)
+    return html_lib.unescape(found.group(1)) if found else None
+
+
 async def exchange_code(
     http: httpx.AsyncClient, request: AuthorizationRequest, callback_url: str, *, send_resource: bool = True
 ) -> httpx.Response:

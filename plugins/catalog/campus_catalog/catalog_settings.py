@@ -17,13 +17,27 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from campus_mcp import PluginSettings
+from campus_mcp import DocumentLimit, PluginSettings
 from pydantic import Field, ValidationInfo, field_validator
 
 # Banner failed after about 40 requests in one minute (seed 000, 2026-10-14); stay well under it.
 DEFAULT_BANNER_REQUESTS_PER_MINUTE = 30.0
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 URL_FIELDS = ("banner_url", "calendar_url", "programs_url", "electives_url")
+# Measured on the fixtures: a Banner searchResults page holds about 4 KB a section (Texas A&M's
+# 157 sections, 633 KB), so a full page of 500 is about 2 MB; a year's academic calendar is 56 KB.
+DEFAULT_BANNER_PAGE_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_FEED_MAX_BYTES = 8 * 1024 * 1024
+
+
+def feed_limit(what: str, max_bytes: int = DEFAULT_FEED_MAX_BYTES) -> DocumentLimit:
+    """How much of one feed document (``what``: "calendar feed") is read."""
+    return DocumentLimit(what, max_bytes, "CAMPUS_MCP_CATALOG_FEED_MAX_BYTES")
+
+
+def banner_limit(max_bytes: int = DEFAULT_BANNER_PAGE_MAX_BYTES) -> DocumentLimit:
+    """How much of one Banner answer (a searchResults page, an HTML fragment) is read."""
+    return DocumentLimit("a Banner answer", max_bytes, "CAMPUS_MCP_CATALOG_BANNER_PAGE_MAX_BYTES")
 
 
 class CatalogSettings(PluginSettings):
@@ -48,13 +62,24 @@ class CatalogSettings(PluginSettings):
     )
     banner_file: Path | None = Field(
         default=None,
-        description="A saved searchResults JSON file, or a folder of them: file mode, no network.",
+        description=(
+            "A saved searchResults JSON file, or a folder of them and of saved course detail pages: "
+            "file mode, no network."
+        ),
     )
     banner_requests_per_minute: float = Field(
         default=DEFAULT_BANNER_REQUESTS_PER_MINUTE, gt=0, description="Pacing of every Banner request."
     )
     banner_timeout_seconds: float = Field(default=30.0, gt=0, description="Timeout of one Banner request.")
     banner_page_size: int = Field(default=500, ge=1, le=500, description="Sections per searchResults page.")
+    banner_page_max_bytes: int = Field(
+        default=DEFAULT_BANNER_PAGE_MAX_BYTES,
+        ge=64 * 1024,
+        description=(
+            "The most read of one Banner answer (a searchResults page of 500 sections is about 2 MB); a larger "
+            "one is refused and the run records why."
+        ),
+    )
     calendar_url: str = Field(default="", description="iCalendar (.ics) feed of the academic calendar.")
     calendar_file: Path | None = Field(default=None, description="A saved .ics file of the academic calendar.")
     calendar_timeout_seconds: float = Field(default=30.0, gt=0)
@@ -69,6 +94,14 @@ class CatalogSettings(PluginSettings):
     electives_url: str = Field(default="", description="JSON feed of the schools' elective lists for the terms.")
     electives_file: Path | None = Field(default=None, description="A saved elective lists JSON file.")
     feed_timeout_seconds: float = Field(default=30.0, gt=0)
+    feed_max_bytes: int = Field(
+        default=DEFAULT_FEED_MAX_BYTES,
+        ge=64 * 1024,
+        description=(
+            "The most read of one feed document: the academic calendar (.ics, a year is about 60 KB), the "
+            "programs and the elective lists; a larger one is refused and the run records why."
+        ),
+    )
     answer_cache_entries: int = Field(
         default=2048,
         ge=0,

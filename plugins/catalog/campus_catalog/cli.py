@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.catalog_settings import CatalogSettings, feed_limit
 
 T = TypeVar("T")
 console = Console(stderr=True)
@@ -95,12 +95,30 @@ def import_group() -> None:
     "--file",
     "path",
     type=click.Path(exists=True, path_type=Path),
-    help="Saved searchResults JSON (a file or a folder of them). Default: CAMPUS_MCP_CATALOG_BANNER_FILE.",
+    help=(
+        "Saved searchResults JSON (a file or a folder of them; a folder's saved detail pages are imported "
+        "too). Default: CAMPUS_MCP_CATALOG_BANNER_FILE."
+    ),
 )
 @click.option("--live", is_flag=True, help="Read Banner now (CAMPUS_MCP_CATALOG_BANNER_URL): the daily sync.")
-@click.option("--term", "terms", multiple=True, help="With --live: only these term codes (repeatable).")
-def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None:
-    """Import sections from saved Banner responses, or sync them from Banner (--live)."""
+@click.option(
+    "--details",
+    is_flag=True,
+    help=(
+        "Only course descriptions and prerequisites: the saved detail pages of --file's folder "
+        "(getCourseDescription-TERM-CRN.html, getSectionPrerequisites-TERM-CRN.html), or without --file "
+        "read from CAMPUS_MCP_CATALOG_BANNER_URL at the sync's pace."
+    ),
+)
+@click.option("--term", "terms", multiple=True, help="With --live or --details: only these term codes (repeatable).")
+def import_banner(path: Path | None, live: bool, details: bool, terms: tuple[str, ...]) -> None:
+    """Import sections from saved Banner responses, or sync them from Banner (--live); --details
+    imports course details only."""
+    if details:
+        if live:
+            raise click.ClickException("--details reads course details only: give it without --live")
+        _import_banner_details(path, terms)
+        return
     from campus_mcp import publish_changes
 
     from campus_catalog.queries.clock import campus_today
@@ -163,13 +181,68 @@ def import_banner(path: Path | None, live: bool, terms: tuple[str, ...]) -> None
     _report(summary, lost, stored, gaps)
 
 
+def _import_banner_details(path: Path | None, terms: tuple[str, ...]) -> None:
+    """``import banner --details``: saved detail pages from a folder, or read from the campus's Banner."""
+    from campus_catalog.queries.clock import campus_today
+    from campus_catalog.semantic import fill_vectors_after_import
+    from campus_catalog.sources.banner_details import import_detail_pages
+    from campus_catalog.sources.course_details import sync_course_details
+
+    async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
+        catalog = _catalog(deployment)
+        folder = path or (None if catalog.banner_url else catalog.banner_file)
+        if folder is None and not catalog.banner_url:
+            raise click.ClickException(
+                "--details needs --file FOLDER (saved detail pages) or CAMPUS_MCP_CATALOG_BANNER_URL (to read them)"
+            )
+        if folder is not None and not folder.is_dir():
+            raise click.ClickException(
+                f"{folder.name} is a file: --details --file takes the folder of the saved detail pages"
+            )
+        sessions = deployment.sessions
+        started = utcnow()
+        with _progress() as bar:
+            task = bar.add_task("Course details", total=None)
+
+            def progress(what: str, done: int, total: int | None) -> None:
+                bar.update(task, description=f"Banner {what}", completed=done, total=total)
+
+            if folder is not None:
+                report = await import_detail_pages(sessions, folder, progress=progress)
+                stored, lost, summary = report.stored, report.lost, report.summary()
+            else:
+                today = campus_today(deployment.settings.timezone)
+                stored, lost = await sync_course_details(
+                    sessions, catalog, today, only_terms=list(terms) or None, progress=progress
+                )
+                summary = f"details of {stored} courses read from Banner; {len(lost)} not stored"
+                if not stored and not lost:
+                    which = ", ".join(terms) if terms else "the current and future terms"
+                    summary += (
+                        f" (no course of {which} was due: each is read once in 7 days; "
+                        "--term TERM reads a term, a past one too)"
+                    )
+        with console.status("Vectors for search by meaning"):
+            vectors = await fill_vectors_after_import(sessions, "course details")
+        summary = f"{summary}; {vectors}"
+        await _record(sessions, "banner_details", started, stored, lost, summary)
+        return stored, lost, summary
+
+    try:
+        stored, lost, summary = _run(work)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    # Nothing read and nothing lost: every course was read from Banner in the last 7 days.
+    _report(summary, lost, stored if stored or lost else 1)
+
+
 @import_group.command("calendar")
 @click.option(
     "--file", "path", type=click.Path(exists=True, path_type=Path), help="A saved .ics file (default: the feed)."
 )
 def import_calendar_command(path: Path | None) -> None:
     """Import the academic calendar from its iCalendar feed or a saved .ics file."""
-    from campus_catalog.sources.calendar_ics import import_calendar
+    from campus_catalog.sources.calendar_ics import CALENDAR_FEED, import_calendar
 
     async def work(deployment: Deployment) -> tuple[int, dict[str, str], str]:
         catalog = _catalog(deployment)
@@ -186,6 +259,7 @@ def import_calendar_command(path: Path | None) -> None:
                 url=url,
                 path=source,
                 timeout_seconds=catalog.calendar_timeout_seconds,
+                limit=feed_limit(CALENDAR_FEED, catalog.feed_max_bytes),
             )
         await _record(sessions, "calendar", started, report.stored, report.lost(), report.summary())
         return report.stored, report.lost(), report.summary()

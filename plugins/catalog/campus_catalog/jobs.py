@@ -21,7 +21,7 @@ from pathlib import Path
 from campus_mcp import Cron, Interval, Job, JobContext, JobOutcome, Settings, utcnow
 from sqlalchemy import select
 
-from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.catalog_settings import CatalogSettings, feed_limit
 from campus_catalog.models import Term
 from campus_catalog.queries.clock import campus_today
 
@@ -94,7 +94,7 @@ async def run_course_details_sync(context: JobContext) -> JobOutcome:
 
 
 async def run_calendar_import(context: JobContext) -> JobOutcome:
-    from campus_catalog.sources.calendar_ics import import_calendar
+    from campus_catalog.sources.calendar_ics import CALENDAR_FEED, import_calendar
 
     catalog: CatalogSettings = context.plugin_settings
     report = await import_calendar(
@@ -103,15 +103,17 @@ async def run_calendar_import(context: JobContext) -> JobOutcome:
         url=catalog.calendar_url,
         path=None if catalog.calendar_url else catalog.calendar_file,
         timeout_seconds=catalog.calendar_timeout_seconds,
+        limit=feed_limit(CALENDAR_FEED, catalog.feed_max_bytes),
     )
     return JobOutcome(items=report.stored, lost=report.lost(), summary=report.summary())
 
 
-async def _feed(url: str, path: Path | None, seconds: float, what: str) -> bytes:
+async def _feed(url: str, path: Path | None, catalog: CatalogSettings, what: str) -> bytes:
     from campus_catalog.sources.feed_fetch import fetch_feed
 
     if url:
-        return await fetch_feed(url, seconds, what=what, accept="application/json")
+        limit = feed_limit(what, catalog.feed_max_bytes)
+        return await fetch_feed(url, catalog.feed_timeout_seconds, limit=limit, accept="application/json")
     assert path is not None
     return await asyncio.to_thread(path.read_bytes)
 
@@ -134,7 +136,7 @@ async def run_degree_requirements_import(context: JobContext) -> JobOutcome:
     read = 0
     for year, url in documents:
         try:
-            data = await _feed(url, catalog.programs_file, catalog.feed_timeout_seconds, f"programs feed {year}")
+            data = await _feed(url, catalog.programs_file, catalog, f"programs feed {year}")
             async with context.session() as session:
                 await import_programs(session, data, now=utcnow(), report=report)
                 await session.commit()
@@ -150,7 +152,7 @@ async def run_term_electives_import(context: JobContext) -> JobOutcome:
     from campus_catalog.sources.catalog_feeds import FeedReport, import_elective_lists
 
     catalog: CatalogSettings = context.plugin_settings
-    data = await _feed(catalog.electives_url, catalog.electives_file, catalog.feed_timeout_seconds, "elective lists")
+    data = await _feed(catalog.electives_url, catalog.electives_file, catalog, "elective lists")
     report = FeedReport()
     async with context.session() as session:
         await import_elective_lists(session, data, now=utcnow(), report=report)

@@ -327,10 +327,15 @@ MEANING_MATCHES = "How many match in all; by meaning, those close enough to q to
 MEANING_RANKED = "How many match in all; by meaning, every one ranked, best first (at most 200)."
 
 
+# A search by meaning that is not sure says why (queries.meaning_notes).
+MEANING_NOTE = "By meaning: why the page is what it is when no match is close (null when one is). Tell the student."
+
+
 class SectionPage(Page):
     total: int = Field(description=MEANING_MATCHES)
     term: TermRef
     sections: list[SectionSummary]
+    note: str | None = Field(default=None, description=MEANING_NOTE)
 
 
 class SectionLookup(Arguments):
@@ -489,6 +494,7 @@ class CourseBrief(Answer):
 class CoursePage(Page):
     total: int = Field(description=MEANING_MATCHES)
     courses: list[CourseBrief]
+    note: str | None = Field(default=None, description=MEANING_NOTE)
 
 
 class CourseLookup(Arguments):

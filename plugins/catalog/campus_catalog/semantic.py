@@ -39,7 +39,8 @@ from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Select, case, func, literal_column, select, union_all, update
 
 from campus_catalog import engine, vector_index
-from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
+from campus_catalog.course_titles import plain_title
+from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor, Subject
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -65,17 +66,38 @@ Vector = NDArray[np.float32]
 # per student with a token, per address without.
 SEMANTIC_LIMIT = RateLimit("catalog/semantic", 30, what="searches by meaning")
 SearchKind = Literal["sections", "courses", "instructors", "reviews"]
-# A section or course is about a student's words when its cosine similarity to them reaches this.
-# e5 scores crowd together (most of a catalog scores 0.76-0.84 to any question), so the floor
-# comes from measured cases. The demo catalog (test_semantic_relevance.py's cases): the course
-# each case means scores 0.854-0.900; the best course for a question the catalog has nothing on
-# ('underwater basket weaving', 'something fun') 0.80-0.81. A real Banner import of titles only
-# (the TAMU CSCE fixture, test_import_vectors.py): 'databases' gives DATABASE SYSTEMS 0.891 and
-# three more at 0.84 or above, while 'a class about the stock market' reaches 0.830 there. A
-# search by meaning lists and counts only what reaches the floor, so its total is the matches, not
-# the candidates. Instructors' and reviews' texts crowd closer still (half of them reach
-# any floor that keeps the relevant ones), so their searches rank every row (search_by_meaning).
+# How close a search by meaning's best match must be to count as a close match. e5 scores crowd
+# together (most of a catalog scores 0.76-0.84 to any question), so the figures come from measured
+# cases. The demo catalog (test_semantic_relevance.py's cases): the course each case means scores
+# 0.86-0.91; the best course for a question the catalog has nothing on ('underwater basket
+# weaving', 'something fun', 'knitting sweaters') 0.80-0.82. Real Banner imports of titles only
+# (TAMU's CSCE page, TRU's term; bench/search_in_students_words.py): the course a student means
+# scores 0.83-0.92, first or within 0.03 of the first; a question in a student's own words ("how
+# operating systems, processes and memory work") scores lower against every course than a few
+# words do ("operating systems"), and a single-subject catalog (TAMU's) scores its every course
+# within a few hundredths of any question about computing.
 RELEVANCE_FLOOR = 0.84
+# So a question's matches are the courses (and titled sections) within NEAREST_BAND of its best
+# one, however high that is: a fixed floor listed 102 of TAMU's 157 sections for "databases" and
+# none for "how operating systems, processes and memory work" (issue 37). Under LEAST_RELEVANT no
+# course a student meant was seen, and the demo's questions about nothing it teaches stay under
+# it: nothing is near (the tools then search title words and say why). A best match under
+# RELEVANCE_FLOOR is listed as the nearest, and said to be (Closeness "nearest"). A search by
+# meaning lists and counts only its matches, so its total is the matches, not the candidates.
+# Instructors' and reviews' texts crowd closer still (half of them reach any floor that keeps the
+# relevant ones), so their searches rank every row (search_by_meaning).
+NEAREST_BAND = 0.03
+LEAST_RELEVANT = 0.82
+Closeness = Literal["close", "nearest", "none"]
+
+
+def question_floor(best: float) -> tuple[float | None, Closeness]:
+    """The floor of a question whose best course (or titled section) scores ``best``, and how close
+    that best is: ``None`` when nothing is near enough to list."""
+    if best < LEAST_RELEVANT:
+        return None, "none"
+    return max(LEAST_RELEVANT, best - NEAREST_BAND), "close" if best >= RELEVANCE_FLOOR else "nearest"
+
 
 # A "similar" search first asks about this many times ``limit`` best courses (and titled
 # sections): some have no section open in the term. Each further band is this many times wider.
@@ -233,9 +255,18 @@ def mean_vector(blobs: Sequence[bytes]) -> bytes | None:
     return to_bytes(_normalise(matrix.mean(axis=0, keepdims=True))[0])
 
 
-def course_text(code: str, title: str, description: str | None) -> str:
-    """What a course is about, as it is embedded (its sections use the same text)."""
-    return f"{code} {title}. {description or ''}"
+def course_text(title: str, description: str | None, subject: str | None = None) -> str:
+    """What a course is about, as it is embedded (its sections use the same text): its title as
+    a student reads it (``course_titles.plain_title``), the subject it belongs to, its
+    description where the catalog has one. No course code: "COMP 3410" is not what a student
+    asks about, and its digits only move every score. Changing this text changes every vector:
+    the next fill embeds the stored ones again (:func:`fill_missing_vectors`)."""
+    parts = [f"{plain_title(title)}."]
+    if subject:
+        parts.append(f"A {subject} course.")
+    if description:
+        parts.append(description)
+    return " ".join(parts)
 
 
 # ----------------------------------------------------------------------------- allowance
@@ -304,6 +335,16 @@ class Match:
     score: float
 
 
+@dataclasses.dataclass(frozen=True)
+class MeaningPage:
+    """A search by meaning's page of matches (as deep as asked), how many match in all, and how
+    close the question's best course came (:func:`question_floor`)."""
+
+    matches: list[Match]
+    total: int
+    closeness: Closeness
+
+
 async def semantic_search(
     session: AsyncSession,
     kind: SearchKind,
@@ -324,7 +365,7 @@ async def semantic_search(
     target = await _target(kind, query)
     if kind == "sections":
         matches, _rankable = await _rank_sections(
-            session, _section_candidates(filters, within, exclude_ids), target, limit
+            session, _section_candidates(filters, within, exclude_ids), await _catalog_scores(session, target), limit
         )
     else:
         table = _TABLES[kind]
@@ -339,15 +380,18 @@ async def semantic_search(
     return matches
 
 
-async def sections_by_meaning(
-    session: AsyncSession, query: str, *, within: Select[Any], limit: int
-) -> tuple[list[Match], int]:
-    """The best sections among ``within`` (a select of section ids) that reach the relevance
-    floor, and how many reach it: what a page's ``total`` says. The count comes from the scores
-    the ranking computes anyway (one per course, one per titled section), so it costs no query.
+async def sections_by_meaning(session: AsyncSession, query: str, *, within: Select[Any], limit: int) -> MeaningPage:
+    """The best sections among ``within`` (a select of section ids) that reach the question's
+    floor (:func:`question_floor`, from the best course or titled section of the whole catalog),
+    and how many reach it: what a page's ``total`` says. The count comes from the scores the
+    ranking computes anyway (one per course, one per titled section), so it costs no query.
     """
-    target = await _target("sections", query)
-    return await _rank_sections(session, _section_candidates((), within, ()), target, limit, floor=RELEVANCE_FLOOR)
+    scores = await _catalog_scores(session, await _target("sections", query))
+    floor, closeness = question_floor(scores.best)
+    if floor is None:
+        return MeaningPage([], 0, closeness)
+    matches, total = await _rank_sections(session, _section_candidates((), within, ()), scores, limit, floor=floor)
+    return MeaningPage(matches, total, closeness)
 
 
 async def search_by_meaning(
@@ -360,31 +404,38 @@ async def search_by_meaning(
 ) -> tuple[list[Match], int]:
     """The best rows of ``kind`` for a student's words, and how many match in all.
 
-    Courses match when they reach :data:`RELEVANCE_FLOOR`. Instructors and reviews have no floor
-    (see it): every row with a vector is a match, ranked, so the count is the rows ranked.
+    Courses match when they reach the question's floor (:func:`courses_by_meaning`). Instructors
+    and reviews have no floor (see :data:`RELEVANCE_FLOOR`): every row with a vector is a match,
+    ranked, so the count is the rows ranked.
     """
-    target = await _target(kind, query)
     if kind == "courses":
-        return await _courses_by_meaning(session, target, filters, limit)
+        page = await courses_by_meaning(session, query, filters=filters, limit=limit)
+        return page.matches, page.total
+    target = await _target(kind, query)
     table = _TABLES[kind]
     statement = select(table.id, table.embedding).where(table.embedding.is_not(None), *filters)
     return await _rank_rows_counted(session, statement, target, limit, None)
 
 
-async def _courses_by_meaning(
-    session: AsyncSession, target: Vector, filters: Sequence[ColumnElement[bool]], limit: int
-) -> tuple[list[Match], int]:
-    """Courses reaching the floor, scored from the vectors held in process (``vector_index``);
-    the database is asked only which of them pass the student's other filters (by primary key)."""
+async def courses_by_meaning(
+    session: AsyncSession, query: str, *, filters: Sequence[ColumnElement[bool]] = (), limit: int
+) -> MeaningPage:
+    """Courses reaching the question's floor (:func:`question_floor`, from the best course of the
+    whole catalog), scored from the vectors held in process (``vector_index``); the database is
+    asked only which of them pass the student's other filters (by primary key)."""
+    target = await _target("courses", query)
     courses = (await vector_index.catalog_vectors(session, DIMENSIONS)).courses
     scores = courses.scores(target)
-    reaching = scores >= RELEVANCE_FLOOR
+    floor, closeness = question_floor(float(scores.max()) if len(scores) else -1.0)
+    if floor is None:
+        return MeaningPage([], 0, closeness)
+    reaching = scores >= floor
     score_of = {int(i): float(s) for i, s in zip(courses.ids[reaching], scores[reaching], strict=True)}
-    if not score_of:
-        return [], 0
     passing = (await session.execute(select(Course.id).where(Course.id.in_(list(score_of)), *filters))).scalars()
     ranked = sorted(((score_of[i], i) for i in passing), key=lambda pair: (-pair[0], pair[1]))
-    return [Match(id=i, score=round(score, 4)) for score, i in ranked[: max(limit, 0)]], len(ranked)
+    return MeaningPage(
+        [Match(id=i, score=round(score, 4)) for score, i in ranked[: max(limit, 0)]], len(ranked), closeness
+    )
 
 
 async def people_by_meaning(
@@ -579,10 +630,35 @@ def _section_candidates(
     return candidates
 
 
+@dataclasses.dataclass(frozen=True)
+class _CatalogScores:
+    """Every course's and every titled section's score for one question (``vector_index``)."""
+
+    course_ids: NDArray[np.int64]
+    course_scores: NDArray[np.float32]
+    titled_ids: NDArray[np.int64]
+    titled_scores: NDArray[np.float32]
+
+    @property
+    def best(self) -> float:
+        """The best score of any course or titled section (-1 when the catalog has no vector)."""
+        return float(max(self.course_scores.max(initial=-1.0), self.titled_scores.max(initial=-1.0)))
+
+
+async def _catalog_scores(session: AsyncSession, target: Vector) -> _CatalogScores:
+    vectors = await vector_index.catalog_vectors(session, DIMENSIONS)
+    return _CatalogScores(
+        vectors.courses.ids,
+        vectors.courses.scores(target),
+        vectors.titled_sections.ids,
+        vectors.titled_sections.scores(target),
+    )
+
+
 async def _rank_sections(
     session: AsyncSession,
     statement: Select[int, int, str | None],
-    target: Vector,
+    scored: _CatalogScores,
     limit: int,
     *,
     floor: float | None = None,
@@ -599,9 +675,8 @@ async def _rank_sections(
     follows the matches, not the sections of the term. Ties (the sections of one course) are
     broken by id, so every twin of a tool lists them alike.
     """
-    vectors = await vector_index.catalog_vectors(session, DIMENSIONS)
-    course_ids, course_scores = vectors.courses.ids, vectors.courses.scores(target)
-    titled_ids, titled_scores = vectors.titled_sections.ids, vectors.titled_sections.scores(target)
+    course_ids, course_scores = scored.course_ids, scored.course_scores
+    titled_ids, titled_scores = scored.titled_ids, scored.titled_scores
     if floor is not None:
         reaching, titled_reaching = course_scores >= floor, titled_scores >= floor
         course_ids, course_scores = course_ids[reaching], course_scores[reaching]
@@ -850,37 +925,30 @@ async def fill_missing_vectors(session: AsyncSession) -> dict[str, int]:
     how many rows of each kind got a vector.
     """
     filled: dict[str, int] = {}
+    await _forget_vectors_of_another_text(session)
 
     courses = (
         await session.execute(
-            select(Course.id, Course.subject_code, Course.course_number, Course.title, Course.description).where(
-                Course.embedding.is_(None)
-            )
+            select(Course.id, Course.title, Course.description, Subject.name)
+            .outerjoin(Subject, Subject.code == Course.subject_code)
+            .where(Course.embedding.is_(None))
         )
     ).all()
-    texts = [course_text(f"{c.subject_code} {c.course_number}", c.title, c.description) for c in courses]
+    texts = [course_text(c.title, c.description, c.name) for c in courses]
     blobs = await anyio.to_thread.run_sync(embed_unique, texts)
     await _write(session, Course, [c.id for c in courses], blobs)
     filled["courses"] = len(courses)
 
     sections = (
         await session.execute(
-            select(
-                Section.id,
-                Section.title,
-                Course.subject_code,
-                Course.course_number,
-                Course.description,
-                Course.embedding,
-            )
+            select(Section.id, Section.title, Course.description, Course.embedding, Subject.name)
             .join(Course, Course.id == Section.course_id)
+            .outerjoin(Subject, Subject.code == Course.subject_code)
             .where(Section.embedding.is_(None))
         )
     ).all()
     own = [s for s in sections if s.title]
-    own_blobs = await anyio.to_thread.run_sync(
-        embed_unique, [course_text(f"{s.subject_code} {s.course_number}", s.title, s.description) for s in own]
-    )
+    own_blobs = await anyio.to_thread.run_sync(embed_unique, [course_text(s.title, s.description, s.name) for s in own])
     shared = [s for s in sections if not s.title and s.embedding is not None]
     await _write(session, Section, [s.id for s in own], own_blobs)
     await _write(session, Section, [s.id for s in shared], [s.embedding for s in shared])
@@ -909,6 +977,38 @@ async def fill_missing_vectors(session: AsyncSession) -> dict[str, int]:
     await _write(session, Review, [r.id for r in reviews], review_blobs)
     filled["reviews"] = len(reviews)
     return filled
+
+
+# A stored vector this close to its course's text embedded now was embedded from the same text by
+# the same model: the two engines (campus_catalog.engine) give cosines of 0.9999 and more.
+SAME_TEXT = 0.999
+
+
+async def _forget_vectors_of_another_text(session: AsyncSession) -> None:
+    """Clear every course, section and instructor vector when they were embedded from another
+    text (an older :func:`course_text`) or by another model, so this fill embeds them all again.
+
+    Vectors of two texts in one catalog do not rank fairly against each other (the text's layout
+    moves every score), and a campus upgraded to a new layout would otherwise keep the old vectors
+    for good: a fill embeds only rows without one. One course is embedded to tell (the first by
+    id); in the fill's own transaction, so searches rank the old vectors until it commits."""
+    sample = (
+        await session.execute(
+            select(Course.title, Course.description, Course.embedding, Subject.name)
+            .outerjoin(Subject, Subject.code == Course.subject_code)
+            .where(Course.embedding.is_not(None))
+            .order_by(Course.id)
+            .limit(1)
+        )
+    ).first()
+    if sample is None:
+        return
+    fresh = await anyio.to_thread.run_sync(embed, [course_text(sample.title, sample.description, sample.name)])
+    if float(fresh[0] @ from_bytes(sample.embedding)) >= SAME_TEXT:
+        return
+    log.info("course vectors were embedded from another text or model: embedding every course again")
+    for table in (Course, Section, Instructor):
+        await session.execute(update(table).where(table.embedding.is_not(None)).values(embedding=None))
 
 
 async def fill_vectors_after_import(sessions: async_sessionmaker[AsyncSession], source: str) -> str:

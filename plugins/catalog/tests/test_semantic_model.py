@@ -8,10 +8,10 @@ from campus_catalog import semantic
 from campus_mcp import InvalidInput
 
 COURSES = [
-    semantic.course_text("COMP 1000", "Computer Science I", "Problem solving and first programs in Python."),
-    semantic.course_text("FINC 3300", "Investments", "Equities, bonds and how the stock market prices them."),
-    semantic.course_text("BIOL 1100", "Cell Biology", "The structure and function of the living cell."),
-    semantic.course_text("HIST 2100", "American History", "The United States from the colonies to 1877."),
+    semantic.course_text("Computer Science I", "Problem solving and first programs in Python."),
+    semantic.course_text("Investments", "Equities, bonds and how the stock market prices them."),
+    semantic.course_text("Cell Biology", "The structure and function of the living cell."),
+    semantic.course_text("American History", "The United States from the colonies to 1877."),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Friend requests and friendships: send by username, accept, decline, remove.
+"""Friend requests and friendships: send by friend code (or a local account's username), accept,
+decline, remove.
 
 Every function takes the signed-in student's id and only ever changes or reads a row that student
 is part of; they flush and leave the commit to the caller (a dashboard form post). A failure is a
@@ -16,8 +17,9 @@ from sqlalchemy import bindparam, delete, exists, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_friends.codes import student_with_code
 from campus_friends.models import ACCEPTED, PENDING, Friendship
-from campus_friends.students import StudentName, student_named
+from campus_friends.students import StudentName, student_named, student_names
 
 MAX_USERNAME = 150
 
@@ -88,25 +90,38 @@ async def friend_ids(session: AsyncSession, student_id: int) -> set[int]:
 @dataclass(frozen=True)
 class RequestOutcome:
     """What sending a request did: ``accepted`` when the other student had already asked.
-    ``student`` is None when the answer must not tell whether the username exists."""
+    ``student`` is None when the answer must not tell whether the code or username exists."""
 
     student: StudentName | None
     accepted: bool
 
 
-async def send_request(session: AsyncSession, student_id: int, username: str) -> RequestOutcome:
-    name = username.strip()
+async def student_to_ask(session: AsyncSession, friend: str) -> StudentName | None:
+    """The student ``friend`` names: the owner of that friend code, else the local account with
+    that username (campus_friends.codes: a campus account is found by its code only)."""
+    by_code = await student_with_code(session, friend)
+    if by_code is not None:
+        return (await student_names(session, [by_code])).get(by_code)
+    return await student_named(session, friend)
+
+
+async def send_request(session: AsyncSession, student_id: int, friend: str) -> RequestOutcome:
+    """Ask the student ``friend`` names (a friend code, or a local account's username)."""
+    name = friend.strip()
     if not name:
-        raise InvalidInput("Type the username of the student you want to add as a friend.", field="username")
+        raise InvalidInput("Type the friend code your friend gave you (or their username).", field="friend")
     if len(name) > MAX_USERNAME:
-        raise InvalidInput(f"A username has at most {MAX_USERNAME} characters; check it.", field="username")
-    other = await student_named(session, name)
+        raise InvalidInput(
+            f"A friend code is 8 letters and digits (a username at most {MAX_USERNAME} characters); check it.",
+            field="friend",
+        )
+    other = await student_to_ask(session, name)
     if other is None:
-        # The same answer as a request sent: a form that told which usernames exist would list the
-        # campus's students to anyone signed in (issue 30). Nothing is stored.
+        # The same answer as a request sent: a form that told which codes or usernames exist would
+        # list the campus's students to anyone signed in (issue 30). Nothing is stored.
         return RequestOutcome(student=None, accepted=False)
     if other.id == student_id:
-        raise InvalidInput("That is your own username; type a friend's username.", field="username")
+        raise InvalidInput("That is you: type the friend code your friend gave you.", field="friend")
     existing = await _between(session, student_id, other.id)
     if existing is None:
         low, high = _pair(student_id, other.id)
@@ -129,7 +144,7 @@ async def _answer_existing(
     session: AsyncSession, existing: Friendship, student_id: int, other: StudentName
 ) -> RequestOutcome:
     if existing.status == ACCEPTED:
-        raise InvalidInput(f"{other.display_name} is already your friend.", field="username")
+        raise InvalidInput(f"{other.display_name} is already your friend.", field="friend")
     if existing.requester_id == student_id:
         # Asking again answers as the first time did (and as an unknown username does), so a
         # second try cannot tell a real username from a typo; the request still waits.

@@ -40,3 +40,16 @@ class Friendship(Base):
     def other(self, student_id: int) -> int:
         """The other student of the pair."""
         return self.high_student_id if student_id == self.low_student_id else self.low_student_id
+
+
+class FriendCode(Base):
+    """A student's friend code: what a friend types to send them a request (campus_friends.codes).
+
+    One per student, made the first time their Friends page is shown. A student of the campus
+    sign-in has their campus id as username, which must never be how others find them."""
+
+    __tablename__ = "friend_codes"
+
+    student_id: Mapped[int] = mapped_column(ForeignKey("students.id", ondelete="CASCADE"), primary_key=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

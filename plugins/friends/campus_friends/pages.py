@@ -38,6 +38,7 @@ from litestar.response import Redirect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_friends import busy, friendships, queries
+from campus_friends.codes import friend_code, shown
 from campus_friends.friendships import possible_id
 from campus_friends.schemas import FriendBusyQuery, FriendList
 from campus_friends.tools import FRIENDS_PAGE, friend_page
@@ -50,7 +51,7 @@ NOT_A_FRIEND = (
 MEETINGS_AHEAD = timedelta(days=60)
 
 NOTICES = {
-    "sent": "Request sent if that student exists: they see it on their Friends page.",
+    "sent": "Request sent if that friend code (or username) belongs to a student: they see it on their Friends page.",
     "accepted-back": "They had already asked you: you are now friends.",
     "accepted": "Request accepted: you are now friends.",
     "declined": "Request declined.",
@@ -75,7 +76,13 @@ def _form(action: str, csrf: str, button: str, *, label: str = "", fields: str =
     )
 
 
-def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, error: str) -> str:
+def _who(name: str, username: str | None) -> str:
+    """A student's heading: their name, and a local account's username beside it (a campus
+    account's username is its campus id: never shown)."""
+    return escape(name) + (f' <span class="scope-code">{escape(username)}</span>' if username else "")
+
+
+def _friends_body(friends: FriendList, code: str, meetings: str, csrf: str, notice: str, error: str) -> str:
     parts = ["<h1>Friends</h1>"]
     if notice:
         parts.append(f'<p role="status">{escape(notice)}</p>')
@@ -83,7 +90,7 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
         parts.append(f'<p class="error" role="alert">{escape(error)}</p>')
     rows = "".join(
         '<div class="app">'
-        f'<h3>{escape(f.display_name.untrusted_text)} <span class="scope-code">{escape(f.username)}</span></h3>'
+        f"<h3>{_who(f.display_name.untrusted_text, f.username)}</h3>"
         f'<p><a href="{friend_page(f.friend_id)}">Busy times this week</a></p>'
         + _form(f"{friend_page(f.friend_id)}/remove", csrf, "Remove", label=f"Remove {f.display_name.untrusted_text}")
         + "</div>"
@@ -91,12 +98,12 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
     )
     parts.append(
         '<section class="card" aria-labelledby="friends-title"><h2 id="friends-title">My friends</h2>'
-        + (rows or "<p>No friends yet. Add one below by their username.</p>")
+        + (rows or "<p>No friends yet. Add one below with the friend code they give you.</p>")
         + "</section>"
     )
     received = "".join(
         '<div class="app">'
-        f'<h3>{escape(r.display_name.untrusted_text)} <span class="scope-code">{escape(r.username)}</span></h3>'
+        f"<h3>{_who(r.display_name.untrusted_text, r.username)}</h3>"
         '<div class="actions">'
         + _form(
             f"{FRIENDS_PAGE}/requests/{r.request_id}/accept",
@@ -121,7 +128,7 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
         )
     sent = "".join(
         '<div class="app">'
-        f'<h3>{escape(r.display_name.untrusted_text)} <span class="scope-code">{escape(r.username)}</span></h3>'
+        f"<h3>{_who(r.display_name.untrusted_text, r.username)}</h3>"
         '<p class="muted">Waiting for their answer.</p>'
         + _form(
             f"{FRIENDS_PAGE}/requests/{r.request_id}/decline",
@@ -138,9 +145,12 @@ def _friends_body(friends: FriendList, meetings: str, csrf: str, notice: str, er
         )
     parts.append(
         '<section class="card" aria-labelledby="add-title"><h2 id="add-title">Add a friend</h2>'
+        f'<p>Your friend code: <strong class="friend-code">{escape(code)}</strong>. Give it to the friends '
+        "you choose: they type it here to ask you. Nobody else finds you, and nobody sees your student "
+        "number.</p>"
         f'<form method="post" action="{FRIENDS_PAGE}/requests">{hidden(CSRF_FIELD, csrf)}'
-        '<label for="username">Their username</label>'
-        '<input type="text" id="username" name="username" required maxlength="150" autocomplete="off">'
+        '<label for="friend">Their friend code</label>'
+        '<input type="text" id="friend" name="friend" required maxlength="150" autocomplete="off">'
         '<button type="submit" class="primary">Send request</button></form>'
         "<p class=muted>They see your request on their Friends page. Once they accept, each of you can see "
         "when the other is busy, never which classes.</p></section>"
@@ -196,9 +206,12 @@ async def _friends_page(request: Request[Any, Any, Any], *, error: str = "", sta
     deployment = _deployment(request)
     async with deployment.session() as session:
         friends = await queries.list_friends(session, user[0])
+        code = shown(await friend_code(session, user[0]))
+        await session.commit()  # a code made on this first visit
     csrf = csrf_token(request)
     notice = NOTICES.get(request.query_params.get("done") or "", "")
-    body = _friends_body(friends, await _meetings_card(deployment, user[0], csrf), csrf, "" if error else notice, error)
+    meetings = await _meetings_card(deployment, user[0], csrf)
+    body = _friends_body(friends, code, meetings, csrf, "" if error else notice, error)
     response = dashboard_page(deployment, request, "Friends", body)
     response.status_code = status
     return response
@@ -245,7 +258,7 @@ async def _act(request: Request[Any, Any, Any], change: FormChange) -> Response[
 @post(f"{FRIENDS_PAGE}/requests", opt=PAGE, include_in_schema=False, status_code=303)
 async def send_request(request: Request[Any, Any, Any]) -> Response[Any]:
     async def change(session: AsyncSession, student_id: int, form: Mapping[str, Any]) -> str:
-        outcome = await friendships.send_request(session, student_id, str(form.get("username") or ""))
+        outcome = await friendships.send_request(session, student_id, str(form.get("friend") or ""))
         return "accepted-back" if outcome.accepted else "sent"
 
     return await _act(request, change)

@@ -1,8 +1,10 @@
 """The few columns of the host's students table that the friends family reads.
 
 The host's ``Student`` model is not part of the Plugin API, so this is a read-only view of the
-three columns a friend is shown by (id, username, display name): never the email, the password
-hash or the sign-in fields.
+columns a friend is shown by (id, username, display name), and of the campus id, read only to
+know that the username is one: never the email, the password hash or the sign-in fields. A
+student of the campus sign-in is shown by name alone (``shown_name``): their username is their
+campus id, which no other student sees, and nobody finds them by it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from campus_mcp import STUDENT_NAME_LENGTH, UTCDateTime, clean_student_text, utcnow
+from campus_mcp import UTCDateTime, clean_student_text, shown_name, utcnow
 from sqlalchemy import Boolean, bindparam, column, func, insert, select, table
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,6 +22,7 @@ students = table(
     column("id"),
     column("username"),
     column("display_name"),
+    column("campus_id"),
     # Written only by add_student (sparse examples and tests); never read.
     column("is_demo", Boolean()),
     column("created_at", UTCDateTime()),
@@ -29,36 +32,39 @@ students = table(
 @dataclass(frozen=True)
 class StudentName:
     id: int
-    username: str
+    # None for a student of the campus sign-in: their username is their campus id.
+    username: str | None
     display_name: str
+
+
+_SHOWN = (students.c.id, students.c.username, students.c.display_name, students.c.campus_id)
 
 
 def _name(row: Any) -> StudentName:
     # Cleaned on read as well as at sign-in: a name saved before the rule (issue 30) must not
     # reach another student as several lines either.
-    username = clean_student_text(row[1], limit=150)
+    student_id, username, display_name, campus_id = row
     return StudentName(
-        id=row[0], username=username, display_name=clean_student_text(row[2], limit=STUDENT_NAME_LENGTH) or username
+        id=student_id,
+        username=None if campus_id is not None else clean_student_text(username, limit=150),
+        display_name=shown_name(display_name, campus_id=campus_id, username=username),
     )
 
 
 async def student_named(session: AsyncSession, username: str) -> StudentName | None:
-    """The student with this username, compared without regard to case."""
+    """The local student with this username, compared without regard to case. A student of the
+    campus sign-in is never found by username: it is their campus id (they give a friend code)."""
     wanted = username.strip().lower()
     row = (
         await session.execute(
-            select(students.c.id, students.c.username, students.c.display_name).where(
-                func.lower(students.c.username) == wanted
-            )
+            select(*_SHOWN).where(func.lower(students.c.username) == wanted, students.c.campus_id.is_(None))
         )
     ).first()
     return _name(row) if row else None
 
 
 # Built once, the ids an expanding parameter.
-_NAMES = select(students.c.id, students.c.username, students.c.display_name).where(
-    students.c.id.in_(bindparam("ids", expanding=True))
-)
+_NAMES = select(*_SHOWN).where(students.c.id.in_(bindparam("ids", expanding=True)))
 
 
 async def student_names(session: AsyncSession, ids: Iterable[int]) -> dict[int, StudentName]:

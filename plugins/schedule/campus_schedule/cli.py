@@ -24,7 +24,11 @@ async def _import(path: Path, complete: tuple[str, ...]) -> FeedResult:
         try:
             async with deployment.session() as session:
                 result = await import_enrollments(
-                    session, content, complete_terms=complete, create_students=bool(deployment.settings.oidc_issuer)
+                    session,
+                    content,
+                    complete_terms=complete,
+                    create_students=deployment.settings.campus_sign_in,
+                    campus_id_pattern=deployment.settings.campus_id_pattern,
                 )
         except Exception as exc:
             async with deployment.session() as session:
@@ -60,7 +64,12 @@ async def _import(path: Path, complete: tuple[str, ...]) -> FeedResult:
     help="A term this file lists completely: feed sections missing from it are taken away (repeatable).",
 )
 def import_enrollments_command(file: Path, complete: tuple[str, ...]) -> None:
-    """Import an enrollment feed: CSV rows of student username or email, term, CRN."""
+    """Import an enrollment feed: CSV rows of student, term, CRN[, name].
+
+    The student is the campus student id when a campus sign-in (OpenID Connect, SAML or CAS) is set
+    up: a student not signed in yet is created with it. Without one, a local username or email.
+    The optional name column names a student who has no name yet; other students see that name,
+    never the campus id."""
     try:
         result = asyncio.run(_import(file, complete))
     except PluginError as exc:

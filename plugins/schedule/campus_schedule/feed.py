@@ -1,15 +1,25 @@
-"""The enrollment feed from campus IT: a CSV of (student, term, CRN); the student is named by
-campus student id, username or email.
+"""The enrollment feed from campus IT: a CSV of (student, term, CRN), and optionally a fourth
+column, the student's name; the student is named by campus student id, username or email.
 
-With a campus identity provider (``CAMPUS_MCP_OIDC_ISSUER``), the first column is the campus
-student id, and a student the campus does not know yet is created with that id and no way in
-(``student_for_feed``): the nightly feed refuses nobody who is enrolled, and the student's first
-sign-in attaches to the record, rows included. Without one, an unknown student is refused as before
-(local accounts are made by an administrator).
+With a campus sign-in (OpenID Connect, SAML or CAS: ``Settings.campus_sign_in``), the first column
+is the campus student id, and a student the campus does not know yet is created with that id and no
+way in (``student_for_feed``): the nightly feed refuses nobody who is enrolled, and the student's
+first sign-in attaches to the record, rows included. Without one, an unknown student is refused as
+before (local accounts are made by an administrator). The name column names a student of the
+campus sign-in who has no name yet (``name_feed_students``): other students (friends) see that
+name, never the campus id, and the sign-in's own name claim or attribute replaces it at sign-in.
+
+With a campus sign-in, the first column is also checked as a sign-in's id is
+(``campus_mcp.campus_id_problem``): it must match ``CAMPUS_MCP_CAMPUS_ID_PATTERN``, and control,
+invisible and look-alike characters are refused whatever the pattern allows, so the feed cannot
+create a student no sign-in could ever be, nor one whose id passes for another's. Only spaces and
+tabs around it are the CSV's (``S1001, 202710``); anything else is part of the id.
 
 Idempotent: a second run of the same file changes no row. A row the campus cannot place is
-counted and listed by kind (unknown student, unknown term, unknown CRN, a CRN of another term,
-cancelled section, malformed row), never dropped in silence. Rows only add: a student's feed sections of a term are
+counted and listed by kind (invalid student id, unknown student, unknown term, unknown CRN, a CRN
+of another term, cancelled section, malformed row), never dropped in silence; what a listed row
+repeats of the file is escaped (``campus_mcp.escaped``), so a control character in it cannot
+rewrite the administrator's terminal. Rows only add: a student's feed sections of a term are
 taken away only for a term the feed calls complete, because a partial file must not wipe
 schedules. A term is complete when the caller says so (``--complete-term``), or when the file
 has a row ``*,<term>,COMPLETE``. A term called complete with no row of the file placing a section
@@ -26,7 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from campus_catalog.models import Section, Term
-from campus_mcp import count_import_failures, student_for_feed
+from campus_mcp import campus_id_problem, count_import_failures, escaped, name_feed_students, student_for_feed
 from sqlalchemy import delete, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,6 +44,7 @@ from campus_schedule.models import Enrollment
 
 COMPLETE_MARK = "COMPLETE"
 KINDS = (
+    "invalid_student_id",
     "unknown_student",
     "unknown_term",
     "unknown_crn",
@@ -53,6 +64,7 @@ class FeedResult:
     removed: int = 0
     unchanged: int = 0
     students_created: int = 0
+    students_named: int = 0
     refused: Counter[str] = dataclasses.field(default_factory=Counter)
     examples: dict[str, list[str]] = dataclasses.field(default_factory=lambda: defaultdict(list))
     complete_terms: set[str] = dataclasses.field(default_factory=set)
@@ -62,16 +74,20 @@ class FeedResult:
         self.refused[kind] += 1
         if len(self.examples[kind]) < LISTED_PER_KIND:
             where = f"line {line}" if isinstance(line, int) else line
-            self.examples[kind].append(f"{where}: {what}")
+            self.examples[kind].append(f"{where}: {escaped(what, limit=None)}")
 
     @property
     def summary(self) -> str:
         refused = ", ".join(f"{self.refused[k]} {k.replace('_', ' ')}" for k in KINDS if self.refused[k])
         return (
-            f"{self.rows} row(s): {self.added} added, {self.unchanged} already there, {self.removed} removed "
-            f"(complete terms: {', '.join(sorted(self.complete_terms)) or 'none'}); "
-            f"refused: {refused or 'none'}"
-        ) + (f"; {self.students_created} student(s) not signed in yet created" if self.students_created else "")
+            (
+                f"{self.rows} row(s): {self.added} added, {self.unchanged} already there, {self.removed} removed "
+                f"(complete terms: {', '.join(sorted(self.complete_terms)) or 'none'}); "
+                f"refused: {refused or 'none'}"
+            )
+            + (f"; {self.students_created} student(s) not signed in yet created" if self.students_created else "")
+            + (f"; {self.students_named} student(s) named from the name column" if self.students_named else "")
+        )
 
     def lost(self) -> dict[str, str]:
         """The refused rows by kind, for the run record (``JobOutcome.lost``)."""
@@ -87,20 +103,27 @@ class FeedResult:
 def _rows(content: str) -> Iterable[tuple[int, list[str]]]:
     reader = csv.reader(io.StringIO(content))
     for number, row in enumerate(reader, start=1):
-        cells = [cell.strip() for cell in row]
+        # The student column keeps all but the CSV's spaces and tabs: a campus id is taken whole.
+        cells = [cell.strip(" \t") if index == 0 else cell.strip() for index, cell in enumerate(row)]
         if not any(cells):
             continue
-        if number == 1 and cells and cells[0].lower() in ("student", "username", "email", "user"):
+        if number == 1 and cells and cells[0].lower() in ("student", "username", "email", "user", "campus_id"):
             continue  # a header row
         yield number, cells
 
 
 async def import_enrollments(
-    session: AsyncSession, content: str, *, complete_terms: Iterable[str] = (), create_students: bool = False
+    session: AsyncSession,
+    content: str,
+    *,
+    complete_terms: Iterable[str] = (),
+    create_students: bool = False,
+    campus_id_pattern: str | None = None,
 ) -> FeedResult:
     """Apply one feed file. Commits once at the end, so a failure leaves nothing half-written.
-    ``create_students``: an unknown student is a campus id to create (the campus signs in with an
-    identity provider), not a refused row."""
+    ``create_students``: an unknown student is a campus id to create (the campus signs in with its
+    own sign-in), not a refused row; each campus id (a student column without ``@``) is then checked
+    against ``campus_id_pattern`` (the setting; None: its default) and the characters no id holds."""
     result = FeedResult()
     students: dict[str, int] = {}
     for student_id, username, email, campus_id in await session.execute(
@@ -123,12 +146,13 @@ async def import_enrollments(
             result.refuse("unknown_term", f"--complete-term {term_uid}", "no such term")
     # (student, term) -> CRN -> the first line that lists it, so a refused CRN is named by its line.
     wanted: dict[tuple[int, str], dict[str, int]] = defaultdict(dict)
+    names: dict[int, str] = {}  # student -> the first name the name column gives them
     for line, cells in _rows(content):
         result.rows += 1
-        if len(cells) != 3 or not all(cells):
-            result.refuse("malformed_row", line, "expected 3 columns: student, term, CRN")
+        if len(cells) not in (3, 4) or not all(cells[:3]):
+            result.refuse("malformed_row", line, "expected 3 columns: student, term, CRN (and a 4th, a name)")
             continue
-        who, term_uid, crn = cells
+        who, term_uid, crn = cells[:3]
         if who == "*" and crn.upper() == COMPLETE_MARK:
             result.rows -= 1
             if term_uid in terms:
@@ -137,6 +161,12 @@ async def import_enrollments(
             else:
                 result.refuse("unknown_term", line, f"term {term_uid} marked complete")
             continue
+        if create_students and "@" not in who:
+            problem = campus_id_problem(who, campus_id_pattern) if campus_id_pattern else campus_id_problem(who)
+            if problem:
+                # The problem names a character by its code point; the id itself is not repeated.
+                result.refuse("invalid_student_id", line, f"the student id {problem}")
+                continue
         if term_uid not in terms:
             result.refuse("unknown_term", line, f"term {term_uid}")
             continue
@@ -146,8 +176,10 @@ async def import_enrollments(
             result.students_created += 1
         if student is None:
             # The username itself is not listed: it is a person's identifier.
-            result.refuse("unknown_student", line, "no student with that username or email")
+            result.refuse("unknown_student", line, "no student with that campus id, username or email")
             continue
+        if len(cells) == 4 and cells[3]:
+            names.setdefault(student, cells[3])
         wanted[(student, term_uid)].setdefault(crn, line)
     needed = {(terms[t].id, crn) for (_s, t), crns in wanted.items() for crn in crns}
     sections: dict[tuple[int, str], tuple[int, bool]] = {}
@@ -211,6 +243,8 @@ async def import_enrollments(
         result.added = len(to_add)
     _refuse_complete_without_rows(result, called_complete, keep)
     await _remove_vanished(session, result, keep)
+    if names:
+        result.students_named = await name_feed_students(session, names)
     await session.commit()
     count_import_failures("enrollment_feed", result.refused)  # on /metrics, by kind
     return result

@@ -138,9 +138,13 @@ def register_commands() -> list[Any]:
 def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list[Job]:
     from campus_schedule.jobs import feed_job
 
-    # With a campus identity provider, the feed creates the students it names who have not signed in yet.
-    create = bool(settings.oidc_issuer)
-    return [feed_job(plugin_settings, create_students=create)] if plugin_settings.enrollment_feed else []
+    # With a campus sign-in (OpenID Connect, SAML or CAS), the feed creates the students it names
+    # who have not signed in yet, their ids checked by the sign-ins' rule.
+    if not plugin_settings.enrollment_feed:
+        return []
+    return [
+        feed_job(plugin_settings, create_students=settings.campus_sign_in, campus_id_pattern=settings.campus_id_pattern)
+    ]
 
 
 @hookimpl

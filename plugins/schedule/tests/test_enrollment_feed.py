@@ -26,6 +26,8 @@ from sqlalchemy import select, text
 from .conftest import add_students, seed_schedule_catalog
 
 IMPORT_JOB = "schedule.import.enrollments"
+# A campus that signs in with OpenID Connect: the issuer and the client it registered.
+OIDC = {"CAMPUS_MCP_OIDC_ISSUER": "https://idp.campus.example", "CAMPUS_MCP_OIDC_CLIENT_ID": "campus-mcp"}
 FEED_JOB = "schedule.enrollment_feed"
 
 # One good row of each way to name a student, and one bad row of each kind. 41001 is a real CRN,
@@ -95,7 +97,7 @@ async def test_with_an_identity_provider_the_feed_keeps_rows_of_students_not_sig
     # first column is the campus id; a student not signed in yet is created with it, no way in.
     feed = "student,term,crn\nS7001,202710,21001\ns7001,202710,21002\nnew@campus.example,202710,21001\n"
     path = _write(tmp_path, "idp.csv", feed)
-    run = await _import(schedule_campus, path, CAMPUS_MCP_OIDC_ISSUER="https://idp.campus.example")
+    run = await _import(schedule_campus, path, **OIDC)
     assert run.exit_code == 0, run.output
     assert "3 row(s): 2 added" in run.output and "; 1 student(s) not signed in yet created" in run.output
     # An email names a person, not a campus id: refused as before.
@@ -108,7 +110,7 @@ async def test_with_an_identity_provider_the_feed_keeps_rows_of_students_not_sig
         ).one()
         crns = (await session.scalars(select(Enrollment.crn).where(Enrollment.student_id == row[0]))).all()
     assert row[1:] == ("s7001", None, None) and sorted(crns) == ["21001", "21002"]
-    again = await _import(schedule_campus, path, CAMPUS_MCP_OIDC_ISSUER="https://idp.campus.example")
+    again = await _import(schedule_campus, path, **OIDC)
     assert "0 added, 2 already there" in again.output and "not signed in yet created" not in again.output
     # Without an identity provider an unknown student is refused, as before.
     local = await _import(schedule_campus, _write(tmp_path, "local.csv", "S7002,202710,21001\n"))

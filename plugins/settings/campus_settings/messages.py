@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from campus_mcp import confirmation_template, plural
+from campus_mcp import campus_time_text, confirmation_template, plural
 
 from campus_settings.models import FIELDS
 from campus_settings.templates import TEMPLATE_FIELDS
@@ -99,6 +99,4 @@ def on_campus(moment: datetime, zone: str) -> datetime:
 def campus_time(moment: datetime, zone: str) -> str:
     """``Tuesday, December 1, 9:23 AM (America/New_York time)``: the end of a pause on the
     student's clock, the campus's, not the database's UTC."""
-    local = moment.astimezone(ZoneInfo(zone))
-    hour = local.strftime("%I").lstrip("0")
-    return f"{local:%A, %B} {local.day}, {hour}:{local:%M %p} ({zone} time)"
+    return f"{campus_time_text(moment, zone)} ({zone} time)"

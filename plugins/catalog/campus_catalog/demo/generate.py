@@ -207,7 +207,7 @@ async def _load_subjects_and_courses(loader: DemoLoader) -> None:
         for number, title, description, kind in courses:
             course_id += 1
             code = f"{subject} {number}"
-            texts.append(semantic.course_text(code, title, description))
+            texts.append(semantic.course_text(title, description, SUBJECTS[subject][0]))
             fees = [{"description": "Laboratory fee", "amount": 75.0}] if kind == "lab" else None
             if kind == "studio":
                 fees = [{"description": "Studio materials fee", "amount": 150.0}]

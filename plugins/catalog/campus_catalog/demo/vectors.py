@@ -48,10 +48,10 @@ def demo_vectors(texts: Sequence[str]) -> list[bytes]:
 def all_demo_texts() -> list[str]:
     """Every text the demo generator embeds: course texts and review sentences."""
     from campus_catalog.demo import people
-    from campus_catalog.demo.courses import COURSES
+    from campus_catalog.demo.courses import COURSES, SUBJECTS
 
     courses = [
-        semantic.course_text(f"{subject} {number}", title, description)
+        semantic.course_text(title, description, SUBJECTS[subject][0])
         for subject, rows in COURSES.items()
         for number, title, description, _ in rows
     ]

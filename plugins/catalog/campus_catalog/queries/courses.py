@@ -18,7 +18,7 @@ from sqlalchemy.orm import aliased
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Section, Subject, Term
-from campus_catalog.queries import fulltext
+from campus_catalog.queries import fulltext, meaning_notes
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.section_rows import json_list
 from campus_catalog.queries.serialize import page_fields
@@ -67,12 +67,18 @@ async def search_courses(
     ids: list[int]
     code = CODE_START.match(query.q or "")
     subject_only = (query.q or "").strip().upper()
+    note: str | None = None
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
-        # The courses that reach the relevance floor, listed and counted (semantic.RELEVANCE_FLOOR).
-        matches, matching = await semantic.search_by_meaning(session, "courses", query.q, filters=where, limit=depth)
-        total = min(matching, SEMANTIC_DEPTH)
-        ids = [m.id for m in matches][query.offset : query.offset + query.limit]
+        # The courses that reach the question's floor, listed and counted (semantic.question_floor).
+        found = await semantic.courses_by_meaning(session, query.q, filters=where, limit=depth)
+        total = min(found.total, SEMANTIC_DEPTH)
+        ids = [m.id for m in found.matches][query.offset : query.offset + query.limit]
+        note = meaning_notes.of_meaning(query.q, found.closeness, "courses")
+        if not found.total:
+            # Nothing near by meaning: the courses whose titles have the words instead, saying so.
+            ids, total = await _by_title_words(session, query, where)
+            note = meaning_notes.by_title_words(query.q, "courses", total)
     elif query.q and (code or await session.scalar(select(Subject.id).where(Subject.code == subject_only))):
         # A code ("COMP 2350", "comp2" as a start) or a bare subject code ("MATH").
         if code:
@@ -91,12 +97,7 @@ async def search_courses(
             ).all()
         )
     elif query.q:
-        ranked = await fulltext.matching_ids(session, "courses", query.q)
-        if where and ranked:
-            allowed = set((await session.scalars(select(Course.id).where(Course.id.in_(ranked), *where))).all())
-            ranked = [i for i in ranked if i in allowed]
-        total = len(ranked)
-        ids = ranked[query.offset : query.offset + query.limit]
+        ids, total = await _by_title_words(session, query, where)
     else:
         total = await session.scalar(select(func.count()).select_from(Course).where(*where)) or 0
         ids = list(
@@ -107,7 +108,18 @@ async def search_courses(
             ).all()
         )
     courses = {c.id: c for c in (await session.scalars(select(Course).where(Course.id.in_(ids)))).all()}
-    return CoursePage(courses=[course_brief(courses[i]) for i in ids if i in courses], **page_fields(query, total))
+    return CoursePage(
+        courses=[course_brief(courses[i]) for i in ids if i in courses], note=note, **page_fields(query, total)
+    )
+
+
+async def _by_title_words(session: AsyncSession, query: CourseSearch, where: list[Any]) -> tuple[list[int], int]:
+    """The page of courses whose title or description has the words (best first), and how many."""
+    ranked = await fulltext.matching_ids(session, "courses", query.q or "")
+    if where and ranked:
+        allowed = set((await session.scalars(select(Course.id).where(Course.id.in_(ranked), *where))).all())
+        ranked = [i for i in ranked if i in allowed]
+    return ranked[query.offset : query.offset + query.limit], len(ranked)
 
 
 def _requirement(tree: dict[str, Any] | None, titles: dict[str, str]) -> Requirement | None:

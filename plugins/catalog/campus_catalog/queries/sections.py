@@ -34,6 +34,7 @@ from campus_catalog.models import (
 from campus_catalog.queries import (
     fulltext,
     instructor_filter,
+    meaning_notes,
     meeting_filters,
     section_detail,
     section_rows,
@@ -322,14 +323,21 @@ async def search_sections(
     dialect = session.get_bind().dialect.name
     where = kept_filters(query, term, teachers, dialect)
 
+    note: str | None = None
     if query.q and query.semantic:
         depth = min(query.offset + query.limit, SEMANTIC_DEPTH)
         # The total is what the ranking could rank (sections with their own or their course's
         # vector), counted from the rows it reads; ``Section.embedding IS NOT NULL`` was both
         # slow (a vector column per row) and wrong for sections that share their course's vector.
-        matches, rankable = await semantic.sections_by_meaning(session, query.q, within=_base(where), limit=depth)
-        ids = [m.id for m in matches][query.offset :]
-        total = min(rankable, SEMANTIC_DEPTH)
+        meant = await semantic.sections_by_meaning(session, query.q, within=_base(where), limit=depth)
+        if not meant.total:
+            # Nothing near by meaning among these sections: their title words instead, saying so.
+            by_words, total = await _sections_by_words(session, settings, dialect, where, query)
+            note = meaning_notes.by_title_words(query.q, "sections", total)
+            return SectionPage(term=term_ref(term), sections=by_words, note=note, **page_fields(query, total))
+        ids = [m.id for m in meant.matches][query.offset :]
+        total = min(meant.total, SEMANTIC_DEPTH)
+        note = meaning_notes.of_meaning(query.q, meant.closeness, "sections")
     elif query.q:
         # The sections of the matching courses (the (term, course) index), then the sections with
         # a title of their own that has the words: one test ``course_id IN ... OR title LIKE``
@@ -351,6 +359,7 @@ async def search_sections(
     return SectionPage(
         term=term_ref(term),
         sections=await section_rows.section_summaries(session, ids[: query.limit]),
+        note=note,
         **page_fields(query, total or 0),
     )
 

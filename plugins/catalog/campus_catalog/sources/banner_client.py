@@ -26,7 +26,9 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 import httpx
+from campus_mcp import DocumentLimit, DocumentTooLarge, read_document
 
+from campus_catalog.catalog_settings import banner_limit
 from campus_catalog.sources.errors import UnreadableResponse, UpstreamRefusedRequest, UpstreamUnavailable
 from campus_catalog.sources.pacing import Pacer, shared_pacer
 
@@ -44,6 +46,7 @@ BANNER_READ_ENDPOINTS: Final[frozenset[tuple[str, str]]] = frozenset(
     }
 )
 
+BANNER_LIMIT: Final = banner_limit()
 MAX_PAGE_SIZE: Final = 500  # Banner caps pageMaxSize at 500 whatever is asked
 USER_AGENT: Final = "campus-mcp catalog sync (read-only class search)"
 
@@ -65,9 +68,12 @@ class BannerClient:
         timeout_seconds: float,
         page_size: int = MAX_PAGE_SIZE,
         pacer: Pacer | None = None,
+        limit: DocumentLimit = BANNER_LIMIT,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.page_size = min(page_size, MAX_PAGE_SIZE)
+        # Each answer is read up to this (campus_mcp.read_document), never whole.
+        self.limit = limit
         self._timeout = timeout_seconds
         self._pacer_arg = pacer
         self._requests_per_minute = requests_per_minute
@@ -112,7 +118,9 @@ class BannerClient:
         await self.pacer.wait_turn()
         url = f"{self.base_url}/{endpoint}"
         try:
-            response = await self._http.request(method, url, params=params, data=form)
+            response = await read_document(self._http, method, url, params=params, data=form, limit=self.limit)
+        except DocumentTooLarge as exc:
+            raise UnreadableResponse(str(exc), kind="too_large") from exc
         except httpx.TimeoutException as exc:
             raise UpstreamUnavailable(f"{endpoint} timed out after {self._timeout:g} s", kind="timeout") from exc
         except httpx.TransportError as exc:

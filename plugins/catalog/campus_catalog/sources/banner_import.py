@@ -37,7 +37,14 @@ from campus_catalog.models import (
     Subject,
     Term,
 )
-from campus_catalog.sources.banner_parse import BannerInstructor, BannerMeeting, BannerSection, MappingProblem
+from campus_catalog.sources.banner_details import DetailsReport
+from campus_catalog.sources.banner_parse import (
+    BannerInstructor,
+    BannerMeeting,
+    BannerSection,
+    MappingProblem,
+    subject_name,
+)
 
 ONLINE_LOCATION = "Online"
 # Banner appends this to the description of a past term in getTerms.
@@ -54,6 +61,8 @@ class ImportReport:
     # (term code, CRN) of each stored section that changed or was cancelled: published to the
     # listeners of the section (campus_catalog.resources) once the import is committed.
     changed_sections: list[tuple[str, str]] = field(default_factory=list)
+    # The saved detail pages imported with the sections (banner_details), when the folder had some.
+    details: DetailsReport | None = None
 
     @property
     def stored(self) -> int:
@@ -76,6 +85,8 @@ class ImportReport:
                 copies += 1
                 key = f"{base} ({copies})"
             found[key] = problem.reason
+        if self.details is not None:
+            found.update(self.details.lost)
         return found
 
     def gaps(self) -> dict[str, str]:
@@ -94,10 +105,11 @@ class ImportReport:
             if kinds
             else "0 refused"
         )
+        details = "" if self.details is None else f"; {self.details.summary()}"
         return (
             f"{self.stored} sections in {', '.join(self.terms) or 'no term'}: {self.created} new, "
             f"{self.updated} changed, {self.unchanged} unchanged; {refused}; "
-            f"{len(self.gaps())} stored with gaps"
+            f"{len(self.gaps())} stored with gaps{details}"
         )
 
 
@@ -179,6 +191,9 @@ async def _subject(session: AsyncSession, lookups: _Lookups, section: BannerSect
         subject = Subject(code=section.subject, name=section.subject_description or section.subject)
         session.add(subject)
         lookups.subjects[subject.code] = subject
+    elif (named := section.subject_description) and subject.name != named == subject_name(subject.code, subject.name):
+        # A name stored with its code in front ("COMP-Computing") before subject_name read that way.
+        subject.name = named
     return subject
 
 

@@ -160,14 +160,16 @@ def _float(value: Any) -> float | None:
     return float(str(value))
 
 
-def _subject_name(subject: str, description: str | None) -> str | None:
-    """``"CSCE - Computer Sci &amp; Engr"`` gives ``"Computer Sci & Engr"``."""
+def subject_name(subject: str, description: str | None) -> str | None:
+    """The subject's name without its code in front, as campuses write it: TAMU's ``"CSCE -
+    Computer Sci &amp; Engr"`` gives ``"Computer Sci & Engr"``, TRU's ``"COMP-Computing"`` and
+    ``"LING &ndash; Linguistics"`` give ``"Computing"`` and ``"Linguistics"`` (entities decoded by
+    :func:`text` first). Banner's prerequisite pages name subjects this way, and a search by meaning
+    reads the name beside each course's title."""
     if description is None:
         return None
-    prefix = f"{subject} - "
-    if description.startswith(prefix):
-        return description[len(prefix) :].strip() or None
-    return description
+    found = re.match(rf"{re.escape(subject)}\s*[-\u2013\u2014:]\s*(.+)", description)
+    return found.group(1).strip() if found else description
 
 
 def _credits(raw: Mapping[str, Any]) -> tuple[float | None, float | None]:
@@ -321,7 +323,7 @@ def parse_section(
         term_description=text(raw.get("termDesc")),
         crn=crn,
         subject=subject,
-        subject_description=_subject_name(subject, subject_description),
+        subject_description=subject_name(subject, subject_description),
         course_number=course_number,
         sequence=text(raw.get("sequenceNumber")) or "",
         title=text(raw.get("courseTitle")) or f"{subject} {course_number}".strip(),

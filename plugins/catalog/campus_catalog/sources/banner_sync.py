@@ -20,9 +20,10 @@ from campus_mcp import count_import_failures, utcnow
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.catalog_settings import CatalogSettings, banner_limit
 from campus_catalog.models import Section, Term
 from campus_catalog.sources.banner_client import BannerClient
+from campus_catalog.sources.banner_details import has_detail_pages, import_detail_pages
 from campus_catalog.sources.banner_import import ImportReport, cancel_missing_sections, import_term_sections
 from campus_catalog.sources.banner_parse import BannerSection, MappingProblem, parse_search_results
 from campus_catalog.sources.errors import SourceError
@@ -42,6 +43,7 @@ def open_banner(settings: CatalogSettings) -> BannerClient:
         requests_per_minute=settings.banner_requests_per_minute,
         timeout_seconds=settings.banner_timeout_seconds,
         page_size=settings.banner_page_size,
+        limit=banner_limit(settings.banner_page_max_bytes),
     )
 
 
@@ -82,7 +84,8 @@ def _by_term(sections: Iterable[BannerSection], report: ImportReport) -> dict[st
 async def import_banner_file(
     sessions: async_sessionmaker[AsyncSession], path: Path, *, progress: Progress = _no_progress
 ) -> ImportReport:
-    """Import saved responses. Each term in them counts as imported (``catalog_imported_at``)."""
+    """Import saved responses. Each term in them counts as imported (``catalog_imported_at``).
+    A folder's saved detail pages (``banner_details``) are imported after its sections."""
     report = ImportReport()
     sections: list[BannerSection] = []
     for name, page in await asyncio.to_thread(saved_pages, path):
@@ -103,6 +106,8 @@ async def import_banner_file(
             await import_term_sections(session, code, members, now=now, report=report, complete=True, kind="import")
             done += len(members)
         await session.commit()
+    if await asyncio.to_thread(has_detail_pages, path):
+        report.details = await import_detail_pages(sessions, path, progress=progress)
     progress("done", total, total)
     return report
 

@@ -22,14 +22,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
-from campus_mcp import utcnow
+from campus_mcp import DocumentLimit, utcnow
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from campus_catalog.catalog_settings import feed_limit
 from campus_catalog.models import UniversityEvent
 from campus_catalog.sources.banner_parse import MappingProblem
 from campus_catalog.sources.errors import UnreadableResponse
 from campus_catalog.sources.feed_fetch import fetch_feed
+
+CALENDAR_FEED = "calendar feed"
+CALENDAR_LIMIT = feed_limit(CALENDAR_FEED)
 
 # First match wins; the order matters ("Last Day of Scheduled Classes" is a term date, not a deadline).
 _CATEGORY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -184,8 +188,8 @@ def parse_calendar(data: bytes, timezone: str) -> tuple[list[CalendarEvent], lis
     return events, problems
 
 
-async def fetch_calendar(url: str, timeout_seconds: float) -> bytes:
-    return await fetch_feed(url, timeout_seconds, what="calendar feed", accept="text/calendar")
+async def fetch_calendar(url: str, timeout_seconds: float, limit: DocumentLimit = CALENDAR_LIMIT) -> bytes:
+    return await fetch_feed(url, timeout_seconds, limit=limit, accept="text/calendar")
 
 
 _FIELDS = ("title", "start_date", "end_date", "all_day", "starts_at", "ends_at", "category", "description", "location")
@@ -230,12 +234,13 @@ async def import_calendar(
     url: str = "",
     path: Path | None = None,
     timeout_seconds: float = 30.0,
+    limit: DocumentLimit = CALENDAR_LIMIT,
 ) -> CalendarReport:
-    """Read the feed (``url``) or a saved file (``path``) and store its events."""
+    """Read the feed (``url``, up to ``limit``) or a saved file (``path``) and store its events."""
     if path is not None:
         data = await asyncio.to_thread(path.read_bytes)
     elif url:
-        data = await fetch_calendar(url, timeout_seconds)
+        data = await fetch_calendar(url, timeout_seconds, limit)
     else:
         raise ValueError("give the calendar feed URL or a saved .ics file")
     events, problems = parse_calendar(data, timezone)

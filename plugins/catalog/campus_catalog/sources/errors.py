@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-FailureKind = Literal["timeout", "network", "server", "client", "parse", "refused"]
+FailureKind = Literal["timeout", "network", "server", "client", "parse", "refused", "too_large"]
 
 
 class SourceError(Exception):

@@ -52,6 +52,8 @@ class FakeBanner:
     held: asyncio.Event | None = None
     # CRN -> the HTML of getSectionPrerequisites (Banner's table); others have none.
     prerequisites: dict[str, str] = dataclasses.field(default_factory=dict)
+    # CRN -> the text of getCourseDescription; others say "<title>: the course description."
+    descriptions: dict[str, str] = dataclasses.field(default_factory=dict)
     # Called after each search page is served, with the offset: a test changes the list mid-paging.
     after_page: Callable[[FakeBanner, int], None] | None = None
     seen: list[SeenRequest] = dataclasses.field(default_factory=list)
@@ -100,7 +102,8 @@ class FakeBanner:
             return Response(f"<h3>Catalog Prerequisites</h3>{table}", media_type="text/html")
         if endpoint == "searchResults/getCourseDescription":
             title = section["courseTitle"] if section else "this course"
-            return Response(f"<section>{title}: the course description.</section>", media_type="text/html")
+            text = self.descriptions.get(crn, f"{title}: the course description.")
+            return Response(description_html(text), media_type="text/html")
         # Anything else would change or reveal something on a real Banner: the client must never get here.
         return Response("not a class-search page (fake)", status_code=404, media_type="text/plain")
 
@@ -147,6 +150,13 @@ def enrollment_html(section: Mapping[str, Any]) -> str:
     return "\n".join(
         f'<span class="status-bold">{label}:</span> <span dir="ltr">{value}</span><br/>' for label, value in rows
     )
+
+
+def description_html(text: str, section_note: str | None = None) -> str:
+    """Banner 9's getCourseDescription fragment: the course's description, then the section's
+    own note when it has one ("Section information text:")."""
+    note = f"<br/>\n        <b>Section information text:</b><br/>\n        {section_note}" if section_note else ""
+    return f'<section aria-labelledby="courseDescription">\n    {text}{note}\n</section>'
 
 
 def build_app(fake: FakeBanner) -> Litestar:

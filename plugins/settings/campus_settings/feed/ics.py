@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 from campus_catalog.models import FinalExam, MeetingTime, Section, Term, UniversityEvent
 from campus_catalog.queries.sections import final_exam
-from campus_mcp import Settings, clean_student_text, utcnow
+from campus_mcp import CalendarEvent, Settings, clean_student_text, utcnow
 from campus_schedule.busy import no_class_days
 from campus_schedule.enrollment import enrolled_sections
 from campus_schedule.events import events_between, meeting_title
@@ -208,9 +208,27 @@ async def last_change(session: AsyncSession, student_id: int, extra: Sequence[da
     return max(stamps) if stamps else utcnow()
 
 
-async def build_feed(session: AsyncSession, student_id: int, settings: Settings, since: datetime) -> Feed:
+def _added(row: CalendarEvent, zone: ZoneInfo, domain: str, stamp: datetime) -> Event:
+    # Another family's event (register_calendar_events): its own title, no reminder, as a meeting.
+    event = Event()
+    event.add("uid", f"{row.uid}@{domain}")
+    event.add("dtstamp", stamp)
+    event.add("summary", _line(row.title) or "(untitled)")
+    event.add("dtstart", row.starts_at.astimezone(zone))
+    if row.ends_at is not None:
+        event.add("dtend", row.ends_at.astimezone(zone))
+    if row.description:
+        event.add("description", row.description.replace("\u2028", " ").replace("\u2029", " "))
+    if row.url:
+        event.add("url", row.url)
+    return event
+
+
+async def build_feed(
+    session: AsyncSession, student_id: int, settings: Settings, since: datetime, added: Sequence[CalendarEvent] = ()
+) -> Feed:
     """The whole calendar of ``student_id``. ``since`` is when the feed was made (a floor for
-    ``Last-Modified``)."""
+    ``Last-Modified``); ``added``, other families' events (``calendar_events_for``)."""
     zone = ZoneInfo(settings.timezone)
     domain = urlsplit(settings.base_url).hostname or "campus-mcp"
     now = utcnow()
@@ -255,6 +273,7 @@ async def build_feed(session: AsyncSession, student_id: int, settings: Settings,
     events += [_university(row, student, zone, domain, paused, stamp) for row in university]
     window = (_at(span_start, 0, zone), _at(span_end + timedelta(days=1), 0, zone))
     events += [_meeting(row, zone, domain, stamp) for row in await events_between(session, student_id, *window)]
+    events += [_added(row, zone, domain, stamp) for row in added]
     for event in events:
         calendar.add_component(event)
     # Our own VTIMEZONE, not add_missing_timezones' (one comma-separated RDATE, which ical.js

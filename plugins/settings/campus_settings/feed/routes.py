@@ -15,12 +15,14 @@ regenerates the feed (the address just copied would answer 404) nor shows it aga
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from email.utils import format_datetime
 from html import escape
 from typing import Any
 
 from campus_mcp import (
     CSRF_FIELD,
+    calendar_events_for,
     copy_box,
     csrf_ok,
     csrf_token,
@@ -30,6 +32,7 @@ from campus_mcp import (
     session_user,
     take_for_display,
     to_login,
+    utcnow,
 )
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
@@ -48,6 +51,9 @@ NOT_FOUND = (
     "No calendar feed at this address. It was turned off or regenerated; copy the current address "
     "from Calendar feed in your dashboard."
 )
+# Events other families add (register_calendar_events): from a while back to a term ahead.
+ADDED_BACK = timedelta(days=30)
+ADDED_AHEAD = timedelta(days=180)
 # The token is the credential: no cache or referrer may keep it, and no page embeds the feed.
 FEED_HEADERS = {"Cache-Control": "private, no-cache", "Referrer-Policy": "no-referrer"}
 
@@ -76,9 +82,14 @@ async def calendar_feed(
     token = name.removesuffix(".ics") if name.endswith(".ics") else ""
     async with deployment.session() as session:
         feed = await tokens.student_of(session, token)
-        if feed is None:
-            return Response(NOT_FOUND, status_code=404, media_type="text/plain; charset=utf-8", headers=FEED_HEADERS)
-        built = await build_feed(session, feed.student_id, deployment.settings, feed.created_at)
+    if feed is None:
+        return Response(NOT_FOUND, status_code=404, media_type="text/plain; charset=utf-8", headers=FEED_HEADERS)
+    # Other families' events (due work from the student's LMS), each source in its own session and
+    # time: read before the feed's own session opens, so a slow source holds no connection of it.
+    now = utcnow()
+    added = await calendar_events_for(deployment, feed.student_id, now - ADDED_BACK, now + ADDED_AHEAD)
+    async with deployment.session() as session:
+        built = await build_feed(session, feed.student_id, deployment.settings, feed.created_at, added)
     etag = _etag(built.body)
     headers = FEED_HEADERS | {"ETag": etag, "Last-Modified": format_datetime(built.last_modified, usegmt=True)}
     unchanged = _matches(request.headers.get("if-none-match"), etag)
