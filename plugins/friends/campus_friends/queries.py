@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from campus_mcp import student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_friends.friendships import friendships_of
+from campus_friends.friendships import friendships_and_onboarded
 from campus_friends.models import ACCEPTED
 from campus_friends.schemas import Friend, FriendList, FriendRequest
 from campus_friends.students import student_names
 
 
-async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
-    rows = await friendships_of(session, student_id)
+async def list_friends(
+    session: AsyncSession, student_id: int, onboarded: Callable[[bool], None] | None = None
+) -> FriendList:
+    """``onboarded``: told whether the student takes any section, when the read says it."""
+    rows, takes_sections = await friendships_and_onboarded(session, student_id)
+    if onboarded is not None and takes_sections is not None:
+        onboarded(takes_sections)
     names = await student_names(session, (row.other(student_id) for row in rows))
     friends: list[Friend] = []
     received: list[FriendRequest] = []

@@ -124,9 +124,11 @@ async def term_courses(
     )
 
 
-async def my_courses(session: AsyncSession, student_id: int, term: str | None, settings: Settings) -> MyCourses:
-    # Three statements: the terms (with the student's), the term's sections, the seat watches.
-    terms = await student_terms(session, student_id)
+async def my_courses(
+    session: AsyncSession, student_id: int, term: str | None, settings: Settings, terms: Sequence[StudentTerm]
+) -> MyCourses:
+    """``terms``: ``enrollment.student_terms`` (the caller keeps them for the page links). Two
+    statements more: the term's sections, the seat watches."""
     return await term_courses(session, student_id, choose_term(terms, term, settings), terms)
 
 

@@ -15,7 +15,8 @@ from campus_catalog.queries.clock import campus_today
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
-from campus_schedule.enrollment import student_terms
+from campus_schedule.call_readings import CallReadings
+from campus_schedule.enrollment import StudentTerm, student_terms
 from campus_schedule.examples import examples_of
 from campus_schedule.schemas import (
     BusyTimesQuery,
@@ -46,9 +47,15 @@ SCHEDULE_PAGE = "/dashboard/schedule"
 ONBOARDING_PAGE = "/dashboard/schedule/start"
 
 
+# The student's terms as a call's run read them, for the same call's page links (call_readings).
+CALL_TERMS: CallReadings[list[StudentTerm]] = CallReadings()
+
+
 async def run_my_courses(context: ToolContext, args: TermArgument | TermSectionsPath) -> MyCourses:
     async with context.session(read_only=True) as session:
-        return await queries.my_courses(session, context.user_id, args.term, context.settings)
+        terms = await student_terms(session, context.user_id)
+        CALL_TERMS.keep(context, terms)
+        return await queries.my_courses(session, context.user_id, args.term, context.settings, terms)
 
 
 async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
@@ -82,8 +89,10 @@ async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Seq
     """My schedule for the result's term, only when the page lists that term; a student with no
     course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
     base = context.settings.base_url
-    async with context.session(read_only=True) as session:
-        terms = await student_terms(session, context.user_id)  # one statement answers both questions
+    terms = CALL_TERMS.of(context)  # my_courses read them; set_my_sections' run did not
+    if terms is None:
+        async with context.session(read_only=True) as session:
+            terms = await student_terms(session, context.user_id)  # one statement answers both questions
     if not any(t.enrolled for t in terms):
         return [
             PageLink(
