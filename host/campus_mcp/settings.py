@@ -336,6 +336,23 @@ class Settings(BaseSettings):
         default=False,
         description="Refuse requests while Redis is unreachable, with 503 and Retry-After (default: let them through).",
     )
+    # E-mail to students (campus_mcp.mail): a seat watch's opening. Unset host: nobody is e-mailed.
+    smtp_host: str = Field(
+        default="", description="The campus's SMTP server that sends students' e-mail (seat watches); unset: none sent."
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="The SMTP server's port (587 STARTTLS, 465 TLS).")
+    smtp_tls: Literal["none", "starttls", "tls"] = Field(
+        default="starttls",
+        description="How the SMTP connection is encrypted: starttls (port 587), tls (465), none (a relay on this machine only).",
+    )
+    smtp_username: str = Field(default="", description="The SMTP account's name; unset: no login.")
+    smtp_password: SecretStr = Field(default=SecretStr(""), description="The SMTP account's password.")
+    smtp_sender: str = Field(
+        default="", description="The From address of students' e-mail (seat-watch@school.edu); needed with the host."
+    )
+    smtp_timeout_seconds: float = Field(
+        default=20.0, gt=0, description="How long one SMTP conversation may take before the mail is retried later."
+    )
     session_hours: int = Field(default=12, description="How long a dashboard sign-in lasts.")
     oidc_issuer: str = Field(default="", description="The campus identity provider (OpenID Connect issuer URL).")
     oidc_client_id: str = ""
@@ -532,6 +549,11 @@ class Settings(BaseSettings):
     @property
     def cas_sign_in(self) -> bool:
         return bool(self.cas_server_url)
+
+    @property
+    def mail_configured(self) -> bool:
+        """Students can be e-mailed: an SMTP host and a sender are set (``campus-mcp check`` says what is missing)."""
+        return bool(self.smtp_host and self.smtp_sender)
 
     @property
     def campus_sign_in(self) -> bool:

@@ -34,6 +34,13 @@ __version__ = "0.1.0"
 
 @hookimpl
 def campus_plugin_info(settings: Settings) -> PluginInfo:
+    warm_up = None
+    if settings.mail_configured:
+        from campus_schedule.seat_mail import on_section_changes
+
+        # Not a warm-up that ends: each server process e-mails a watched seat's opening as soon as
+        # it hears the section change (the claim in the database keeps it to one e-mail).
+        warm_up = on_section_changes(settings)
     return PluginInfo(
         name="schedule",
         version=__version__,
@@ -42,6 +49,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),
         settings_model=ScheduleSettings,
+        warm_up=warm_up,
     )
 
 
@@ -84,8 +92,9 @@ def register_resources() -> list[ResourceTemplate]:
 def register_routes() -> list[RouteGroup]:
     from campus_schedule.pages import PAGES
     from campus_schedule.routes import ROUTES
+    from campus_schedule.watch_pages import WATCH_PAGES
 
-    return [RouteGroup(handlers=[*ROUTES, *PAGES])]
+    return [RouteGroup(handlers=[*ROUTES, *PAGES, *WATCH_PAGES])]
 
 
 @hookimpl
@@ -137,14 +146,18 @@ def register_commands() -> list[Any]:
 @hookimpl
 def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list[Job]:
     from campus_schedule.jobs import feed_job
+    from campus_schedule.seat_mail import seat_mail_job
 
+    jobs = [seat_mail_job()] if settings.mail_configured else []
     # With a campus sign-in (OpenID Connect, SAML or CAS), the feed creates the students it names
     # who have not signed in yet, their ids checked by the sign-ins' rule.
-    if not plugin_settings.enrollment_feed:
-        return []
-    return [
-        feed_job(plugin_settings, create_students=settings.campus_sign_in, campus_id_pattern=settings.campus_id_pattern)
-    ]
+    if plugin_settings.enrollment_feed:
+        jobs.append(
+            feed_job(
+                plugin_settings, create_students=settings.campus_sign_in, campus_id_pattern=settings.campus_id_pattern
+            )
+        )
+    return jobs
 
 
 @hookimpl

@@ -135,6 +135,11 @@ class MyCourses(Answer):
 
 class MyWatches(Answer):
     watches: list[WatchedSection]
+    how_told: str | None = Field(
+        default=None,
+        description="How and when the student hears of an opening (e-mail to the masked address, or why not; "
+        "how often seats are refreshed here). Tell the student.",
+    )
 
 
 class WatchChange(MyWatches):

@@ -1,10 +1,11 @@
 """Seat watches: "tell me when a seat opens in CRN 40213", for clients without subscriptions.
 
-``watch_section`` records the wish (after the student confirms, as every write); the news is read,
-never stored or sent from a job: a watched section's seats now are on the next answer of
-``list_watches`` and ``my_courses`` and on the schedule page, and a client listening to the
-section or to the schedule (``subscriptions/listen``) hears the seat refresh at once. So there is
-nothing to get out of step when a seat opens and closes again between two reads.
+``watch_section`` records the wish (after the student confirms, as every write). A watched
+section's seats now are on the next answer of ``list_watches`` and ``my_courses`` and on the
+schedule page, and a client listening to the section or to the schedule (``subscriptions/listen``)
+hears the seat refresh at once. Where the campus sends e-mail, each opening is also e-mailed to the
+student once (campus_schedule.seat_mail); every watch answer says how the student will be told
+(campus_schedule.watch_notice).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import SeatWatch
 from campus_schedule.schemas import MyWatches, SectionWatch, WatchChange, WatchedSection, WatchesQuery
+from campus_schedule.watch_notice import address_of, how_told
 
 # A student watches a handful of full sections while registering; more is a mistake or a script.
 MAX_WATCHES = 20
@@ -112,10 +114,11 @@ async def plan_watch(context: ToolContext, args: SectionWatch) -> PlannedChange 
                 "(list_watches lists them), then watch this one."
             )
         what = _described(section, term, await _course_code(session, section))
+        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
     return PlannedChange(
         message=(
             f"Watch {what} for an open seat.\nYou will see it on your schedule page and in my_courses; an app that "
-            "listens is told at once. This does not register you for the section."
+            f"listens is told at once. {told}\nThis does not register you for the section."
         ),
         version="watching:no",
     )
@@ -142,21 +145,33 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
     student = context.user_id
     async with context.session() as session:
         section, term = await _section(session, context, args)
+        told = how_told(context.settings, context.registry, await address_of(session, student))
         if context.confirmation in UNCHANGED:
             return WatchChange(
                 watches=await watched_sections(session, student),
                 result="unchanged",
                 not_changed=not_changed(context.confirmation),
+                how_told=told,
             )
         existing = await _watch(session, student, section.id)
         changed = (existing is None) == watching
         if changed and watching:
-            session.add(SeatWatch(student_id=student, term_uid=term.uid, section_id=section.id, crn=section.crn))
+            # A section with a seat now is no opening: the student is e-mailed when a full one opens.
+            open_now = seat_open(section.cancelled, section.seats_available)
+            session.add(
+                SeatWatch(
+                    student_id=student,
+                    term_uid=term.uid,
+                    section_id=section.id,
+                    crn=section.crn,
+                    seat_open_seen=open_now,
+                )
+            )
         elif changed and existing is not None:
             await session.delete(existing)
         await session.commit()
         watches = await watched_sections(session, student)
-    return WatchChange(watches=watches, result="changed" if changed else "unchanged")
+    return WatchChange(watches=watches, result="changed" if changed else "unchanged", how_told=told)
 
 
 async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatches:
@@ -166,4 +181,5 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
             from campus_catalog.queries.terms import resolve_term
 
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
-        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid))
+        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
+        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid), how_told=told)
