@@ -1,11 +1,14 @@
-"""Confirmation in the chat with real clients nobody here wrote (issue 28, point 1), over real HTTP.
+"""Confirmation on the campus's own page with real clients nobody here wrote (issue 39), over real HTTP.
 
-The clients students run cannot show the 2026-07-28 form: the official TypeScript SDK (npm
-@modelcontextprotocol/sdk), the MCP Inspector's CLI and mcp-remote (Claude Desktop's stdio bridge),
-each pinned in scripts/mcp_clients.sh and run on its Node 22. Against a served demo campus (sign-in
-required, real access tokens) their first ``set_notifications`` changes nothing and answers the
-question and a code; the second call, with the code, pauses the reminders. The Python SDK on
-2026-07-28 with form elicitation still gets the form, not a code.
+The clients students run cannot show a form: the official TypeScript SDK (npm
+@modelcontextprotocol/sdk) on 2025-11-25, the MCP Inspector's CLI and mcp-remote (Claude Desktop's
+stdio bridge), each pinned in scripts/mcp_clients.sh and run on its Node 22. Against a served demo
+campus (sign-in required, real access tokens, the default ``confirmation_fallback = "page"``) their
+first ``set_notifications`` changes nothing and answers, not as a tool error, the question and a link
+to the confirmation page; what the client holds (the link and its token) cannot confirm, and only the
+student's signed-in browser pressing Confirm pauses the reminders. The Python SDK on 2026-07-28 with
+form elicitation still gets the form. (The code in the chat, ``in_band``, a campus's choice now:
+tests/test_confirmation_in_band.py.)
 """
 
 from __future__ import annotations
@@ -13,18 +16,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 import pytest_asyncio
+from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusHarness, TestDatabases
 
-from tests.support.endpoints import MODERN, confirmation_code_in, mcp_client, served_demo_campus, token_for
+from tests.support.endpoints import MODERN, mcp_client, served_demo_campus, token_for
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ROOT / ".node" / "node_modules"
@@ -82,40 +88,69 @@ async def _paused(base: str, token: str) -> bool:
     return paused
 
 
-def _asked(result: dict[str, Any]) -> str:
-    """The first call's answer: nothing changed, the question, and the code it gives."""
-    assert result["isError"] is True, result
-    assert QUESTION in _text(result) and "Only if the student agrees in the chat" in _text(result)
-    return confirmation_code_in(_text(result))
+def _on_page(base: str, result: dict[str, Any]) -> str:
+    """The first call's answer: not an error, nothing changed, the question and the link to the
+    confirmation page on the campus's own origin."""
+    assert not result.get("isError"), result
+    answer = result["structuredContent"]
+    assert answer["result"] == "unchanged" and answer["not_changed"]["reason"] == "confirm_on_page", answer
+    said = answer["not_changed"]["message"]
+    assert QUESTION in said and "presses Confirm" in said and json.loads(_text(result)) == answer
+    found = re.search(rf"{re.escape(base)}/confirm/[A-Za-z0-9_-]+", said)
+    assert found is not None, said
+    return found.group(0)
 
 
-async def _typescript(base: str, token: str, transport: str, home: Path, *arguments: dict[str, Any]) -> Any:
+async def _confirm_in_the_students_browser(base: str, link: str, username: str) -> str:
+    """The student's own browser: signs in, opens the link, presses Confirm; the page's words."""
+    async with httpx.AsyncClient(base_url=base, timeout=30, follow_redirects=True) as browser:
+        login = await browser.get(link)  # not signed in yet: the login page, which comes back here
+        data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+        page = await browser.post("/login", data=data | {"username": username, "password": "demo"})
+        assert str(page.url) == link and "Confirm</button>" in page.text, page.text
+        (confirm,) = [f for f in parse_forms(page.text) if any(x.value == "confirm" for x in f.fields)]
+        done = await browser.post(link, data={f.name: f.value for f in confirm.fields if f.kind == "hidden"})
+        return done.text
+
+
+async def _typescript(
+    base: str, token: str, transport: str, home: Path, *arguments: dict[str, Any], tool: str = "set_notifications"
+) -> Any:
     spec = {
         "transport": transport,
         "url": f"{base}/api/mcp",
-        "calls": [{"name": "set_notifications", "arguments": a} for a in arguments],
+        "calls": [{"name": tool, "arguments": a} for a in arguments],
     }
     env = {"CAMPUS_TOKEN": token, "HOME": str(home), "MCP_REMOTE_CONFIG_DIR": str(home / "mcp-auth")}
     out = await _run([str(NODE), str(CALLS), str(SDK), str(MCP_REMOTE)], env=env, stdin=json.dumps(spec).encode())
     return json.loads(out)
 
 
-async def test_the_typescript_sdk_gets_a_question_and_a_code_and_changes_only_with_the_code(
+async def test_the_typescript_sdk_gets_the_page_and_only_the_students_confirm_there_changes_it(
     served: tuple[str, CampusHarness], tmp_path: Path
 ) -> None:
     base, campus = served
     token = await token_for(campus.deployment, SCOPES, username="student1")
     first = await _typescript(base, token, "http", tmp_path, PAUSE)
-    code = _asked(first["results"][0])
+    assert first["protocolVersion"] == "2025-11-25"
+    link = _on_page(base, first["results"][0])
     assert await _paused(base, token) is False
-    second = await _typescript(base, token, "http", tmp_path, {**PAUSE, "confirmation": code})
-    (done,) = second["results"]
-    assert not done.get("isError"), done
-    assert done["structuredContent"]["paused"] is True
+
+    # What the client holds (the link and its token) confirms nothing: the page wants the browser.
+    async with httpx.AsyncClient(timeout=30) as client:
+        posted = await client.post(link, data={"decision": "confirm"}, headers={"Authorization": f"Bearer {token}"})
+    assert posted.status_code == 303 and posted.headers["location"].startswith("/login?")
+    assert await _paused(base, token) is False
+
+    assert "Done: the change was made." in await _confirm_in_the_students_browser(base, link, "student1")
     assert await _paused(base, token) is True
+    # The model reads the settings to see it, through the same client.
+    second = await _typescript(base, token, "http", tmp_path, {}, tool="my_calendar_settings")
+    (read,) = second["results"]
+    assert read["structuredContent"]["notifications"]["paused"] is True, read
 
 
-async def test_the_inspector_cli_gets_a_question_and_a_code_and_changes_only_with_the_code(
+async def test_the_inspector_cli_gets_the_page_and_changes_nothing_itself(
     served: tuple[str, CampusHarness], tmp_path: Path
 ) -> None:
     base, campus = served
@@ -125,27 +160,13 @@ async def test_the_inspector_cli_gets_a_question_and_a_code_and_changes_only_wit
     config.write_text(json.dumps({"mcpServers": {"campus": server}}))
     config.chmod(0o600)  # it holds the token: never on the command line
 
-    async def inspect(arguments: dict[str, Any], status: int) -> dict[str, Any]:
-        args = [str(INSPECTOR), "--cli", "--config", str(config), "--server", "campus", "--protocol-era", "legacy"]
-        args += [
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "set_notifications",
-            "--tool-args-json",
-            json.dumps(arguments),
-        ]
-        env = {"HOME": str(tmp_path), "MCP_INSPECTOR_SECRET_STORE": "memory"}
-        answer: dict[str, Any] = json.loads(await _run([*args, "--format", "json"], env=env, status=status))
-        return answer["result"]  # type: ignore[no-any-return]
-
-    # The inspector prints the result and exits 5 (its "tool returned isError") for the question.
-    code = _asked(await inspect(PAUSE, status=5))
+    args = [str(INSPECTOR), "--cli", "--config", str(config), "--server", "campus", "--protocol-era", "legacy"]
+    args += ["--method", "tools/call", "--tool-name", "set_notifications", "--tool-args-json", json.dumps(PAUSE)]
+    env = {"HOME": str(tmp_path), "MCP_INSPECTOR_SECRET_STORE": "memory"}
+    # Exit 0: the answer is not a tool error (the inspector exits 5 for one), so no client shows a failure.
+    answer: dict[str, Any] = json.loads(await _run([*args, "--format", "json"], env=env, status=0))
+    _on_page(base, answer["result"])
     assert await _paused(base, token) is False
-    done = await inspect({**PAUSE, "confirmation": code}, status=0)
-    assert not done.get("isError"), done
-    assert done["structuredContent"]["paused"] is True
-    assert await _paused(base, token) is True
 
 
 async def test_mcp_remote_lists_and_calls_the_tools_through_its_stdio(
@@ -155,10 +176,9 @@ async def test_mcp_remote_lists_and_calls_the_tools_through_its_stdio(
     token = await token_for(campus.deployment, SCOPES, username="student3")
     first = await _typescript(base, token, "mcp-remote", tmp_path, PAUSE)
     assert {"set_notifications", "my_calendar_settings"} <= set(first["tools"])
-    code = _asked(first["results"][0])
+    link = _on_page(base, first["results"][0])
     assert await _paused(base, token) is False
-    second = await _typescript(base, token, "mcp-remote", tmp_path, {**PAUSE, "confirmation": code})
-    assert second["results"][0]["structuredContent"]["paused"] is True
+    assert "Done: the change was made." in await _confirm_in_the_students_browser(base, link, "student3")
     assert await _paused(base, token) is True
 
 

@@ -151,9 +151,8 @@ def ask_on_page(tool: str, plan: PlannedChange, url: str) -> str:
         f"{plan.message}\n\n"
         f"Confirm or cancel it here (signed in to the campus): {url}\n\n"
         f"The change is made only when the student presses Confirm on that page; the link works once, for "
-        f"{minutes} minutes. Do not call {tool} again to make it. To see whether it was made, call {tool} again "
-        "with the same arguments after the student says they confirmed (it then answers that nothing is left "
-        "to change), or read the current values."
+        f"{minutes} minutes. Do not call {tool} again for this change: each call asks anew. To see whether it "
+        "was made, read the current values again after the student says they confirmed."
     )
 
 
@@ -161,8 +160,8 @@ def asked_by_url(tool: str, url: str) -> str:
     """What the model reads after the client showed the page through URL-mode elicitation."""
     return (
         f"Nothing was changed yet: the student was sent to the campus's confirmation page ({url}). The change "
-        f"is made only when they press Confirm there. Do not call {tool} again to make it; after the student "
-        f"says they confirmed, call {tool} again with the same arguments to see that it was made."
+        f"is made only when they press Confirm there. Do not call {tool} again for this change: each call asks "
+        "anew. To see whether it was made, read the current values again after the student says they confirmed."
     )
 
 
