@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
@@ -27,10 +26,16 @@ import httpx
 import mcp_types as types
 import pytest
 import pytest_asyncio
-from campus_mcp.oauth.testkit import parse_forms
 from campus_mcp.testing import CampusHarness, TestDatabases
 
-from tests.support.endpoints import MODERN, mcp_client, served_demo_campus, token_for
+from tests.support.endpoints import (
+    MODERN,
+    confirm_in_the_students_browser,
+    mcp_client,
+    page_link_in,
+    served_demo_campus,
+    token_for,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ROOT / ".node" / "node_modules"
@@ -96,21 +101,7 @@ def _on_page(base: str, result: dict[str, Any]) -> str:
     assert answer["result"] == "unchanged" and answer["not_changed"]["reason"] == "confirm_on_page", answer
     said = answer["not_changed"]["message"]
     assert QUESTION in said and "presses Confirm" in said and json.loads(_text(result)) == answer
-    found = re.search(rf"{re.escape(base)}/confirm/[A-Za-z0-9_-]+", said)
-    assert found is not None, said
-    return found.group(0)
-
-
-async def _confirm_in_the_students_browser(base: str, link: str, username: str) -> str:
-    """The student's own browser: signs in, opens the link, presses Confirm; the page's words."""
-    async with httpx.AsyncClient(base_url=base, timeout=30, follow_redirects=True) as browser:
-        login = await browser.get(link)  # not signed in yet: the login page, which comes back here
-        data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
-        page = await browser.post("/login", data=data | {"username": username, "password": "demo"})
-        assert str(page.url) == link and "Confirm</button>" in page.text, page.text
-        (confirm,) = [f for f in parse_forms(page.text) if any(x.value == "confirm" for x in f.fields)]
-        done = await browser.post(link, data={f.name: f.value for f in confirm.fields if f.kind == "hidden"})
-        return done.text
+    return page_link_in(base, said)
 
 
 async def _typescript(
@@ -142,7 +133,7 @@ async def test_the_typescript_sdk_gets_the_page_and_only_the_students_confirm_th
     assert posted.status_code == 303 and posted.headers["location"].startswith("/login?")
     assert await _paused(base, token) is False
 
-    assert "Done: the change was made." in await _confirm_in_the_students_browser(base, link, "student1")
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student1")
     assert await _paused(base, token) is True
     # The model reads the settings to see it, through the same client.
     second = await _typescript(base, token, "http", tmp_path, {}, tool="my_calendar_settings")
@@ -178,7 +169,7 @@ async def test_mcp_remote_lists_and_calls_the_tools_through_its_stdio(
     assert {"set_notifications", "my_calendar_settings"} <= set(first["tools"])
     link = _on_page(base, first["results"][0])
     assert await _paused(base, token) is False
-    assert "Done: the change was made." in await _confirm_in_the_students_browser(base, link, "student3")
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student3")
     assert await _paused(base, token) is True
 
 
@@ -198,3 +189,53 @@ async def test_the_python_sdk_on_2026_07_28_still_gets_the_form(served: tuple[st
     assert len(asked) == 1 and asked[0].startswith(QUESTION)
     assert not result.is_error and (result.structured_content or {})["not_changed"]["reason"] == "declined"
     assert await _paused(base, token) is False
+
+
+async def _raw_modern_call(base: str, token: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 ``tools/call`` as a client that declares URL-mode elicitation and no form sends it."""
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": params["name"],
+        "authorization": f"Bearer {token}",
+    }
+    params = params | {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+        }
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.post(
+            f"{base}/api/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+            headers=headers,
+        )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    assert "result" in answer, answer
+    return answer["result"]  # type: ignore[no-any-return]
+
+
+async def test_a_client_that_declares_url_mode_is_sent_to_the_page_and_its_answer_confirms_nothing(
+    served: tuple[str, CampusHarness],
+) -> None:
+    base, campus = served
+    token = await token_for(campus.deployment, SCOPES, username="student5")
+    first = await _raw_modern_call(base, token, {"name": "set_notifications", "arguments": PAUSE})
+    (asked,) = first["inputRequests"].values()
+    assert asked["method"] == "elicitation/create" and asked["params"]["mode"] == "url", first
+    link = asked["params"]["url"]
+    assert link.startswith(f"{base}/confirm/") and QUESTION in asked["params"]["message"]
+    assert await _paused(base, token) is False
+
+    # The client says the student accepted; the page was never confirmed, so nothing changes.
+    accepted = {"confirm": {"action": "accept"}}
+    retry = {"name": "set_notifications", "arguments": PAUSE, "inputResponses": accepted}
+    kept = await _raw_modern_call(base, token, retry | {"requestState": first["requestState"]})
+    assert not kept.get("isError") and kept["structuredContent"]["not_changed"]["reason"] == "confirm_on_page", kept
+    assert await _paused(base, token) is False
+
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student5")
+    assert await _paused(base, token) is True

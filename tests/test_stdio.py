@@ -39,6 +39,7 @@ CAMPUS_MCP = str(Path(sys.executable).parent / "campus-mcp")
 SECRET_KEY = "test-only-secret-key"  # test_settings' key: the subprocess checks the same token hashes
 GRANTED = "catalog dining schedule:read settings:read settings:write"
 WRITE = "update_calendar_settings"
+PUBLIC_URL = "https://campus.example.edu"
 
 
 class Campus:
@@ -159,10 +160,34 @@ async def test_a_client_without_elicitation_confirms_in_the_chat_with_a_code(cam
         asked = await client.call_tool(WRITE, change)
         said = asked.content[0].text  # type: ignore[union-attr]
         assert asked.is_error and said.startswith("Nothing was changed yet") and "Chat {{course_code}}" in said
+        # The campus confirms on its page by default, but this process has no public URL to link to.
+        assert "this server has no public URL configured, so the confirmation is in the chat" in said
         assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == before
         done = await client.call_tool(WRITE, {**change, "confirmation": confirmation_code_in(said)})
         assert not done.is_error, done.content
         assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == "Chat {{course_code}}"
+
+
+async def test_a_client_without_elicitation_gets_the_confirmation_page_when_the_public_url_is_set(
+    campus: Campus,
+) -> None:
+    # Issue 39: with the campus's public URL, the answer is the page's link, not a code, not an error.
+    token = await campus.tokens.create(campus.student_id, name="stdio page", scope=GRANTED, days=7)
+    change = {"level": "all_classes", "title_template": "Page {{course_code}}"}
+    server = campus.server(token)
+    with_url = StdioServerParameters(
+        command=server.command, args=server.args, env={**(server.env or {}), "CAMPUS_MCP_PUBLIC_URL": PUBLIC_URL}
+    )
+    async with Client(with_url, mode="legacy") as client:  # type: ignore[arg-type]
+        before = all_classes_title(await client.call_tool("my_calendar_settings", {}))
+        (tool,) = [t for t in (await client.list_tools()).tools if t.name == WRITE]
+        asked = await client.call_tool(WRITE, change)
+        assert not asked.is_error and asked.structured_content is not None, asked.content
+        not_changed = asked.structured_content["not_changed"]
+        assert not_changed["reason"] == "confirm_on_page" and "Page {{course_code}}" in not_changed["message"]
+        assert f"{PUBLIC_URL}/confirm/" in not_changed["message"]
+        assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == before
+    assert "confirmation" not in tool.input_schema["properties"]  # no code on this campus's stdio
 
 
 def run_stdio(campus: Campus, token: str | None) -> subprocess.CompletedProcess[str]:

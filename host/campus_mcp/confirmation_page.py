@@ -47,6 +47,7 @@ class PendingConfirmation(Base):
     __tablename__ = "pending_confirmations"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # Not a foreign key, as idempotency_keys: a row lives a day past its 15 minutes (docs/privacy.md).
     student_id: Mapped[int] = mapped_column(Integer, index=True)
     tool: Mapped[str] = mapped_column(String(200))
     # The tool's own arguments as validated JSON (no idempotency key, no code): exactly what runs.
