@@ -37,6 +37,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.support.endpoints import confirm_in_the_students_browser, page_link_in
+
 MODERN = "2026-07-28"
 TOOL = "update_calendar_settings"
 # Demo: student1's all-classes title template (campus_settings.demo).
@@ -266,8 +268,8 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
             assert level(await my_settings(http, mcp_url), "all_classes") == after_replay
 
             # A legacy-era client cannot be asked: its first call changes nothing and answers the
-            # question and a link to the confirmation page (issue 39); the student's own browser, the
-            # one that signed in, presses Confirm there and the change is made.
+            # question and a link to the confirmation page (issue 39); the student's own browser signs in
+            # to the campus and presses Confirm there, and the change is made.
             legacy_callback = answering("decline")
             pause = {"paused": True, "hours": 2}
             async with client(http, mcp_url, mode="legacy", elicitation_callback=legacy_callback) as session:
@@ -277,14 +279,9 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
             waiting = asked.structured_content["not_changed"]
             assert waiting["reason"] == "confirm_on_page", waiting
             assert (await my_settings(http, mcp_url))["notifications"]["paused"] is False
-            link = re.search(rf"{re.escape(base)}/confirm/[A-Za-z0-9_-]+", waiting["message"])
-            assert link is not None, waiting["message"]
-            async with httpx.AsyncClient(cookies=student.cookies, timeout=30) as browser:
-                page = await browser.get(link.group(0))
-                (confirm,) = [f for f in parse_forms(page.text) if any(x.value == "confirm" for x in f.fields)]
-                fields = {f.name: f.value for f in confirm.fields if f.kind == "hidden"}
-                done = await browser.post(link.group(0), data=fields)
-            assert "Done: the change was made." in done.text, done.text
+            link = page_link_in(base, waiting["message"])
+            done = await confirm_in_the_students_browser(base, link, "student1")
+            assert "Done: the change was made." in done, done
             assert legacy_callback.asked == []
             assert (await my_settings(http, mcp_url))["notifications"]["paused"] is True
             assert alarms(await read_feed(feed_url)) == 0  # no reminders while paused

