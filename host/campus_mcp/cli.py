@@ -207,6 +207,7 @@ def _host_models() -> None:
     imported in the process (campus_mcp.demo.load_demo), and a command no longer imports them all by
     importing ``campus_mcp``."""
     import campus_mcp.accounts
+    import campus_mcp.confirmation_page
     import campus_mcp.confirmation_state
     import campus_mcp.idempotency
     import campus_mcp.jobs

@@ -78,8 +78,11 @@ class NotChanged(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reason: Literal["declined", "cancelled"] = Field(
-        description="declined: the student said no; cancelled: the question was dismissed."
+    reason: Literal["declined", "cancelled", "confirm_on_page"] = Field(
+        description=(
+            "declined: the student said no; cancelled: the question was dismissed; confirm_on_page: the "
+            "change waits for the student's Confirm on the campus's page (the message has the link)."
+        )
     )
     message: str = Field(description="Tell the student this.")
 

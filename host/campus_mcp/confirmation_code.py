@@ -36,7 +36,7 @@ from campus_mcp.db import utcnow
 from campus_mcp.errors import InvalidInput
 
 # What a write tool does for a client that cannot ask (Settings.confirmation_fallback).
-Fallback = Literal["in_band", "apply", "refuse"]
+Fallback = Literal["page", "in_band", "apply", "refuse"]
 FIELD = "confirmation"
 CODE_LIMIT = 1000
 CODE_VERSION = 1
@@ -158,12 +158,20 @@ def _used(tool: str) -> CodeRefused:
     )
 
 
-def ask_in_chat(tool: str, plan: PlannedChange, code: str) -> str:
-    """The first call's answer: the question the form would show, the code and what to do with them."""
+def ask_in_chat(tool: str, plan: PlannedChange, code: str, *, no_page: bool = False) -> str:
+    """The first call's answer: the question the form would show, the code and what to do with them.
+    ``no_page``: the campus would send the student to its confirmation page, but this stdio server
+    has no public URL to link to, so the answer says the confirmation is in the chat instead."""
     minutes = REQUEST_STATE_TTL_SECONDS // 60
+    why = (
+        " (this campus confirms changes on its own page, but this server has no public URL configured, so "
+        "the confirmation is in the chat)"
+        if no_page
+        else ""
+    )
     return (
         f"Nothing was changed yet: {tool} needs the student's confirmation, and this client cannot ask them "
-        "itself. Show the student this question exactly as written:\n\n"
+        f"itself{why}. Show the student this question exactly as written:\n\n"
         f"{plan.message}\n\n"
         f"Only if the student agrees in the chat, call {tool} again with the same arguments and "
         f'"{FIELD}": "{code}". If they do not agree, do not call it again. The code works once, for these '

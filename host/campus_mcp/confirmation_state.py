@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from campus_mcp import confirmation_page
 from campus_mcp.confirmation import (
     CONFIRM_KEY,
     CONFIRM_SCHEMA,
@@ -74,6 +75,22 @@ def question(tool: str, owner: str, plan: PlannedChange) -> types.InputRequiredR
             )
         },
         request_state=new_state(tool, owner, plan),
+    )
+
+
+def page_question(tool: str, owner: str, plan: PlannedChange, url: str, pending_id: str) -> types.InputRequiredResult:
+    """The first round for a client that opens pages: one URL-mode elicitation of the confirmation
+    page under ``confirm``, the page's id in the state. The client's answer only says it showed
+    the page; the retry reads the page's outcome from the database (campus_mcp.confirmation_page)."""
+    state = json.loads(new_state(tool, owner, plan))
+    state["page"] = pending_id
+    return types.InputRequiredResult(
+        input_requests={
+            CONFIRM_KEY: types.ElicitRequest(
+                params=types.ElicitRequestURLParams(message=confirmation_page.url_message(plan), url=url)
+            )
+        },
+        request_state=json.dumps(state, separators=(",", ":")),
     )
 
 
@@ -137,7 +154,11 @@ async def prune_answered(session: AsyncSession) -> int:
 async def _prune(context: JobContext) -> JobOutcome:
     async with context.session() as session:
         deleted = await prune_answered(session)
-    return JobOutcome(items=deleted, summary=f"deleted {deleted} answered confirmation(s) past their life")
+        pages = await confirmation_page.prune(session)
+    return JobOutcome(
+        items=deleted + pages,
+        summary=f"deleted {deleted} answered confirmation(s) and {pages} confirmation page(s) past their life",
+    )
 
 
 def prune_job() -> Job:

@@ -55,7 +55,7 @@ from campus_mcp.tool_context import ToolContext
 from campus_mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.version import __version__
 from campus_mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
-from campus_mcp.write_call import call_write_tool
+from campus_mcp.write_call import call_write_tool, chat_fallback
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,11 @@ COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore wh
 # What a write tool's description says happens on each kind of client (Settings.confirmation_fallback).
 _ASKED = "A client with form elicitation asks the student first."
 CONFIRMATION_WORDS: dict[str, str] = {
+    "page": (
+        f"{_ASKED} In any other, the first call changes nothing and answers a question and a link to the "
+        "campus's confirmation page: show the student both; the change is made only when the student presses "
+        "Confirm there."
+    ),
     "in_band": (
         f"{_ASKED} In any other, the first call changes nothing and answers a question and a code: show "
         "the student the question; only if they agree, call again, same arguments plus confirmation."
@@ -111,7 +116,9 @@ def output_schema(tool: Tool) -> dict[str, Any]:
     return compact_output_schema(with_advisory(schema) if tool.data_sources else schema)
 
 
-def describe_tool(registry: Registry, tool: Tool, *, inline_icons: bool = False) -> types.Tool:
+def describe_tool(
+    registry: Registry, tool: Tool, *, inline_icons: bool = False, fallback: str | None = None
+) -> types.Tool:
     meta: dict[str, Any] = {}
     if tool.app_resource:
         meta["ui"] = {"resourceUri": tool.app_resource}
@@ -123,7 +130,7 @@ def describe_tool(registry: Registry, tool: Tool, *, inline_icons: bool = False)
         # The name alone, once: the consent screen describes it, and a call without it gets an
         # error that names it and says how to grant it.
         description = f"{description}\n\nNeeds the permission {scope.name!r}."
-    fallback = registry.settings.confirmation_fallback
+    fallback = fallback or registry.settings.confirmation_fallback
     if tool.writes:
         description = f"{description}\n\n{CONFIRMATION_WORDS[fallback]}"
     return types.Tool(
@@ -316,7 +323,13 @@ class CampusServer:
         return [tool for tool in visible_tools(self.registry, principal) if tool.name in self.tools]
 
     def describe(self, tool: Tool) -> types.Tool:
-        return describe_tool(self.registry, tool, inline_icons=self.inline_icons)
+        return describe_tool(self.registry, tool, inline_icons=self.inline_icons, fallback=self.fallback)
+
+    @property
+    def fallback(self) -> str:
+        """What a write tool does for a client that cannot ask, on this door (stdio without a public
+        URL has no page to link to: the code in the chat)."""
+        return chat_fallback(self.registry.settings, stdio=self.door == "stdio")
 
     def _input_schema_of(self, name: str) -> dict[str, Any] | None:
         if self.toolboxes is not None:
@@ -324,7 +337,7 @@ class CampusServer:
         # Asked on every 2026-07-28 tools/call (the Mcp-Param header check): made once per tool.
         # Generating it per call was a large share of the call's CPU (docs/performance.md).
         if name not in self._input_schemas and name in self.tools:
-            self._input_schemas[name] = input_schema(self.tools[name], self.registry.settings.confirmation_fallback)
+            self._input_schemas[name] = input_schema(self.tools[name], self.fallback)
         return self._input_schemas.get(name)
 
     def header_schema_of(self, name: str) -> dict[str, Any] | None:
@@ -481,6 +494,17 @@ class CampusServer:
                 if answer.question is not None:
                     metrics.count_tool_call(tool.name, "input_required")
                     return ToolAnswer(answer.question)
+                if answer.on_page:
+                    metrics.count_tool_call(tool.name, "confirmation_page")
+                    if answer.result is None:
+                        return ToolAnswer(_text_result(answer.in_chat or "", with_links=False))
+                    result = answer.result
+                    return ToolAnswer(
+                        types.CallToolResult(
+                            content=[types.TextContent(type="text", text=_answer_text(result))],
+                            structured_content=result,
+                        )
+                    )
                 if answer.in_chat is not None or answer.refused is not None:
                     # Nothing changed: an error result, so no client reads it as the tool's answer.
                     asked = answer.in_chat is not None

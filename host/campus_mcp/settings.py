@@ -273,13 +273,15 @@ class Settings(BaseSettings):
     demo_password: SecretStr = SecretStr("demo")
     # Sign-in (docs/sign-in.md)
     demo_students: int = Field(default=5, description="How many demo students (student1..N) the demo campus has.")
-    confirmation_fallback: Literal["in_band", "apply", "refuse"] = Field(
-        default="in_band",
+    confirmation_fallback: Literal["page", "in_band", "apply", "refuse"] = Field(
+        default="page",
         description=(
-            "What a write tool does for a client that cannot ask the student (no 2026-07-28 form "
-            "elicitation over HTTP, no elicitation on stdio): in_band answers the question and a "
-            "one-time code and changes only on a second call with the code; apply changes at once; "
-            "refuse changes nothing."
+            "What a write tool does for a client that cannot show the student a form (no 2026-07-28 "
+            "form or URL elicitation over HTTP, no elicitation on stdio): page answers the question and "
+            "a link to the campus's confirmation page, where the signed-in student confirms (on stdio "
+            "only when public_url is set, else in_band); in_band answers the question and a one-time "
+            "code and changes only on a second call with the code; apply changes at once; refuse "
+            "changes nothing."
         ),
     )
     step_up_clients: list[str] = Field(

@@ -25,6 +25,7 @@ from litestar.response import Redirect
 from litestar.routes import HTTPRoute
 
 from campus_mcp.activity_pages import ACTIVITY_PAGE, ActivityController, when
+from campus_mcp.confirmation_routes import ConfirmationController
 from campus_mcp.connections import ConnectedThing, connections_of
 from campus_mcp.deployment import Deployment
 from campus_mcp.instructions import topics
@@ -316,4 +317,5 @@ HOST_CONTROLLERS: tuple[type[Controller], ...] = (
     DashboardController,
     AccessTokensController,
     ActivityController,
+    ConfirmationController,
 )
