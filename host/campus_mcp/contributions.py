@@ -286,6 +286,9 @@ class DataSource:
     origin: str
     refresh: str
     last_refresh: Callable[[AsyncSession], Awaitable[datetime | Mapping[str, datetime] | None]]
+    # The refresh text given the last refresh, for a source whose words name that time ("seats as
+    # of ..., not refreshed"); without it, ``refresh`` as written.
+    refresh_words: Callable[[datetime | None], str] | None = None
     plugin: str = ""
 
 
