@@ -101,3 +101,42 @@ async def test_the_imported_sections_say_when_their_seats_were_read_and_that_not
 
     events = await answer(harness, "university_events", {"start_date": "2022-12-01", "end_date": "2022-12-31"})
     assert events["advisory"]["data_sources"][0]["last_refresh"] is not None
+
+
+async def test_a_course_whose_details_were_never_loaded_says_so_field_by_field_on_mcp_and_rest(
+    campus: tuple[CampusHarness, int],
+) -> None:
+    harness, _student = campus
+    course = await answer(harness, "get_course", {"code": "CSCE 110"})
+    # A saved searchResults page has no details: each says so rather than null or [] ("none").
+    for field in ("description", "prerequisites", "corequisites", "restrictions", "fees", "learning_objectives"):
+        assert course[field] == "not loaded here", (field, course[field])
+    note = course["not_loaded"]
+    assert "prerequisites" in note and "do not say CSCE 110 has none" in note and "CSCE department" in note
+    # The output schema says what the words mean, where the model reads the field.
+    async with harness.mcp() as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    schema = tools["get_course"].output_schema or {}
+    assert "never say none" in str(schema["properties"]["prerequisites"])
+    # The REST twin answers the same words.
+    async with harness.rest() as rest:
+        twin = (await rest.get("/api/v1/catalog/courses/CSCE 110")).json()
+    assert twin["prerequisites"] == "not loaded here" and twin["not_loaded"] == note
+    brief = await answer(harness, "search_courses", {"q": "CSCE 110"})
+    assert brief["courses"][0]["description"] == "not loaded here"
+
+    instructors = await answer(harness, "search_instructors", {"q": "Yum"})
+    assert instructors["instructors"][0]["rating"] == "not loaded here"
+    section = await answer(harness, "get_section", {"crn": CRN, "term": TERM})
+    assert section["seats_as_of"].startswith("Seats as of ") and "not refreshed" in section["seats_as_of"]
+    assert section["waitlist"] == {"capacity": 0, "available": 0}  # Banner said: no waitlist
+
+
+async def test_an_empty_calendar_window_says_which_dates_the_calendar_covers(campus: tuple[CampusHarness, int]) -> None:
+    harness, _student = campus
+    events = await answer(harness, "university_events", {"start_date": "2030-01-01", "end_date": "2030-06-30"})
+    assert events["events"] == []
+    assert "The calendar loaded here covers 2022-04-22 to 2023-12-15" in events["note"]
+    assert "not known here, not absent" in events["note"]
+    found = await answer(harness, "university_events", {"start_date": "2022-12-01", "end_date": "2022-12-31"})
+    assert found["events"] and found["note"] is None
