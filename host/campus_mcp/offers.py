@@ -52,7 +52,6 @@ class Offers:
         self.hidden: frozenset[str] = frozenset(tool.name for tool in self.checked)
         self._checked_at: float | None = None
         self._asked = False  # the first answer is no change: nobody saw the list before it
-        self._lock = asyncio.Lock()
         self._on_change = on_change
         _all_offers.add(self)
 
@@ -67,22 +66,21 @@ class Offers:
         whether the hidden tools changed since the last answer."""
         if not self.checked or self._fresh():
             return False
-        async with self._lock:
-            if self._fresh():
-                return False  # another request asked meanwhile
-            first = not self._asked
-            answers: dict[OfferCheck, bool] = {}
-            async with sessions() as session:
-                for tool in self.checked:
-                    check = tool.offered
-                    assert check is not None
-                    if check not in answers:  # a family's tools share one check: asked once
-                        answers[check] = await check(session)
-            hidden = frozenset(tool.name for tool in self.checked if not answers[tool.offered])  # type: ignore[index]
-            changed = hidden != self.hidden
-            self.hidden = hidden
-            self._checked_at = time.monotonic()
-            self._asked = True
+        # No lock: two requests that ask at once both read (a few EXISTS), and agree; a lock
+        # would be bound to one event loop, and a server's object may outlive it (tests, forks).
+        first = not self._asked
+        answers: dict[OfferCheck, bool] = {}
+        async with sessions() as session:
+            for tool in self.checked:
+                check = tool.offered
+                assert check is not None
+                if check not in answers:  # a family's tools share one check: asked once
+                    answers[check] = await check(session)
+        hidden = frozenset(tool.name for tool in self.checked if not answers[tool.offered])  # type: ignore[index]
+        changed = hidden != self.hidden
+        self.hidden = hidden
+        self._checked_at = time.monotonic()
+        self._asked = True
         if changed and not first and self._on_change is not None:
             result = self._on_change()
             if asyncio.iscoroutine(result):
