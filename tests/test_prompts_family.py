@@ -100,6 +100,10 @@ async def test_each_prompt_names_only_tools_of_the_full_toolset(demo_campus: Cam
     named = set(TOOL_WORD.findall(text))
     assert named and named <= everything, named - everything
     assert set(ORDER[prompt]) <= named
+    # The host lists a prompt only while the tools it declares are listed (campus_mcp.offers): it
+    # must declare each tool its text names, or it could send the model to one that is not there.
+    declared = set(demo_campus.registry.prompts[prompt].tools)
+    assert named <= declared, named - declared
 
 
 async def test_campus_words_come_from_the_catalog_settings(campus_factory: CampusFactory) -> None:

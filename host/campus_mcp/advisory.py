@@ -155,7 +155,7 @@ async def build_advisory(
             DataSourceStatus(
                 key=key,
                 source=source.origin,
-                refresh=source.refresh,
+                refresh=source.refresh if source.refresh_words is None else source.refresh_words(latest),
                 last_refresh=latest.isoformat() if latest else None,
                 last_refresh_by_term=by_term,
             )

@@ -73,8 +73,10 @@ def _note_bump(state: ORMExecuteState) -> None:
 def _forget_freshness_after_a_bump(session: Session) -> None:
     if session.info.pop(_BUMPED, False):
         from campus_mcp.advisory import forget_freshness
+        from campus_mcp.offers import forget_offers
 
         forget_freshness()
+        forget_offers()  # a tool with no data may have some now
 
 
 @event.listens_for(Session, "after_rollback")

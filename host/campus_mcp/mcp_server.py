@@ -46,6 +46,7 @@ from campus_mcp.icons import icons_of
 from campus_mcp.instructions import assemble_instructions, server_description
 from campus_mcp.limits import RateLimited, refused_call
 from campus_mcp.mcp_paths import MCP_PATH
+from campus_mcp.offers import Offers
 from campus_mcp.principal import Principal, current_principal
 from campus_mcp.registry import Registry
 from campus_mcp.resources import CampusResources, read_error, read_result
@@ -60,7 +61,8 @@ from campus_mcp.write_call import call_write_tool, chat_fallback
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "campus-mcp"
-# Seed 000 "Cache hints": the lists are the same for every token and change only on a deploy.
+# Seed 000 "Cache hints": the lists are the same for every token and change on a deploy, or when a
+# tool's data arrives (campus_mcp.offers), which a client listening for list changes hears at once.
 CACHE_TTL_MS = 300_000
 CACHEABLE = (
     "tools/list",
@@ -297,6 +299,8 @@ class CampusServer:
         self.plugins: frozenset[str] | None = None if family is None else with_dependencies(registry, family)
         served = self.plugins
         self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if served is None or t.plugin in served}
+        # Which of them have something behind them now (campus_mcp.offers): only those are listed.
+        self.offers = Offers(self.tools.values(), on_change=self._lists_changed)
         self._input_schemas: dict[str, dict[str, Any]] = {}
         self._header_schemas: dict[str, dict[str, Any] | None] = {}
         self.prompts: dict[str, Prompt] = {
@@ -320,7 +324,28 @@ class CampusServer:
 
     def visible_tools(self, principal: Principal) -> list[Tool]:
         """The tools of this endpoint the caller sees (access.visible_tools, within what it serves)."""
-        return [tool for tool in visible_tools(self.registry, principal) if tool.name in self.tools]
+        hidden = self.offers.hidden
+        return [
+            tool
+            for tool in visible_tools(self.registry, principal)
+            if tool.name in self.tools and tool.name not in hidden
+        ]
+
+    def listed_prompts(self) -> list[Prompt]:
+        """The prompts of this endpoint whose named tools are all listed now (campus_mcp.offers)."""
+        return self.offers.listed_prompts(self.prompts.values(), self.tools)
+
+    async def _lists_changed(self) -> None:
+        """A tool appeared or went (its data arrived or left): the endpoint's listeners hear it."""
+        if not self.resources:
+            return  # no subscriptions/listen here (CampusServer._build)
+        from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+
+        from campus_mcp.change_bus import change_bus
+
+        bus = change_bus(self.registry.settings)
+        await bus.publish(ToolsListChanged())
+        await bus.publish(PromptsListChanged())
 
     def describe(self, tool: Tool) -> types.Tool:
         return describe_tool(self.registry, tool, inline_icons=self.inline_icons, fallback=self.fallback)
@@ -406,6 +431,7 @@ class CampusServer:
     ) -> types.ListToolsResult:
         if self.toolboxes is not None:
             return types.ListToolsResult(tools=self.toolboxes.list_tools())
+        await self.offers.refresh(self.sessions)
         principal = current_principal.get()
         return types.ListToolsResult(tools=[self.describe(tool) for tool in self.visible_tools(principal)])
 
@@ -473,6 +499,8 @@ class CampusServer:
         (a write through campus_mcp.write_call), and word every failure for the model."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)
+        if tool is not None and tool.name in self.offers.hidden:
+            await self.offers.refresh(self.sessions)  # its data may have arrived since the last check
         if tool is None or tool not in self.visible_tools(principal):
             known = ", ".join(sorted(t.name for t in self.visible_tools(principal)))
             raise MCPError(
@@ -614,6 +642,7 @@ class CampusServer:
     async def list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
+        await self.offers.refresh(self.sessions)
         return types.ListPromptsResult(
             prompts=[
                 types.Prompt(
@@ -626,15 +655,16 @@ class CampusServer:
                     ],
                     icons=self.icons.of(prompt.plugin, inline=self.inline_icons),
                 )
-                for prompt in self.prompts.values()
+                for prompt in self.listed_prompts()
             ]
         )
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
+        await self.offers.refresh(self.sessions)
         prompt = self.prompts.get(params.name)
-        if prompt is None:
+        if prompt is None or prompt not in self.listed_prompts():
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown prompt {quote_input(params.name)}. Call prompts/list to see the prompts.",

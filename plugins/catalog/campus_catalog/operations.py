@@ -342,7 +342,7 @@ OPERATIONS: tuple[CatalogOperation, ...] = (
             demo(
                 as_student=True,
                 query='{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
-                "meetings { days start end } instructors course { code prerequisites { op items } } } } }",
+                "meetings { days start end } instructors course { code prerequisites } } } }",
             ),
             sparse(query="{ terms { terms { uid name } } }"),
         ),

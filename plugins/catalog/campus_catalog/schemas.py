@@ -35,6 +35,12 @@ MAX_SIMILAR = 50
 FIRST_CALENDAR_DAY = date(1900, 1, 1)
 LAST_CALENDAR_DAY = date(2199, 12, 31)
 
+# Unknown is not none (issue 37, point 1): a field this campus never loaded holds these words, not
+# null or an empty list, which a model reads as "none" ("the course has no prerequisites").
+NotLoaded = Literal["not loaded here"]
+NOT_LOADED: NotLoaded = "not loaded here"
+_UNKNOWN = f"'{NOT_LOADED}': this campus has not loaded it; never say none, say it is not known here."
+
 
 @dataclass(frozen=True)
 class WholeNumber:
@@ -226,7 +232,7 @@ class SectionOut(Answer):
     credits_min: float | None
     credits_max: float | None
     seats: Seats
-    waitlist: Waitlist | None = Field(description="null: not read yet; capacity 0: no waitlist.")
+    waitlist: Waitlist | NotLoaded = Field(description=f"capacity 0: no waitlist. {_UNKNOWN}")
     cancelled: bool
     cross_listed_crns: list[str]
     linked_crns: list[str] = Field(description="Take these with this one (lecture and lab).")
@@ -369,6 +375,7 @@ class SectionDetail(SectionOut):
     cross_listed: list[SectionBrief]
     linked: list[SectionBrief]
     final_exam: FinalExamOut | None
+    seats_as_of: str = Field(description="When the seats were read and whether they are refreshed: say it.")
 
 
 class SimilarSectionsQuery(SectionLookup):
@@ -487,7 +494,7 @@ class CourseBrief(Answer):
     title: str
     credits_min: float | None
     credits_max: float | None
-    description: str | None = Field(description="The start of the description.")
+    description: str | NotLoaded | None = Field(description=f"The start of the description. {_UNKNOWN}")
     terms_offered: list[str]
 
 
@@ -545,20 +552,22 @@ class CourseDetail(Answer):
     subject_code: str
     course_number: str
     title: str
-    description: str | None
+    # Each of the course details' fields is its value (null or []: none) or NOT_LOADED.
+    description: str | NotLoaded | None
     credits_min: float | None
     credits_max: float | None
     school: str | None
-    prerequisites: Requirement | None
-    corequisites: list[str]
-    restrictions: list[Restriction]
-    mutual_exclusions: list[str]
-    catalog_entry: str | None
-    fees: list[Fee]
-    learning_objectives: list[str]
+    prerequisites: Requirement | NotLoaded | None = Field(description=f"null: none. {_UNKNOWN}")
+    corequisites: list[str] | NotLoaded
+    restrictions: list[Restriction] | NotLoaded
+    mutual_exclusions: list[str] | NotLoaded
+    catalog_entry: str | NotLoaded | None
+    fees: list[Fee] | NotLoaded
+    learning_objectives: list[str] | NotLoaded
     terms_offered: list[str]
     unlocks: list[CourseLink] = Field(description="Courses that list this one as a prerequisite.")
     offered_in: list[TermOffering] = Field(description="Current and future terms with sections of it.")
+    not_loaded: str | None = Field(default=None, description="What is not known here and where to ask: say it.")
 
 
 # --- programs and electives ------------------------------------------------------------------
@@ -579,6 +588,7 @@ class ProgramList(Answer):
     catalog_year: str | None
     catalog_years: list[str]
     programs: list[ProgramBrief]
+    note: str | None = Field(default=None, description="Why the list is empty and where to ask: say it.")
 
 
 class ProgramLookup(Arguments):
@@ -640,6 +650,7 @@ class TermElectiveListOut(Answer):
 class TermElectives(Answer):
     term: TermRef
     lists: list[TermElectiveListOut]
+    note: str | None = Field(default=None, description="Why there are no lists and where to ask: say it.")
 
 
 # --- instructors and reviews -----------------------------------------------------------------
@@ -671,7 +682,7 @@ class InstructorBrief(Answer):
     pub_id: str
     name: str
     department: str | None
-    rating: RatingSummary | None
+    rating: RatingSummary | NotLoaded = Field(description=f"{_UNKNOWN} (not 'unrated')")
 
 
 class InstructorPage(Page):
@@ -709,7 +720,7 @@ class InstructorDetail(Answer):
     name: str
     department: str | None
     email: str | None
-    rating: RatingDetail | None
+    rating: RatingDetail | NotLoaded = Field(description=f"{_UNKNOWN} (not 'unrated')")
     recent_reviews: list[ReviewOut]
     term: TermRef | None
     sections: list[SectionSummary] = Field(description="Their sections in the term; get_section has the rest.")
@@ -794,3 +805,4 @@ class EventPage(Page):
     start_date: date
     end_date: date
     events: list[EventOut]
+    note: str | None = Field(default=None, description="With no events: the dates the calendar covers. Say it.")

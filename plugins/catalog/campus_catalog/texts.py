@@ -19,7 +19,7 @@ from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
 from campus_catalog.schemas import MAX_PAGE_SIZE
 
 WAITLIST_RULE = (
-    "Waitlists: not every section has one. waitlist null means it has not been read yet, capacity 0 means "
+    "Waitlists: not every section has one. waitlist 'not loaded here' means it has not been read, capacity 0 means "
     "no waitlist. For a full section with a waitlist, the student joins the waitlist before asking for a "
     "capacity override."
 )

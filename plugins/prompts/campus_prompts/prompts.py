@@ -128,6 +128,7 @@ def _prompt(
     arguments: tuple[PromptArgument, ...],
     steps: Steps,
     default_term: Callable[[list[TermDates], date], str] | None,
+    tools: tuple[str, ...],
 ) -> Prompt:
     async def render(context: ToolContext, args: Mapping[str, str]) -> str:
         settings: Settings = context.settings
@@ -141,7 +142,10 @@ def _prompt(
             term = _term_line(args, default_term(known, today_on_campus(settings.timezone)))
         return f"{steps(args, term, catalog)}\n\n{closing(settings)}"
 
-    return Prompt(name=name, title=title, description=description, arguments=arguments, render_in_context=render)
+    # ``tools``: every tool its text names; the host lists the prompt only while each is listed.
+    return Prompt(
+        name=name, title=title, description=description, arguments=arguments, render_in_context=render, tools=tools
+    )
 
 
 def _arg(name: str, description: str) -> PromptArgument:
@@ -159,6 +163,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             (TERM, COURSES, _arg("preferences", "Days, times or other wishes, in your words. Optional.")),
             plan_term_schedule,
             planning_term_line,
+            ("list_terms", "my_courses", "my_course_history", "get_course", "search_sections", "check_schedule"),
         ),
         _prompt(
             "check_my_schedule",
@@ -168,6 +173,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             (TERM,),
             check_my_schedule,
             check_term_line,
+            ("list_terms", "my_courses", "check_schedule", "get_course", "my_finals"),
         ),
         _prompt(
             "plan_degree_progression",
@@ -185,6 +191,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             ),
             plan_degree_progression,
             None,
+            ("my_course_history", "list_programs", "degree_requirements", "get_course", "check_schedule"),
         ),
         _prompt(
             "find_class_for_free_time",
@@ -198,5 +205,6 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             ),
             find_class_for_free_time,
             planning_term_line,
+            ("list_terms", "my_busy_times", "search_sections", "check_schedule"),
         ),
     ]

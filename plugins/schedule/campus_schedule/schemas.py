@@ -123,6 +123,7 @@ class WatchedSection(Answer):
     cancelled: bool
     seat_open: bool = Field(description="A seat is open now: tell the student to register.")
     watching_since: datetime
+    seats_as_of: str = Field(description="When the seats were read, and whether they are refreshed: say it.")
 
 
 class MyCourses(Answer):

@@ -10,6 +10,7 @@ student once (campus_schedule.seat_mail); every watch answer says how the studen
 
 from __future__ import annotations
 
+from campus_catalog.freshness import seats_as_of
 from campus_catalog.models import Course, Section, Term
 from campus_catalog.queries.sections import section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
@@ -43,17 +44,25 @@ _WATCHES = (
         Course.subject_code,
         Course.course_number,
         Course.title,
+        # A file import leaves the section's seat time alone (the file may be old): its term's import time.
+        func.coalesce(Section.seats_synced_at, Term.catalog_imported_at),
+        Term.sections_synced_at,
     )
     .join(Section, Section.id == SeatWatch.section_id)
     .join(Course, Course.id == Section.course_id)
+    .join(Term, Term.id == Section.term_id)
     .where(SeatWatch.student_id == bindparam("student_id"))
     .order_by(SeatWatch.term_uid, SeatWatch.crn)
 )
 _TERM_WATCHES = _WATCHES.where(SeatWatch.term_uid == bindparam("term_uid"))
 
 
-async def watched_sections(session: AsyncSession, student_id: int, term_uid: str | None = None) -> list[WatchedSection]:
-    """The student's watches (of one term, or all), each with its section's seats now."""
+async def watched_sections(
+    session: AsyncSession, student_id: int, term_uid: str | None = None, *, timezone: str
+) -> list[WatchedSection]:
+    """The student's watches (of one term, or all), each with its section's seats now and when
+    they were read: a term Banner's live sync never read has its seats of the last import, which
+    nothing refreshes, and the answer says so (issue 37, point 6)."""
     if term_uid is None:
         rows = await session.execute(_WATCHES, {"student_id": student_id})
     else:
@@ -69,8 +78,9 @@ async def watched_sections(session: AsyncSession, student_id: int, term_uid: str
             cancelled=cancelled,
             seat_open=seat_open(cancelled, seats),
             watching_since=since,
+            seats_as_of=seats_as_of(seats_read, timezone, refreshed=term_synced is not None),
         )
-        for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title in rows
+        for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title, seats_read, term_synced in rows
     ]
 
 
@@ -148,7 +158,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
         told = how_told(context.settings, context.registry, await address_of(session, student))
         if context.confirmation in UNCHANGED:
             return WatchChange(
-                watches=await watched_sections(session, student),
+                watches=await watched_sections(session, student, timezone=context.settings.timezone),
                 result="unchanged",
                 not_changed=not_changed(context.confirmation),
                 how_told=told,
@@ -170,7 +180,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
         elif changed and existing is not None:
             await session.delete(existing)
         await session.commit()
-        watches = await watched_sections(session, student)
+        watches = await watched_sections(session, student, timezone=context.settings.timezone)
     return WatchChange(watches=watches, result="changed" if changed else "unchanged", how_told=told)
 
 
@@ -182,4 +192,5 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
 
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
         told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
-        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid), how_told=told)
+        watches = await watched_sections(session, context.user_id, term_uid, timezone=context.settings.timezone)
+        return MyWatches(watches=watches, how_told=told)

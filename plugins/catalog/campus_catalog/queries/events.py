@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 from campus_mcp import Settings
 from sqlalchemy import func, select
@@ -57,4 +57,23 @@ async def university_events(
             )
             for e in events
         ],
+        note=None if total else await _covered(session, start, end),
+    )
+
+
+async def _covered(session: AsyncSession, start: date, end: date) -> str:
+    """Why a window has no event, in dates: which days the loaded calendar covers (issue 37,
+    point 1), so "no holiday in May" is not said of a calendar that ends in December."""
+    first, last = (
+        await session.execute(select(func.min(UniversityEvent.start_date), func.max(UniversityEvent.end_date)))
+    ).one()
+    if first is None:
+        return (
+            "No academic calendar is loaded on this campus: the dates are not known here, which does not mean "
+            "there are none. See the registrar's academic calendar."
+        )
+    return f"No event matches between {start} and {end}. The calendar loaded here covers {first} to {last}" + (
+        "; outside those dates events are not known here, not absent: see the registrar's academic calendar."
+        if start < first or end > last
+        else "."
     )

@@ -21,6 +21,7 @@ from campus_catalog.queries.serialize import instructor_brief, page_fields, revi
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
+    NOT_LOADED,
     InstructorDetail,
     InstructorLookup,
     InstructorPage,
@@ -167,7 +168,7 @@ async def get_instructor(
                 fetched_at=rating.fetched_at,
             )
             if rating
-            else None
+            else NOT_LOADED  # no ratings of them here: unknown, not "unrated"
         ),
         recent_reviews=[review_out(r) for r in reviews],
         term=term_ref(term),

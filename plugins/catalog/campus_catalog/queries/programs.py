@@ -63,6 +63,12 @@ async def list_programs(
         catalog_year=year.label if year else None,
         catalog_years=years,
         programs=[ProgramBrief(slug=p.slug, name=p.name, school=p.school, degree=p.degree) for p in programs],
+        note=None
+        if programs
+        else (
+            "No degree programs are loaded on this campus: not known here, not absent. Ask the student's "
+            "department or academic advisor, or see the campus's academic catalog."
+        ),
     )
 
 
@@ -139,4 +145,11 @@ async def list_term_electives(
             )
             for item in lists
         ],
+        note=None
+        if lists
+        else (
+            f"No elective lists are loaded for {term.name}"
+            + (f" from a school matching {query.school!r}" if query.school else "")
+            + ": not known here, not absent. Ask the student's school (its dean's office) or academic advisor."
+        ),
     )

@@ -20,6 +20,7 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries.clock import days_string, hhmm, twelve_hour
 from campus_catalog.schemas import (
+    NOT_LOADED,
     AttributeOut,
     CampusOut,
     InstructorBrief,
@@ -129,7 +130,7 @@ def section_credits(section: Section) -> tuple[float | None, float | None]:
 
 def section_out(section: Section) -> SectionOut:
     waitlist = (
-        None
+        NOT_LOADED
         if section.waitlist_capacity is None
         else Waitlist(capacity=section.waitlist_capacity, available=section.waitlist_available)
     )
@@ -206,7 +207,7 @@ def instructor_brief(instructor: Instructor) -> InstructorBrief:
                 rating_count=rating.rating_count,
             )
             if rating
-            else None
+            else NOT_LOADED  # no ratings of them here: unknown, not "unrated"
         ),
     )
 
