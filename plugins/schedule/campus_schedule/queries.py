@@ -134,7 +134,9 @@ async def my_courses(
 ) -> MyCourses:
     """``terms``: ``enrollment.student_terms`` (the caller keeps them for the page links). Two
     statements more: the term's sections, the seat watches."""
-    return await term_courses(session, student_id, choose_term(terms, term, settings), terms, timezone=settings.timezone)
+    return await term_courses(
+        session, student_id, choose_term(terms, term, settings), terms, timezone=settings.timezone
+    )
 
 
 def term_status(term: DatedTerm, today: date) -> Literal["completed", "in_progress", "upcoming"]:
