@@ -34,6 +34,12 @@ def always_on_scopes(registry: Registry) -> frozenset[str]:
     return frozenset(name for name, scope in registry.scopes.items() if scope.always_on)
 
 
+def challenged_scopes(registry: Registry) -> list[str]:
+    """The scopes a client is told to ask for (the 401 challenge) and a personal token offers:
+    every one but the reserved, which no tool needs yet."""
+    return [name for name, scope in registry.scopes.items() if not scope.reserved]
+
+
 def read_scopes(registry: Registry) -> frozenset[str]:
     """The scopes that change nothing: what the legacy ``read`` stands for."""
     return frozenset(name for name, scope in registry.scopes.items() if not scope.writes)
