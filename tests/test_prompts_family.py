@@ -100,6 +100,8 @@ async def test_each_prompt_names_only_tools_of_the_full_toolset(demo_campus: Cam
     named = set(TOOL_WORD.findall(text))
     assert named and named <= everything, named - everything
     assert set(ORDER[prompt]) <= named
+    # Every planning prompt can suggest a full section (issue 37 point 9).
+    assert "the student joins the waitlist before asking for a capacity override" in text
 
 
 async def test_campus_words_come_from_the_catalog_settings(campus_factory: CampusFactory) -> None:
