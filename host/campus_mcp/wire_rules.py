@@ -13,6 +13,10 @@ way of :mod:`campus_mcp.fast_call` answers only read-only ``tools/call``, which 
   "Confirmation": "An answer or a state that is not a JSON object counts as a cancel or as no
   state. It does not cause an error." (an ``inputResponses`` that is no object is no answer, and
   no answer is a cancel: :func:`campus_mcp.confirmation_state.decision_of`).
+- :class:`ExtensionsOnEveryWire`: the SDK advertises ``capabilities.extensions`` only on the
+  2026-07-28 wire (``ServerCapabilities.extensions`` is sieved from an older ``initialize``), so a
+  2025 client never learned the MCP Apps extension was there (issue 37, point 9). The 2025
+  ``initialize`` result gets the same ``extensions``; a client ignores a capability it does not know.
 - :class:`NamedPromptArguments`: a ``prompts/get`` whose arguments are not an object of strings
   gets a -32602 that names the argument and what it must be (issue 37, point 9); the SDK's own
   validation would answer "Invalid request parameters" and nothing else.
@@ -96,6 +100,22 @@ class LenientAnswers:
             elif ctx.method == "tools/call":
                 ctx = replace(ctx, params=_call_params(params))
         return await call_next(ctx)
+
+
+class ExtensionsOnEveryWire:
+    """The server's extensions (``io.modelcontextprotocol/ui``) in a 2025 ``initialize`` result too."""
+
+    def __init__(self, extensions: Mapping[str, dict[str, Any]]) -> None:
+        self.extensions = dict(extensions)
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method != "initialize" or not self.extensions or not isinstance(result, dict):
+            return result
+        capabilities = result.get("capabilities")
+        if isinstance(capabilities, dict) and "extensions" not in capabilities:
+            return {**result, "capabilities": {**capabilities, "extensions": self.extensions}}
+        return result
 
 
 def _kind(value: Any) -> str:
