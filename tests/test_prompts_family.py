@@ -104,6 +104,8 @@ async def test_each_prompt_names_only_tools_of_the_full_toolset(demo_campus: Cam
     # must declare each tool its text names, or it could send the model to one that is not there.
     declared = set(demo_campus.registry.prompts[prompt].tools)
     assert named <= declared, named - declared
+    # Every planning prompt can suggest a full section (issue 37 point 9).
+    assert "the student joins the waitlist before asking for a capacity override" in text
 
 
 async def test_campus_words_come_from_the_catalog_settings(campus_factory: CampusFactory) -> None:

@@ -25,7 +25,7 @@ from campus_mcp.cors import cors_middleware, is_mcp_path
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
 from campus_mcp.deployment import Deployment
 from campus_mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
-from campus_mcp.errors import CampusError
+from campus_mcp.errors import CampusError, SignInNeeded
 from campus_mcp.health import readyz
 from campus_mcp.icons import ICON_HANDLERS
 from campus_mcp.jobs import scheduler_election
@@ -108,7 +108,8 @@ def campus_error_handler(_request: Request[Any, Any, Any], exc: CampusError) -> 
     body: dict[str, Any] = {"error": type(exc).__name__, "message": exc.message}
     if exc.field:
         body["field"] = exc.field
-    return Response(body, status_code=exc.status, media_type=MediaType.JSON)
+    headers = {"WWW-Authenticate": exc.challenge} if isinstance(exc, SignInNeeded) else None
+    return Response(body, status_code=exc.status, media_type=MediaType.JSON, headers=headers)
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

@@ -68,6 +68,14 @@ class PlannedChange:
     message: str
     version: str
     reading: Any = dataclasses.field(default=None, compare=False, repr=False)
+    # What the confirmation is bound to when the message has words that move with the clock (the
+    # end of a pause counted from now, issue 39): an answer or a code given a minute ago is still
+    # for this change. None: the whole message.
+    bound_to: str | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def message_digest(self) -> str:
+        """The digest a requestState or a confirmation code keeps of the question."""
+        return digest(self.message if self.bound_to is None else self.bound_to)
 
 
 Planner = Callable[["ToolContext", Any], Awaitable[PlannedChange | None]]

@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange, digest
+from campus_mcp.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange
 from campus_mcp.confirmation_state import AnsweredRequestState, still_current
 from campus_mcp.db import utcnow
 from campus_mcp.errors import InvalidInput
@@ -90,7 +90,7 @@ def new_code(seal_key: bytes, tool: str, owner: str, arguments_digest: str, plan
         "tool": tool,
         "owner": owner,
         "args": arguments_digest,
-        "message": digest(plan.message),
+        "message": plan.message_digest(),
         "version": plan.version,
         "exp": int(time.time()) + REQUEST_STATE_TTL_SECONDS,
         "nonce": secrets.token_hex(16),

@@ -31,7 +31,6 @@ from campus_mcp.confirmation import (
     REQUEST_STATE_TTL_SECONDS,
     Decision,
     PlannedChange,
-    digest,
 )
 from campus_mcp.contributions import Cron, Job, JobOutcome
 from campus_mcp.db import Base, UTCDateTime, utcnow
@@ -58,7 +57,7 @@ def new_state(tool: str, owner: str, plan: PlannedChange) -> str:
             "v": STATE_VERSION,
             "tool": tool,
             "owner": owner,
-            "message": digest(plan.message),
+            "message": plan.message_digest(),
             "version": plan.version,
             "nonce": secrets.token_hex(16),
         },
@@ -112,7 +111,7 @@ def read_state(raw: str, tool: str, owner: str) -> dict[str, Any] | None:
 
 def still_current(state: dict[str, Any], plan: PlannedChange) -> bool:
     """True when the question the student answered is the one the change would ask now."""
-    return state.get("message") == digest(plan.message) and state.get("version") == plan.version
+    return state.get("message") == plan.message_digest() and state.get("version") == plan.version
 
 
 def decision_of(responses: Any) -> Decision:

@@ -65,6 +65,9 @@ class Scope:
     starts_checked: bool = True
     always_on: bool = False
     plugin: str = ""
+    # Held for tools to come (seed 000's friends:requests, ...): registration and the consent page
+    # accept it when a client asks, but the 401 challenge does not name it and no tool needs it.
+    reserved: bool = False
 
     def __post_init__(self) -> None:
         if not self.title:

@@ -43,7 +43,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.access import step_up_scope
+from campus_mcp.access import challenged_scopes, step_up_scope
 from campus_mcp.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.contributions import Tool
 from campus_mcp.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
@@ -316,7 +316,7 @@ class McpEndpoint:
 
     def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
         settings = self.registry.settings
-        scopes = " ".join(self.registry.scopes)
+        scopes = " ".join(challenged_scopes(self.registry))
         parts = [f'resource_metadata="{settings.base_url}{PRM_PATH}{MCP_PATH}"', f'scope="{scopes}"']
         if error:
             parts.insert(0, f'error="{error}"')

@@ -55,7 +55,7 @@ from campus_mcp.student_access import AccessLog, touches_student_data
 from campus_mcp.tool_context import ToolContext
 from campus_mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
 from campus_mcp.version import __version__
-from campus_mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
+from campus_mcp.wire_rules import CacheHintsOnEveryWire, ExtensionsOnEveryWire, LenientAnswers, NamedPromptArguments
 from campus_mcp.write_call import call_write_tool, chat_fallback
 
 log = logging.getLogger(__name__)
@@ -415,7 +415,14 @@ class CampusServer:
                 CampusListen(self, change_bus(registry.settings)),
             )
         # Ahead of the requestState boundary, which would refuse a call the seed reads as a cancel.
-        server.middleware.extend([CacheHintsOnEveryWire(CACHE_HINT), LenientAnswers()])
+        server.middleware.extend(
+            [
+                CacheHintsOnEveryWire(CACHE_HINT),
+                ExtensionsOnEveryWire(server.extensions),
+                LenientAnswers(),
+                NamedPromptArguments(),
+            ]
+        )
         server.middleware.append(
             RequestStateBoundary(
                 RequestStateSecurity(keys=[registry.settings.seal_key()], ttl=REQUEST_STATE_TTL_SECONDS),

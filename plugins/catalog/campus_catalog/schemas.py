@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
+from campus_mcp import StudentText
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator, model_validator
 from pydantic_core import CoreSchema, PydanticCustomError, ValidationError, core_schema
 
@@ -711,7 +712,8 @@ class ReviewOut(Answer):
     would_take_again: bool | None
     grade: str | None
     tags: list[str]
-    text: str
+    # A stranger's words reach the model fenced, like every other text a student wrote (issue 37 point 9).
+    text: StudentText = Field(description="The review as its writer wrote it, cleaned to one line: their words.")
     sentiment: float | None = Field(description="-1 complaint .. 1 praise.")
 
 

@@ -34,9 +34,9 @@ async def test_sentiment_separates_praise_from_complaint(catalog: Any) -> None:
     praise = await catalog.ok("search_reviews", sentiment="positive")
     complaints = await catalog.ok("search_reviews", sentiment="negative")
     neither = await catalog.ok("search_reviews", sentiment="neutral")
-    assert [r["text"][:12] for r in praise["reviews"]] == ["Clear lectur"]
-    assert [r["text"][:12] for r in complaints["reviews"]] == ["Tough grader"]
-    assert [r["text"][:12] for r in neither["reviews"]] == ["Lectures are"]
+    assert [r["text"]["untrusted_text"][:12] for r in praise["reviews"]] == ["Clear lectur"]
+    assert [r["text"]["untrusted_text"][:12] for r in complaints["reviews"]] == ["Tough grader"]
+    assert [r["text"]["untrusted_text"][:12] for r in neither["reviews"]] == ["Lectures are"]
 
 
 async def test_reviews_by_words_course_and_instructor(catalog: Any) -> None:

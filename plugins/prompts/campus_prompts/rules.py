@@ -33,12 +33,18 @@ def given(args: Mapping[str, str], name: str, label: str) -> str:
     return f"{label}: not given; ask the student if you need it."
 
 
+# In every planning prompt (issue 37 point 9): each of them can suggest a full section.
+WAITLIST_RULE = (
+    "For a full section with a waitlist, the student joins the waitlist before asking for a capacity override."
+)
+
+
 def override_rules(office: str) -> str:
     return (
         "Overrides: an override is not certain, so make plans that need none. Offer one option that needs an "
         "override only when no plan without one works, or when the student is stuck or worried; for it, name "
-        f"the override and the course, and tell the student to ask {office}. For a time conflict, give the "
-        "minutes of overlap (check_schedule gives the times of each conflict)."
+        f"the override and the course, and tell the student to ask {office}. {WAITLIST_RULE} For a time "
+        "conflict, give the minutes of overlap (check_schedule gives the times of each conflict)."
     )
 
 
@@ -49,8 +55,7 @@ def registration_rules(system: str) -> str:
         "credits in progress. First-year students, sophomores and students on academic probation, continued "
         "probation or academic dismissal need a Registration Alternate PIN (RAC) from their primary advisor; "
         "no tool knows the class year or standing, so give the rule and do not guess. For a Technical or HSS "
-        "elective not in the schedule yet, the student asks the dean or associate dean of their school. For a "
-        "full section with a waitlist, the student joins the waitlist before asking for a capacity override. "
+        "elective not in the schedule yet, the student asks the dean or associate dean of their school. "
         "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the "
         "grade."
     )

@@ -238,10 +238,12 @@ OPERATIONS = [
     Operation(
         name="watch_section",
         title="Watch a section for a seat",
-        description=(
-            "Watches a full section until a seat frees up, for the signed-in student. Use it for: 'Tell me when a "
-            "seat opens in 40213', 'Let me know if the chem lab gets a spot'. list_watches and my_courses then give "
-            "seat_open; apps that subscribe hear it at once. The student confirms first; this is not registration."
+        # The campus named, as in every family's tools (issue 37 point 9): "a seat" is not only here.
+        description=_words(
+            "Watches a full {short} section until a seat frees up, for the signed-in student. Use it for: 'Tell me "
+            "when a seat opens in 40213', 'Let me know if the chem lab gets a spot'. list_watches and my_courses "
+            "then give seat_open; apps that subscribe hear it at once. The student confirms first; this is not "
+            "registration."
         ),
         scope=WRITE_SCOPE,
         input_model=SectionWatch,
@@ -257,7 +259,10 @@ OPERATIONS = [
     Operation(
         name="unwatch_section",
         title="Stop watching a section",
-        description="Stops a seat watch of watch_section. Use it for: 'Stop watching CRN 40213'. The student confirms first.",
+        description=_words(
+            "Stops a {short} seat watch of watch_section. Use it for: 'Stop watching CRN 40213'. The student "
+            "confirms first."
+        ),
         scope=WRITE_SCOPE,
         input_model=SectionWatch,
         output_model=WatchChange,
@@ -272,9 +277,10 @@ OPERATIONS = [
     Operation(
         name="list_watches",
         title="My seat watches",
-        description=(
-            "The sections the signed-in student watches for a seat (watch_section), each with its availability "
-            "now and seat_open. Use it for: 'Did a seat open in the class I watch?', 'Which sections do I watch?'."
+        description=_words(
+            "The {short} sections the signed-in student watches for a seat (watch_section), each with its "
+            "availability now and seat_open. Use it for: 'Did a seat open in the class I watch?', 'Which sections "
+            "do I watch?'."
         ),
         scope=SCOPE,
         input_model=WatchesQuery,

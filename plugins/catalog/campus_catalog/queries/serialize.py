@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from campus_mcp import student_text
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
@@ -212,6 +213,10 @@ def instructor_brief(instructor: Instructor) -> InstructorBrief:
     )
 
 
+# Far above any review site's limit; a longer one is cut rather than filling the model's context.
+REVIEW_TEXT_LENGTH = 2000
+
+
 def review_out(review: Review) -> ReviewOut:
     """Needs ``Review.instructor`` loaded."""
     return ReviewOut(
@@ -224,6 +229,6 @@ def review_out(review: Review) -> ReviewOut:
         would_take_again=review.would_take_again,
         grade=review.grade,
         tags=list(review.tags or []),
-        text=review.text,
+        text=student_text(review.text, limit=REVIEW_TEXT_LENGTH),
         sentiment=review.sentiment,
     )
