@@ -94,9 +94,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=20,
             text=(
-                f"When a {settings.campus_short_name} student asks about their own courses ('my classes', "
-                "'my schedule', 'my finals', 'when am I free'), call my_courses, my_finals or my_busy_times; "
-                "my_course_history gives the terms they took."
+                "When a student asks about their own courses ('my classes', 'my schedule', 'my finals', 'when "
+                "am I free'), call my_courses, my_finals or my_busy_times; my_course_history gives past terms."
             ),
         )
     ]

@@ -12,6 +12,7 @@ from campus_mcp import Settings
 from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import MeetingTime, Section
 from campus_catalog.queries import section_rows
@@ -306,6 +307,7 @@ async def check_schedule(
         overrides_needed=needs + _seat_needs(active),
         totals=totals(active),
         ask_for_overrides=(
-            f"Overrides come from {catalog.override_office}. An override is not certain: prefer a plan that needs none."
+            f"Overrides come from {campus_rules(settings, catalog).overrides_from}. An override is not certain: "
+            "prefer a plan that needs none."
         ),
     )
