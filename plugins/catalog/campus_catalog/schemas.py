@@ -452,6 +452,25 @@ class ScheduleTotals(Answer):
     days_on_campus_count: int
 
 
+PrerequisiteStatus = Literal["met", "in_progress", "not_on_record", "unknown", "none"]
+
+
+class PrerequisiteCheck(Answer):
+    """One planned course's prerequisites against the signed-in student's record (issue 37, point 7)."""
+
+    course_code: str
+    status: PrerequisiteStatus = Field(
+        description=(
+            "met: every prerequisite is a course of a term the student finished here; in_progress: met once the "
+            "courses they take now are passed; not_on_record: a prerequisite is not in their record here (transfer, "
+            "AP or test credit is not recorded: ask the student); unknown: the student's history or the course's "
+            "prerequisites are not loaded here, or it needs a test score; none: the course has no prerequisites."
+        )
+    )
+    not_on_record: list[str] = Field(description="Prerequisite courses not in the student's record here.")
+    note: str
+
+
 class ScheduleCheck(Answer):
     term: TermRef
     sections: list[SectionOut]
@@ -463,6 +482,20 @@ class ScheduleCheck(Answer):
     overrides_needed: list[OverrideNeed]
     totals: ScheduleTotals
     ask_for_overrides: str = Field(description="Who gives overrides.")
+    held_crns: list[str] | None = Field(
+        default=None,
+        description=(
+            "CRNs of the plan already on the signed-in student's schedule in this term: they hold the seat, so "
+            "a full one needs no override. null: no student signed in, so the check does not know their schedule."
+        ),
+    )
+    prerequisites: list[PrerequisiteCheck] | None = Field(
+        default=None,
+        description=(
+            "Each planned course's prerequisites against the signed-in student's record; null: no student "
+            "signed in (get_course gives the prerequisites)."
+        ),
+    )
 
 
 # --- courses ---------------------------------------------------------------------------------
