@@ -189,6 +189,8 @@ class MeetingOut(Answer):
     days: str = Field(description="M T W R F S U (R is Thursday); '' when none.")
     start: str | None = Field(description="HH:MM, campus time.")
     end: str | None
+    start_12h: str | None = Field(default=None, description="The start on a 12-hour clock (1:30 PM).")
+    end_12h: str | None = None
     start_date: date | None
     end_date: date | None
     building: str | None
@@ -421,6 +423,7 @@ class Conflict(Answer):
     days: str = Field(description="The days both meet.")
     overlap_start: str
     overlap_end: str
+    overlap_12h: str = Field(default="", description="The overlap on a 12-hour clock (10:30 AM-10:50 AM).")
     overlap_minutes: int = Field(description="On each of those days.")
     override: str = Field(description="The override it needs.")
 
@@ -814,10 +817,13 @@ class EventsQuery(Paging):
 class EventOut(Answer):
     title: str
     start_date: date
+    start_weekday: str = Field(default="", description="The weekday of start_date (Monday).")
     end_date: date
+    end_weekday: str = ""
     all_day: bool
-    starts_at: datetime | None
+    starts_at: datetime | None = Field(description="Campus time.")
     ends_at: datetime | None
+    starts_at_text: str | None = Field(default=None, description="Weekday, date and 12-hour time, campus time.")
     category: str | None
     description: str | None
     location: str | None

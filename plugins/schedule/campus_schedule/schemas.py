@@ -183,6 +183,7 @@ class MyFinal(Answer):
     course_code: str
     title: str
     date: date
+    weekday: str = Field(default="", description="The weekday of date (Monday).")
     start: str | None
     end: str | None
     start_12h: str | None

@@ -16,7 +16,7 @@ from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, MeetingTime, Section
 from campus_catalog.queries import section_rows
-from campus_catalog.queries.clock import days_string, hhmm
+from campus_catalog.queries.clock import days_string, hhmm, twelve_hour
 from campus_catalog.queries.serialize import section_credits
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -99,6 +99,7 @@ def find_conflicts(sections: Sequence[Section]) -> list[Conflict]:
                     days=days_string(weekdays),
                     overlap_start=hhmm(start) or "",
                     overlap_end=hhmm(end) or "",
+                    overlap_12h=f"{twelve_hour(start)}-{twelve_hour(end)}",
                     overlap_minutes=end - start,
                     override=TIME_CONFLICT,
                 )
@@ -368,7 +369,7 @@ async def check_schedule(
             crns=[c.first.crn, c.second.crn],
             reason=(
                 f"{c.first.course_code} (CRN {c.first.crn}) and {c.second.course_code} (CRN {c.second.crn}) "
-                f"overlap {c.overlap_minutes} minutes on {c.days} ({c.overlap_start}-{c.overlap_end})."
+                f"overlap {c.overlap_minutes} minutes on {c.days} ({c.overlap_12h})."
             ),
         )
         for c in conflicts
