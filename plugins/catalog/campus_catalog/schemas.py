@@ -668,7 +668,8 @@ class TermElectiveListOut(Answer):
     school: str
     title: str
     url: str
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
     course_headings: list[ElectiveHeading]
     full_text: str | None
 
@@ -723,7 +724,8 @@ class InstructorLookup(Arguments):
 class RatingDetail(RatingSummary):
     distribution: dict[str, int] | None
     tags: dict[str, int] = Field(description="Tag: how many reviews gave it.")
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
 
 
 class ReviewOut(Answer):

@@ -40,3 +40,14 @@ async def test_calendar_events_carry_their_weekdays(catalog: Any) -> None:
         start = datetime.fromisoformat(event["start_date"])
         assert event["start_weekday"] == f"{start:%A}"
         assert event["end_weekday"] == f"{datetime.fromisoformat(event['end_date']):%A}"
+
+
+async def test_fetched_times_are_on_the_campus_clock_with_their_text(catalog: Any) -> None:
+    zone = ZoneInfo("America/New_York")
+    rating = (await catalog.ok("get_instructor", pub_id="ada-lovelace"))["rating"]
+    electives = (await catalog.ok("list_term_electives", term="202720"))["lists"]
+    for fetched in [rating, *electives]:
+        moment = datetime.fromisoformat(fetched["fetched_at"])
+        local = moment.astimezone(zone)
+        assert moment.utcoffset() == local.utcoffset()
+        assert fetched["fetched_at_text"].startswith(f"{local:%A, %B} {local.day}, ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from campus_catalog.queries.clock import campus_moment
 from campus_mcp import student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -11,7 +12,7 @@ from campus_friends.schemas import Friend, FriendList, FriendRequest
 from campus_friends.students import student_names
 
 
-async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
+async def list_friends(session: AsyncSession, student_id: int, timezone: str) -> FriendList:
     rows = await friendships_of(session, student_id)
     names = await student_names(session, (row.other(student_id) for row in rows))
     friends: list[Friend] = []
@@ -27,7 +28,8 @@ async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
                     friend_id=other.id,
                     username=other.username,
                     display_name=student_text(other.display_name),
-                    friends_since=row.accepted_at,
+                    friends_since=campus_moment(row.accepted_at, timezone)[0],
+                    friends_since_text=campus_moment(row.accepted_at, timezone)[1],
                 )
             )
             continue

@@ -28,7 +28,7 @@ def friend_page(friend_id: int) -> str:
 
 async def run_list_friends(context: ToolContext, args: NoArguments) -> FriendList:
     async with context.session(read_only=True) as session:
-        return await queries.list_friends(session, context.user_id)
+        return await queries.list_friends(session, context.user_id, context.settings.timezone)
 
 
 async def run_friend_busy_times(context: ToolContext, args: FriendBusyQuery) -> FriendBusyTimes:
