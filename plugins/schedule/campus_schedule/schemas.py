@@ -122,7 +122,8 @@ class WatchedSection(Answer):
     waitlist_available: int | None
     cancelled: bool
     seat_open: bool = Field(description="A seat is open now: tell the student to register.")
-    watching_since: datetime
+    watching_since: datetime = Field(description="Campus time.")
+    watching_since_text: str | None = None
 
 
 class MyCourses(Answer):

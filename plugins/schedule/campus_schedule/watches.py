@@ -10,6 +10,7 @@ nothing to get out of step when a seat opens and closes again between two reads.
 from __future__ import annotations
 
 from campus_catalog.models import Course, Section, Term
+from campus_catalog.queries.clock import campus_moment
 from campus_catalog.queries.sections import section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
 from sqlalchemy import bindparam, func, select
@@ -50,7 +51,9 @@ _WATCHES = (
 _TERM_WATCHES = _WATCHES.where(SeatWatch.term_uid == bindparam("term_uid"))
 
 
-async def watched_sections(session: AsyncSession, student_id: int, term_uid: str | None = None) -> list[WatchedSection]:
+async def watched_sections(
+    session: AsyncSession, student_id: int, term_uid: str | None = None, *, timezone: str
+) -> list[WatchedSection]:
     """The student's watches (of one term, or all), each with its section's seats now."""
     if term_uid is None:
         rows = await session.execute(_WATCHES, {"student_id": student_id})
@@ -66,7 +69,8 @@ async def watched_sections(session: AsyncSession, student_id: int, term_uid: str
             waitlist_available=waitlist,
             cancelled=cancelled,
             seat_open=seat_open(cancelled, seats),
-            watching_since=since,
+            watching_since=campus_moment(since, timezone)[0],
+            watching_since_text=campus_moment(since, timezone)[1],
         )
         for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title in rows
     ]
@@ -144,7 +148,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
         section, term = await _section(session, context, args)
         if context.confirmation in UNCHANGED:
             return WatchChange(
-                watches=await watched_sections(session, student),
+                watches=await watched_sections(session, student, timezone=context.settings.timezone),
                 result="unchanged",
                 not_changed=not_changed(context.confirmation),
             )
@@ -155,7 +159,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
         elif changed and existing is not None:
             await session.delete(existing)
         await session.commit()
-        watches = await watched_sections(session, student)
+        watches = await watched_sections(session, student, timezone=context.settings.timezone)
     return WatchChange(watches=watches, result="changed" if changed else "unchanged")
 
 
@@ -166,4 +170,6 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
             from campus_catalog.queries.terms import resolve_term
 
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
-        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid))
+        return MyWatches(
+            watches=await watched_sections(session, context.user_id, term_uid, timezone=context.settings.timezone)
+        )
