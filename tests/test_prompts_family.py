@@ -114,8 +114,10 @@ async def test_campus_words_come_from_the_catalog_settings(campus_factory: Campu
     )
     async with campus.mcp() as client:
         text = _text(await client.get_prompt("plan_term_schedule", {}))
-    assert "ask the Registrar's Desk" in text and "find in MyPortal" in text
-    assert "RAC" in text and "waitlist" in text and "minimum grade" in text
+    assert "ask the Registrar's Desk" in text and "shown in MyPortal" in text
+    # A campus that sets its own words gets none of Wentworth's rules beside them (issue 37, point 4).
+    assert "RAC" not in text and "myWentworth" not in text
+    assert "waitlist" in text and "minimum grade" in text
 
 
 async def test_arguments_are_cut_at_500_characters_and_quoted(demo_campus: CampusHarness) -> None:

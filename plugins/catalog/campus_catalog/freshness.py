@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, FinalsSchedule, Section, Term, TermElectiveList, UniversityEvent
 from campus_catalog.queries.clock import campus_today
@@ -162,13 +163,13 @@ def _seats_not_refreshed(refresh: str, timezone: str) -> Callable[[datetime | No
 
 def catalog_data_sources(settings: Settings, catalog: CatalogSettings) -> list[DataSource]:
     refresh = refresh_texts(settings, catalog)
-    system = catalog.student_system_name
+    system = campus_rules(settings, catalog).student_system_name
     zone = settings.timezone
     return [
         DataSource(
             key="sections",
             covers="Meeting times, rooms, instructors, seats",
-            origin=f"Banner class schedule ({system})",
+            origin=f"Banner class schedule ({system})" if system else "Banner class schedule",
             refresh=refresh["sections"],
             last_refresh=sections_last_refresh(zone),
             refresh_words=None if catalog.banner_live else _seats_not_refreshed(refresh["sections"], zone),

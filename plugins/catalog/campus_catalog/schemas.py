@@ -196,6 +196,8 @@ class MeetingOut(Answer):
     days: str = Field(description="M T W R F S U (R is Thursday); '' when none.")
     start: str | None = Field(description="HH:MM, campus time.")
     end: str | None
+    start_12h: str | None = Field(default=None, description="The start on a 12-hour clock (1:30 PM).")
+    end_12h: str | None = None
     start_date: date | None
     end_date: date | None
     building: str | None
@@ -429,6 +431,7 @@ class Conflict(Answer):
     days: str = Field(description="The days both meet.")
     overlap_start: str
     overlap_end: str
+    overlap_12h: str = Field(default="", description="The overlap on a 12-hour clock (10:30 AM-10:50 AM).")
     overlap_minutes: int = Field(description="On each of those days.")
     override: str = Field(description="The override it needs.")
 
@@ -460,6 +463,25 @@ class ScheduleTotals(Answer):
     days_on_campus_count: int
 
 
+PrerequisiteStatus = Literal["met", "in_progress", "not_on_record", "unknown", "none"]
+
+
+class PrerequisiteCheck(Answer):
+    """One planned course's prerequisites against the signed-in student's record (issue 37, point 7)."""
+
+    course_code: str
+    status: PrerequisiteStatus = Field(
+        description=(
+            "met: every prerequisite is a course of a term the student finished here; in_progress: met once the "
+            "courses they take now are passed; not_on_record: a prerequisite is not in their record here (transfer, "
+            "AP or test credit is not recorded: ask the student); unknown: the student's history or the course's "
+            "prerequisites are not loaded here, or it needs a test score; none: the course has no prerequisites."
+        )
+    )
+    not_on_record: list[str] = Field(description="Prerequisite courses not in the student's record here.")
+    note: str
+
+
 class ScheduleCheck(Answer):
     term: TermRef
     sections: list[SectionOut]
@@ -471,6 +493,20 @@ class ScheduleCheck(Answer):
     overrides_needed: list[OverrideNeed]
     totals: ScheduleTotals
     ask_for_overrides: str = Field(description="Who gives overrides.")
+    held_crns: list[str] | None = Field(
+        default=None,
+        description=(
+            "CRNs of the plan already on the signed-in student's schedule in this term: they hold the seat, so "
+            "a full one needs no override. null: no student signed in, so the check does not know their schedule."
+        ),
+    )
+    prerequisites: list[PrerequisiteCheck] | None = Field(
+        default=None,
+        description=(
+            "Each planned course's prerequisites against the signed-in student's record; null: no student "
+            "signed in (get_course gives the prerequisites)."
+        ),
+    )
 
 
 # --- courses ---------------------------------------------------------------------------------
@@ -643,7 +679,8 @@ class TermElectiveListOut(Answer):
     school: str
     title: str
     url: str
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
     course_headings: list[ElectiveHeading]
     full_text: str | None
 
@@ -699,7 +736,8 @@ class InstructorLookup(Arguments):
 class RatingDetail(RatingSummary):
     distribution: dict[str, int] | None
     tags: dict[str, int] = Field(description="Tag: how many reviews gave it.")
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
 
 
 class ReviewOut(Answer):
@@ -794,10 +832,13 @@ class EventsQuery(Paging):
 class EventOut(Answer):
     title: str
     start_date: date
+    start_weekday: str = Field(default="", description="The weekday of start_date (Monday).")
     end_date: date
+    end_weekday: str = ""
     all_day: bool
-    starts_at: datetime | None
+    starts_at: datetime | None = Field(description="Campus time.")
     ends_at: datetime | None
+    starts_at_text: str | None = Field(default=None, description="Weekday, date and 12-hour time, campus time.")
     category: str | None
     description: str | None
     location: str | None

@@ -92,9 +92,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=45,
             text=(
-                "When the student asks about a friend ('is Sam free', "
-                "'when can we meet'), call list_friends for the friend's friend_id, then friend_busy_times. "
-                "It gives busy times only: never guess a friend's classes."
+                "When a student asks about a friend ('is Sam free', 'when can we meet'), call list_friends, "
+                "then friend_busy_times: busy times only, never guess a friend's classes."
             ),
         )
     ]

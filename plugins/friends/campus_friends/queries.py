@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from campus_catalog.queries.clock import campus_moment
 from campus_mcp import student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,7 +15,7 @@ from campus_friends.students import student_names
 
 
 async def list_friends(
-    session: AsyncSession, student_id: int, onboarded: Callable[[bool], None] | None = None
+    session: AsyncSession, student_id: int, timezone: str, onboarded: Callable[[bool], None] | None = None
 ) -> FriendList:
     """``onboarded``: told whether the student takes any section, when the read says it."""
     rows, takes_sections = await friendships_and_onboarded(session, student_id)
@@ -34,7 +35,8 @@ async def list_friends(
                     friend_id=other.id,
                     username=other.username,
                     display_name=student_text(other.display_name),
-                    friends_since=row.accepted_at,
+                    friends_since=campus_moment(row.accepted_at, timezone)[0],
+                    friends_since_text=campus_moment(row.accepted_at, timezone)[1],
                 )
             )
             continue

@@ -34,7 +34,10 @@ class Friend(BaseModel):
     friend_id: int = Field(description="The friend's id: pass it to friend_busy_times.")
     username: str | None = Field(description=USERNAME)
     display_name: StudentText = Field(description=NAME)
-    friends_since: datetime | None = Field(description="When the request was accepted (null for older friendships).")
+    friends_since: datetime | None = Field(
+        description="When the request was accepted, campus time (null for older friendships)."
+    )
+    friends_since_text: str | None = None
 
 
 class FriendRequest(BaseModel):

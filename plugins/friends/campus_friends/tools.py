@@ -33,7 +33,9 @@ CALL_ONBOARDED: CallReadings[bool] = CallReadings()
 
 async def run_list_friends(context: ToolContext, args: NoArguments) -> FriendList:
     async with context.session(read_only=True) as session:
-        return await queries.list_friends(session, context.user_id, lambda on: CALL_ONBOARDED.keep(context, on))
+        return await queries.list_friends(
+            session, context.user_id, context.settings.timezone, lambda on: CALL_ONBOARDED.keep(context, on)
+        )
 
 
 async def run_friend_busy_times(context: ToolContext, args: FriendBusyQuery) -> FriendBusyTimes:

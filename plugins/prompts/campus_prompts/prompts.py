@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import date
 
+from campus_catalog.campus_rules import CampusRules, campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.queries.clock import campus_today
 from campus_catalog.queries.terms import all_terms
@@ -31,7 +32,7 @@ SUBJECT = PromptArgument(name="subject", description="A subject code such as COM
 # Tests replace it to fix the campus date; the prompts call it once per prompts/get.
 today_on_campus: Callable[[str], date] = campus_today
 
-Steps = Callable[[Mapping[str, str], str, CatalogSettings], str]
+Steps = Callable[[Mapping[str, str], str, CampusRules], str]
 
 
 def _term_line(args: Mapping[str, str], default: str) -> str:
@@ -40,7 +41,7 @@ def _term_line(args: Mapping[str, str], default: str) -> str:
     return default
 
 
-def plan_term_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def plan_term_schedule(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Plan my courses for one term.",
@@ -57,13 +58,13 @@ def plan_term_schedule(args: Mapping[str, str], term: str, catalog: CatalogSetti
             "after, ends before, campus).",
             "6. check_schedule on the CRNs of each option; change sections until the option has no conflicts.",
             "Give one to three options, each with its CRNs, then the registration rules below.",
-            override_rules(catalog.override_office),
-            registration_rules(catalog.student_system_name),
+            override_rules(rules.overrides_from),
+            registration_rules(rules),
         ]
     )
 
 
-def check_my_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def check_my_schedule(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Check my schedule for one term.",
@@ -74,12 +75,12 @@ def check_my_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettin
             "3. get_course for each course, for corequisites I do not take in the same term.",
             "4. my_finals for final exams at the same time.",
             "Tell me each problem with the course and what to do about it.",
-            override_rules(catalog.override_office),
+            override_rules(rules.overrides_from),
         ]
     )
 
 
-def plan_degree_progression(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def plan_degree_progression(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Plan each of my terms until graduation.",
@@ -95,14 +96,14 @@ def plan_degree_progression(args: Mapping[str, str], term: str, catalog: Catalog
             "3. get_course for the prerequisites, corequisites and the terms each course is usually offered.",
             "Place each remaining course in a term, then list the risks: a course offered once a year, a long "
             "prerequisite chain, a heavy term. Some prerequisites need a minimum grade: my_course_history has "
-            "no grades, so ask me for them. A substitution or transfer credit for a requirement needs approval "
-            "from the program director, the dean's office of the school, or both.",
-            override_rules(catalog.override_office),
+            "no grades, so ask me for them.",
+            rules.substitution(),
+            override_rules(rules.overrides_from),
         ]
     )
 
 
-def find_class_for_free_time(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def find_class_for_free_time(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Find a class that fits my free time.",
@@ -116,7 +117,7 @@ def find_class_for_free_time(args: Mapping[str, str], term: str, catalog: Catalo
             "those times, and the subject if given.",
             "3. check_schedule on my CRNs with each section you suggest, so it has no conflicts.",
             "Give the sections with their CRNs, days and times.",
-            override_rules(catalog.override_office),
+            override_rules(rules.overrides_from),
         ]
     )
 
@@ -140,7 +141,7 @@ def _prompt(
                 rows = await all_terms(session)
             known = [TermDates(t.uid, t.name, t.start_date, t.end_date) for t in rows]
             term = _term_line(args, default_term(known, today_on_campus(settings.timezone)))
-        return f"{steps(args, term, catalog)}\n\n{closing(settings)}"
+        return f"{steps(args, term, campus_rules(settings, catalog))}\n\n{closing(settings)}"
 
     # ``tools``: every tool its text names; the host lists the prompt only while each is listed.
     return Prompt(

@@ -1,7 +1,6 @@
 """The words every planning prompt carries (seed 000, "Prompts", "Registration overrides",
 "Registration steps"). The campus words come from the settings: the advisor message from the
-host's, the override office and the student system from the catalog's ``CatalogSettings``.
-When the Registrar changes a rule, change it here and in the catalog's texts.
+host's, the campus's registration rules from the catalog's (``campus_catalog.campus_rules``).
 """
 
 from __future__ import annotations
@@ -9,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from campus_catalog.campus_rules import CampusRules
 from campus_mcp import Settings
 
 ASK_RULE = (
@@ -48,17 +48,17 @@ def override_rules(office: str) -> str:
     )
 
 
-def registration_rules(system: str) -> str:
-    return (
-        "Registration: each student registers at the time on their time ticket, which they find in "
-        f"{system}; the time comes from completed earned credits, with transfer and graduate credits, not "
-        "credits in progress. First-year students, sophomores and students on academic probation, continued "
-        "probation or academic dismissal need a Registration Alternate PIN (RAC) from their primary advisor; "
-        "no tool knows the class year or standing, so give the rule and do not guess. For a Technical or HSS "
-        "elective not in the schedule yet, the student asks the dean or associate dean of their school. "
-        "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the "
-        "grade."
+def registration_rules(rules: CampusRules) -> str:
+    """The campus's registration rules (the demo campus's are Wentworth's; others set their own or get
+    neutral words), then the rules every campus shares."""
+    parts = [f"Registration: {rules.registration_long()}"]
+    if rules.elective_rule:
+        parts.append(rules.elective_rule)
+    parts.append(rules.waitlists())
+    parts.append(
+        "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the grade."
     )
+    return " ".join(parts)
 
 
 def closing(settings: Settings) -> str:

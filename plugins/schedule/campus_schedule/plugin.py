@@ -6,9 +6,11 @@ REST twins under ``/api/v1/me``, the My schedule pages, the enrollment feed and 
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from campus_catalog.student_record import StudentRecord, register_student_record
 from campus_mcp import (
     DemoData,
     InstructionFragment,
@@ -25,11 +27,22 @@ from campus_mcp import (
     hookimpl,
     operation_examples,
 )
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule import models as _models  # noqa: F401  (the tables join the metadata)
 from campus_schedule.settings import ScheduleSettings
 
 __version__ = "0.1.0"
+
+
+async def _student_record(session: AsyncSession, student_id: int, term_uid: str, today: date) -> StudentRecord:
+    from campus_schedule.record import read_record  # loaded at the first signed-in check, not at start
+
+    return await read_record(session, student_id, term_uid, today)
+
+
+# The catalog's check_schedule knows the signed-in student's sections and history through it.
+register_student_record("schedule", _student_record)
 
 
 @hookimpl
@@ -103,9 +116,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=20,
             text=(
-                f"When a {settings.campus_short_name} student asks about their own courses ('my classes', "
-                "'my schedule', 'my finals', 'when am I free'), call my_courses, my_finals or my_busy_times; "
-                "my_course_history gives the terms they took."
+                "When a student asks about their own courses ('my classes', 'my schedule', 'my finals', 'when "
+                "am I free'), call my_courses, my_finals or my_busy_times; my_course_history gives past terms."
             ),
         )
     ]

@@ -191,6 +191,7 @@ async def my_finals(session: AsyncSession, student_id: int, term: str | None, se
                 course_code=course_code,
                 title=title,
                 date=exam.date,
+                weekday=f"{exam.date:%A}",
                 start=exam.start,
                 end=exam.end,
                 start_12h=twelve_hour(exam.start),

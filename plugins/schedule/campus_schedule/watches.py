@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from campus_catalog.freshness import seats_as_of
 from campus_catalog.models import Course, Section, Term
+from campus_catalog.queries.clock import campus_moment
 from campus_catalog.queries.sections import section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
 from sqlalchemy import bindparam, func, select
@@ -77,7 +78,8 @@ async def watched_sections(
             waitlist_available=waitlist,
             cancelled=cancelled,
             seat_open=seat_open(cancelled, seats),
-            watching_since=since,
+            watching_since=campus_moment(since, timezone)[0],
+            watching_since_text=campus_moment(since, timezone)[1],
             seats_as_of=seats_as_of(seats_read, timezone, refreshed=term_synced is not None),
         )
         for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title, seats_read, term_synced in rows

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from zoneinfo import ZoneInfo
 
-from campus_mcp import Settings
+from campus_mcp import Settings, campus_time_text
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,6 +22,7 @@ async def university_events(
     session: AsyncSession, query: EventsQuery, settings: Settings, catalog: CatalogSettings
 ) -> EventPage:
     start = query.start_date or campus_today(settings.timezone)
+    zone = ZoneInfo(settings.timezone)
     end = query.end_date or start + timedelta(days=DEFAULT_WINDOW_DAYS)
     # An event is in the window when any of its days is (finals week started before the window counts).
     where = [UniversityEvent.start_date <= end, UniversityEvent.end_date >= start]
@@ -47,10 +49,13 @@ async def university_events(
             EventOut(
                 title=e.title,
                 start_date=e.start_date,
+                start_weekday=f"{e.start_date:%A}",
                 end_date=e.end_date,
+                end_weekday=f"{e.end_date:%A}",
                 all_day=e.all_day,
-                starts_at=e.starts_at,
-                ends_at=e.ends_at,
+                starts_at=e.starts_at.astimezone(zone) if e.starts_at else None,
+                ends_at=e.ends_at.astimezone(zone) if e.ends_at else None,
+                starts_at_text=campus_time_text(e.starts_at, settings.timezone) if e.starts_at else None,
                 category=e.category,
                 description=e.description,
                 location=e.location,

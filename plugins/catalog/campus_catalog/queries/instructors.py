@@ -17,6 +17,7 @@ from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext, instructor_filter, instructor_names, section_rows
+from campus_catalog.queries.clock import campus_moment
 from campus_catalog.queries.serialize import REVIEW_TEXT_LENGTH, instructor_brief, page_fields, review_out
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
@@ -165,7 +166,8 @@ async def get_instructor(
                 rating_count=rating.rating_count,
                 distribution=rating.distribution,
                 tags=dict(sorted((rating.tag_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))),
-                fetched_at=rating.fetched_at,
+                fetched_at=campus_moment(rating.fetched_at, settings.timezone)[0],
+                fetched_at_text=campus_moment(rating.fetched_at, settings.timezone)[1],
             )
             if rating
             else NOT_LOADED  # no ratings of them here: unknown, not "unrated"

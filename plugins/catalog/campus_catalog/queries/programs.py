@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, Program, TermElectiveList
+from campus_catalog.queries.clock import campus_moment
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     ElectiveHeading,
@@ -135,7 +136,8 @@ async def list_term_electives(
                 school=item.school,
                 title=item.title,
                 url=item.url,
-                fetched_at=item.fetched_at,
+                fetched_at=campus_moment(item.fetched_at, settings.timezone)[0],
+                fetched_at_text=campus_moment(item.fetched_at, settings.timezone)[1],
                 course_headings=[
                     ElectiveHeading.model_validate({"code": None, "crns": [], **heading})
                     for heading in item.course_headings or []

@@ -75,6 +75,8 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
             days=days_string([m.weekday for m in rows if m.weekday is not None]),
             start=hhmm(key[0]),
             end=hhmm(key[1]),
+            start_12h=_TWELVE_HOUR.get(key[0]),
+            end_12h=_TWELVE_HOUR.get(key[1]),
             start_date=key[2],
             end_date=key[3],
             building=key[4],
