@@ -65,7 +65,7 @@ from urllib.parse import quote, urlencode
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_sections import command, free_port, served_env, speed_switches
+from search_sections import command, demo_is_current, free_port, served_env, speed_switches, stamp_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 WIRES = ("2025-11-25", "2026-07-28")
@@ -226,7 +226,7 @@ def build_demo(work: Path, env: dict[str, str], url: str | None) -> str:
         return "the database given, demo loaded"
     built = work / "call-cost-demo.db"
     note = "existing demo database"
-    if not built.exists():
+    if not demo_is_current(built):
         work.mkdir(parents=True, exist_ok=True)
         building = work / "call-cost-demo.building.db"
         building.unlink(missing_ok=True)
@@ -240,6 +240,7 @@ def build_demo(work: Path, env: dict[str, str], url: str | None) -> str:
         with contextlib.closing(sqlite3.connect(building)) as connection:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         building.rename(built)
+        stamp_demo(built)
         note = f"demo loaded in {time.perf_counter() - started:.0f} s"
     run = work / "call-cost.db"
     for suffix in ("", "-wal", "-shm"):

@@ -69,10 +69,12 @@ from search_sections import (
     build_campus,
     campus_env,
     command,
+    demo_is_current,
     free_port,
     new_questions,
     served_env,
     speed_switches,
+    stamp_demo,
 )
 
 # The version issue 16's table names; bench/fastmcp-constraints.txt pins what it installs with.
@@ -839,9 +841,11 @@ def student_run(options: argparse.Namespace) -> None:
     work = options.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     env = student_campus_env(work, options.database_url)
-    if options.database_url or not (work / "demo-students.db").exists():
+    if options.database_url or not demo_is_current(work / "demo-students.db"):
         started = time.perf_counter()
         subprocess.run([command("campus-mcp"), "demo"], env=env, check=True, stdin=subprocess.DEVNULL)
+        if not options.database_url:
+            stamp_demo(work / "demo-students.db")
         print(f"every family's demo campus loaded in {time.perf_counter() - started:.0f} s")
     token = asyncio.run(student_token(env))
     record_us, write_ms = asyncio.run(access_log_in_process(env))

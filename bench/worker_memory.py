@@ -58,7 +58,7 @@ from mcp_vs_rest import (
     student_questions,
     student_token,
 )
-from search_sections import WARM_LINE, free_port, new_questions, speed_switches
+from search_sections import WARM_LINE, demo_is_current, free_port, new_questions, speed_switches, stamp_demo
 
 GOAL_MB = 150.0
 MEANING = {"semantic": True, "limit": 10}
@@ -207,9 +207,11 @@ def served_on(options: argparse.Namespace, work: Path, url: str | None) -> dict[
     env["CAMPUS_MCP_RATE_LIMIT_OVERRIDES"] += ",catalog/semantic=10000000"
     if url is not None:
         env["CAMPUS_MCP_SECRET_KEY"] = secrets.token_urlsafe(48)
-    if url is not None or not (work / "demo-students.db").exists():
+    if url is not None or not demo_is_current(work / "demo-students.db"):
         started = time.perf_counter()
         subprocess.run([command("campus-mcp"), "demo"], env=env, check=True, stdin=subprocess.DEVNULL)
+        if url is None:
+            stamp_demo(work / "demo-students.db")
         print(f"every family's demo campus loaded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     token = asyncio.run(student_token(env))
     port = free_port()

@@ -75,6 +75,7 @@ ENGINE_INDEPENDENT: dict[str, str] = {
     "cli/test_demo_per_plugin.py::test_serve_loads_the_demo_of_a_plugin_new_on_the_demo_campus_once": (
         "campus-mcp serve twice on a SQLite file, CAMPUS_MCP_ variables removed"
     ),
+    "test_readme_campus_data.py": "the README's commands on the README's SQLite file, CAMPUS_MCP_ variables removed",
 }
 
 # Module -> what it asserts outside the database, and the tests that run its database side on

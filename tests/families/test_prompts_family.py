@@ -100,6 +100,12 @@ async def test_each_prompt_names_only_tools_of_the_full_toolset(demo_campus: Cam
     named = set(TOOL_WORD.findall(text))
     assert named and named <= everything, named - everything
     assert set(ORDER[prompt]) <= named
+    # The host lists a prompt only while the tools it declares are listed (campus_mcp.plugin.offers): it
+    # must declare each tool its text names, or it could send the model to one that is not there.
+    declared = set(demo_campus.registry.prompts[prompt].tools)
+    assert named <= declared, named - declared
+    # Every planning prompt can suggest a full section (issue 37 point 9).
+    assert "the student joins the waitlist before asking for a capacity override" in text
 
 
 async def test_campus_words_come_from_the_catalog_settings(campus_factory: CampusFactory) -> None:
@@ -108,8 +114,10 @@ async def test_campus_words_come_from_the_catalog_settings(campus_factory: Campu
     )
     async with campus.mcp() as client:
         text = _text(await client.get_prompt("plan_term_schedule", {}))
-    assert "ask the Registrar's Desk" in text and "find in MyPortal" in text
-    assert "RAC" in text and "waitlist" in text and "minimum grade" in text
+    assert "ask the Registrar's Desk" in text and "shown in MyPortal" in text
+    # A campus that sets its own words gets none of Wentworth's rules beside them (issue 37, point 4).
+    assert "RAC" not in text and "myWentworth" not in text
+    assert "waitlist" in text and "minimum grade" in text
 
 
 async def test_arguments_are_cut_at_500_characters_and_quoted(demo_campus: CampusHarness) -> None:

@@ -216,11 +216,13 @@ async def test_set_notifications_says_the_pause_and_the_current_state(campus: Ca
     async with campus.mcp(principal=principal, mode=MODERN, elicitation_callback=callback) as client:
         result = await client.call_tool("set_notifications", {"paused": True, "hours": 1.0})
         short = await client.call_tool("set_notifications", {"paused": True, "minutes": 0.5})
-    assert callback.asked == [
-        "Pause the reminders of every event in your calendar sync for 60 minutes, also those of class settings."
-        "\nNow your reminders are on."
-    ]
+    # The question says the end on the campus's clock (issue 39), the end the answer gives.
     assert result.structured_content["paused"] is True  # type: ignore[index]
+    end = result.structured_content["paused_until_text"]  # type: ignore[index]
+    assert callback.asked == [
+        f"Pause the reminders of every event in your calendar sync for 60 minutes, until {end}, also those of "
+        "class settings.\nNow your reminders are on."
+    ]
     assert short.is_error and "at least one minute" in short.content[0].text  # type: ignore[union-attr]
 
 

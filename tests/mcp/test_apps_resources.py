@@ -79,11 +79,14 @@ async def _discover(url: str) -> dict[str, Any]:
 async def test_views_are_listed_read_and_linked_in_both_eras(served: str, mode: str) -> None:
     got = await _over_http(served, mode)
     if mode != "legacy":
-        # capabilities.extensions is a 2026-07-28 field (server/discover); the SDK sieves it off
-        # the older wire's initialize, where a host finds the views by the tools' _meta alone.
+        # capabilities.extensions is a 2026-07-28 field (server/discover)...
         extensions = (await _discover(served))["capabilities"].get("extensions", {})
-        assert EXTENSION in extensions, f"the server declares no {EXTENSION} extension: {extensions}"
-        assert MIME in extensions[EXTENSION].get("mimeTypes", [])
+    else:
+        # ...which the SDK sieves off a 2025 initialize; the server declares it there too (issue 37
+        # point 9), so a 2025 host learns of the views from the capability, not only the tools' _meta.
+        extensions = got["capabilities"].extensions or {}
+    assert EXTENSION in extensions, f"the server declares no {EXTENSION} extension: {extensions}"
+    assert MIME in extensions[EXTENSION].get("mimeTypes", [])
     assert sorted(str(r.uri) for r in got["listed"]) == VIEWS
     assert {r.mime_type for r in got["listed"]} == {MIME}
     for uri, contents in got["reads"].items():

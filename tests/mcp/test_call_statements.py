@@ -148,16 +148,16 @@ def _tables(statements: list[str]) -> list[str]:
 # -- the schedule family ----------------------------------------------------------------------
 
 
-async def test_my_courses_is_five_statements_on_both_wires(served: tuple[Caller, CampusHarness]) -> None:
-    """The token; the terms with the student's (choosing the term, and the note of a term without
-    courses); the term's sections with their courses, meetings and instructors; the seat watches;
-    and the terms again for the page link (a hook of its own). It was 15: every term as an ORM
-    object, the section ids, then nine loads of the sections and their relations, then two more
-    reads for the link."""
+async def test_my_courses_is_four_statements_on_both_wires_as_on_rest(served: tuple[Caller, CampusHarness]) -> None:
+    """The token; the terms with the student's (choosing the term, the note of a term without
+    courses, and the page link, which takes them from the run: campus_schedule.call_readings); the
+    term's sections with their courses, meetings and instructors; the seat watches. It was 15:
+    every term as an ORM object, the section ids, then nine loads of the sections and their
+    relations, then two more reads for the link; then 5, the link reading the terms again."""
     caller, _campus = served
     for wire in (LEGACY, MODERN):
         statements = await caller.read(wire, "my_courses")
-        assert len(statements) == 5, _tables(statements)
+        assert len(statements) == 4, _tables(statements)
     _answer, statements = await caller.rest("/api/v1/me/courses")
     assert len(statements) == 4, _tables(statements)  # no page links on REST
 
@@ -176,8 +176,8 @@ async def test_busy_times_read_the_sections_with_their_exams_once(served: tuple[
     """my_busy_times: the token, the sections of every term the dates reach with their meetings,
     instructors, exams and term dates in one statement, the days without classes, the student's
     meetings: 4 (it was 18: the terms, nine per term for the ORM load, one per exam).
-    friend_busy_times: the same after the friendship read, and the onboarded read of its page
-    link: 6 (20)."""
+    friend_busy_times: the same after the friendship read, which also says whether the student
+    takes a section, for its page link (the onboarded rule): 5 (20; 6 with the link's own read)."""
     caller, _campus = served
     monday = kit.campus_today() - timedelta(days=kit.campus_today().weekday())
     span = {"start_date": monday.isoformat(), "end_date": (monday + timedelta(days=13)).isoformat()}
@@ -186,7 +186,18 @@ async def test_busy_times_read_the_sections_with_their_exams_once(served: tuple[
     friends, _ = await caller.mcp(MODERN, "list_friends", {})
     friend = friends["structuredContent"]["friends"][0]["friend_id"]
     statements = await caller.read(MODERN, "friend_busy_times", {"friend_id": friend, **span})
-    assert len(statements) == 6, _tables(statements)
+    assert len(statements) == 5, _tables(statements)
+
+
+async def test_list_friends_reads_the_onboarded_rule_with_the_friendships(served: tuple[Caller, CampusHarness]) -> None:
+    """The token; the student's friendships with whether the student takes a section (the page
+    link's onboarded rule) in one statement; the names. It was 4: the link read the enrollments
+    again. The link is still there (student 1 takes sections)."""
+    caller, _campus = served
+    statements = await caller.read(MODERN, "list_friends")
+    assert len(statements) == 3, _tables(statements)
+    result, _ = await caller.mcp(MODERN, "list_friends", {})
+    assert "/dashboard/friends" in str(result), result
 
 
 # -- the settings family ----------------------------------------------------------------------

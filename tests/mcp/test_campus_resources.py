@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Any
 
 import pytest
@@ -109,6 +110,8 @@ async def test_my_schedule_is_mine_private_and_needs_schedule_read(
         exams = await client.read_resource(f"campus://me/finals/{term}")
         modern = str(client.protocol_version) == MODERN
     assert courses["courses"], "student1 has courses in the demo's current term"
+    # Issue 37, point 8: the weekday beside each final's date.
+    assert finals["finals"] and all(f["weekday"] == f"{date.fromisoformat(f['date']):%A}" for f in finals["finals"])
     assert read_json(schedule) == courses
     assert read_json(exams) == finals
     if modern:

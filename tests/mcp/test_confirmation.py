@@ -211,13 +211,17 @@ async def test_nothing_to_change_asks_nothing(notes: CampusHarness) -> None:
 
 
 async def test_a_legacy_client_is_not_asked_and_changes_nothing_on_its_first_call(notes: CampusHarness) -> None:
-    # Issue 28: no longer seed 000's silent change; the question and a code come back instead
-    # (the code's round trip: tests/mcp/test_confirmation_in_band.py).
+    # Issue 28: no longer seed 000's silent change. Issue 39: the question and a link to the
+    # confirmation page come back, not as an error (the code in the chat, a campus's choice now:
+    # tests/mcp/test_confirmation_in_band.py; the page: tests/mcp/test_confirmation_across_processes.py).
     await _seed(notes)
     callback = answering("decline")
     async with notes.mcp(principal=_student(notes), mode="legacy", elicitation_callback=callback) as client:
         result = await client.call_tool("set_study_note", {"text": "Legacy change"})
-    assert result.is_error and 'Note: "Read chapter 3" -> "Legacy change"' in result.content[0].text
+    assert not result.is_error and result.structured_content["result"] == "unchanged"
+    waiting = result.structured_content["not_changed"]
+    assert waiting["reason"] == "confirm_on_page" and 'Note: "Read chapter 3" -> "Legacy change"' in waiting["message"]
+    assert f"{notes.settings.base_url}/confirm/" in waiting["message"]
     assert callback.asked == [] and saves == []
     assert await _stored(notes) == ("Read chapter 3", 1)
 
@@ -225,7 +229,7 @@ async def test_a_legacy_client_is_not_asked_and_changes_nothing_on_its_first_cal
 async def test_a_modern_client_without_form_elicitation_is_not_asked(notes: CampusHarness) -> None:
     async with notes.mcp(principal=_student(notes), mode=MODERN) as client:
         result = await client.call_tool("set_study_note", {"text": "First note"})
-    assert result.is_error and '"confirmation": "v1.' in result.content[0].text
+    assert not result.is_error and result.structured_content["not_changed"]["reason"] == "confirm_on_page"
     assert await _stored(notes) is None
 
 

@@ -10,22 +10,30 @@ processes open (no scheduler: ``CAMPUS_MCP_SCHEDULER`` is off).
 
 Only the 2026-07-28 era crosses processes: its tool call answers ``input_required`` with a sealed
 ``requestState``, and the client's answer is a new ``tools/call`` that any process may receive.
-The 2025-11-25 era hands nothing from one process to another: on this stateless HTTP endpoint a
-2025 client is not asked at all (no back channel; write_call's ``not_asked``), and on stdio the
-question (``elicitation/create``) and its answer travel inside the one call, in one process.
+The 2025-11-25 era has no back channel on this stateless HTTP endpoint, so a 2025 client is sent to
+the confirmation page (below); on stdio the question (``elicitation/create``) and its answer travel
+inside the one call, in one process.
 
 - Begun on process 1, accepted on process 2: the change is made once; the same state and answer
   sent again to process 1 are refused (-32602: the answered state is recorded in the shared
   database, not in one process), and the setting's version went up by one.
 - Begun on process 2, declined on process 1: nothing changes.
+
+The confirmation page (issue 39) crosses processes too: a 2025-11-25 SDK client's first call on one
+process leaves the change waiting in the shared database with a link to the page; the student's
+Chromium signs in and opens the question on both processes, and Confirm makes the change once (the
+other tab says it was already made). The link alone changes nothing: no session, the bearer token,
+another student's session, a form without the session's CSRF token, or past its time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +42,14 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 from campus_mcp.testing import TestDatabases
-from campus_mcp.testing.oauth import free_port
+from campus_mcp.testing.oauth import free_port, parse_forms
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
+from tests.support.chromium import chromium, require_chromium
 from tests.support.endpoints import mcp_client
 from tests.support.scale_out import SHARED_KEY, campus_mcp, run_command, running, tail, wait_for
 
@@ -57,6 +69,7 @@ class TwoProcesses:
     second: str  # the MCP URL of process 2
     token: str
     logs: tuple[Path, Path]
+    database_url: str
 
 
 @contextmanager
@@ -106,6 +119,7 @@ async def two_processes(
             second=f"{bases[1]}/api/mcp",
             token=token.stdout.strip(),
             logs=(logs[0], logs[1]),
+            database_url=database_url,
         )
     for log in logs:
         said = log.read_text(errors="replace")
@@ -192,3 +206,151 @@ async def test_begun_on_the_second_process_declined_on_the_first_changes_nothing
     assert answer is not None and answer["result"] == "unchanged", answer
     assert answer["not_changed"]["reason"] == "declined"
     assert (await all_classes(campus, campus.second)) == before
+
+
+# The confirmation page (issue 39): a 2025-11-25 client cannot be asked, so the change waits for
+# the student's Confirm on the page, which either process may serve.
+PAGE_LINK = re.compile(r"(http://127\.0\.0\.1:\d+/confirm/[A-Za-z0-9_-]+)")
+
+
+async def asked_on_page(campus: TwoProcesses, mcp_url: str, arguments: dict[str, Any]) -> tuple[str, str]:
+    """The SDK client's first call on the 2025-11-25 wire (no elicitation declared): nothing
+    changes, the answer is not an error, and its not_changed holds the question and the link."""
+    async with mcp_client(mcp_url, campus.token, "legacy") as client:
+        result = await client.call_tool(TOOL, arguments)
+    assert not result.is_error, result.content
+    answer = result.structured_content
+    assert answer is not None and answer["result"] == "unchanged", answer
+    assert answer["not_changed"]["reason"] == "confirm_on_page"
+    said: str = answer["not_changed"]["message"]
+    found = PAGE_LINK.search(said)
+    assert found is not None, said
+    return found.group(1), said
+
+
+@asynccontextmanager
+async def browser_of(base: str, username: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A browser of its own (httpx with a cookie jar) signed in as ``username`` on ``base``."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as browser:
+        login = await browser.get("/login", params={"next": "/dashboard"})
+        data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+        signed_in = await browser.post("/login", data=data | {"username": username, "password": "demo"})
+        assert signed_in.status_code in (200, 303), signed_in.text
+        yield browser
+
+
+def csrf_of(html: str) -> str:
+    """The session's CSRF token on a signed-in page (its Sign out form carries it)."""
+    found = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert found is not None, html
+    return found.group(1)
+
+
+def page_form(html: str) -> dict[str, str]:
+    """The hidden fields of the page's Confirm form (the session's CSRF token among them)."""
+    (confirm,) = [f for f in parse_forms(html) if any(x.value == "confirm" for x in f.fields)]
+    return {f.name: f.value for f in confirm.fields if f.kind == "hidden"}
+
+
+async def test_a_link_alone_changes_nothing_without_the_students_own_signed_in_browser(
+    two_processes: TwoProcesses,
+) -> None:
+    campus = two_processes
+    before = await all_classes(campus, campus.first)
+    arguments = {"level": "all_classes", "title_template": "Only by the page {{crn}}"}
+    link, said = await asked_on_page(campus, campus.first, arguments)
+    assert link.startswith(campus.first.removesuffix("/api/mcp") + "/confirm/")  # the server's public origin
+    assert "Only by the page {{crn}}" in said and "presses Confirm" in said
+    path = "/confirm/" + link.rsplit("/", 1)[1]
+
+    async with httpx.AsyncClient(timeout=30) as client:
+        # The client itself: with no session, with its bearer token, GET or POST, to either process.
+        for base in (campus.first, campus.second):
+            origin = base.removesuffix("/api/mcp")
+            bearer = {"Authorization": f"Bearer {campus.token}"}
+            shown = await client.get(origin + path, headers=bearer)
+            assert shown.status_code == 303 and shown.headers["location"].startswith("/login?next=%2Fconfirm%2F")
+            posted = await client.post(origin + path, data={"decision": "confirm"}, headers=bearer)
+            assert posted.status_code in (302, 303) and posted.headers["location"].startswith("/login?")
+
+    # Another student's signed-in browser: the link is not theirs, so it is unknown to them.
+    async with browser_of(campus.first.removesuffix("/api/mcp"), "student2") as other:
+        shown = await other.get(path)
+        assert "not one of yours, or it is unknown" in shown.text and "Confirm</button>" not in shown.text
+        refused = await other.post(path, data={"csrf_token": csrf_of(shown.text), "decision": "confirm"})
+        assert "not one of yours, or it is unknown" in refused.text
+
+    # The student's own browser, but a POST without the page's CSRF token (a forged form).
+    async with browser_of(campus.second.removesuffix("/api/mcp"), "student1") as own:
+        page = await own.get(path)
+        assert "Confirm</button>" in page.text and "Only by the page {{crn}}" in page.text
+        forged = await own.post(path, data={"decision": "confirm"})
+        assert "The form expired, so nothing was changed" in forged.text
+        assert (await all_classes(campus, campus.second)) == before
+
+        # Past its time (as if 15 minutes went by): the page says so, Confirm changes nothing.
+        pending_id = path.rsplit("/", 1)[1]
+        await set_expiry(campus, pending_id, minutes_ago=1)
+        late = await own.post(path, data=page_form(page.text))
+        assert "This confirmation link has expired" in late.text
+        assert "This confirmation link has expired" in (await own.get(path)).text
+    assert (await all_classes(campus, campus.first)) == before
+
+
+async def set_expiry(campus: TwoProcesses, pending_id: str, *, minutes_ago: int) -> None:
+    """Move a pending change's expiry into the past in the shared database, as time passing would."""
+    engine = create_async_engine(campus.database_url, poolclass=NullPool)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(
+                text("UPDATE pending_confirmations SET expires_at = :at WHERE id = :id"),
+                {"at": datetime.now(UTC).replace(tzinfo=None) - timedelta(minutes=minutes_ago), "id": pending_id},
+            )
+    finally:
+        await engine.dispose()
+
+
+async def test_the_students_browser_confirms_on_the_page_and_the_change_is_made_once_across_two_workers(
+    two_processes: TwoProcesses,
+) -> None:
+    require_chromium("the confirmation page")
+    campus = two_processes
+    before = await all_classes(campus, campus.first)
+    arguments = {"level": "all_classes", "title_template": "Confirmed {{course_code}}"}
+    link, _said = await asked_on_page(campus, campus.second, arguments)
+    assert (await all_classes(campus, campus.first)) == before
+    other_worker = link.replace(campus.first.removesuffix("/api/mcp"), campus.second.removesuffix("/api/mcp"))
+    assert other_worker != link
+
+    async with chromium() as browser:
+        context = await browser.new_context()
+        first = await context.new_page()
+        await first.goto(link)  # not signed in: the login page, then back to the question
+        await first.get_by_label("Username").fill("student1")
+        await first.get_by_label("Password").fill("demo")
+        await first.get_by_role("button", name="Sign in").click()
+        await first.get_by_role("button", name="Confirm").wait_for()
+        assert first.url == link
+        assert "Confirmed {{course_code}}" in await first.inner_text("main")
+        # The same question open on the other worker, in a second tab of the same browser.
+        second = await context.new_page()
+        await second.goto(other_worker)
+        await second.get_by_role("button", name="Confirm").wait_for()
+
+        await first.get_by_role("button", name="Confirm").click()
+        await first.get_by_text("Done: the change was made.").wait_for()
+        await second.get_by_role("button", name="Confirm").click()
+        await second.get_by_text("This change was already made. It is not made again.").wait_for()
+        await first.reload()  # a reload posts nothing: the page says what happened
+        assert "This change was already made" in await first.inner_text("main")
+
+    for mcp_url in (campus.first, campus.second):
+        after = await all_classes(campus, mcp_url)
+        assert after["title_template"] == arguments["title_template"]
+        assert after["version"] == before["version"] + 1  # made once
+
+    # The model calls the tool again to see it: nothing is left to change, nobody is asked.
+    async with mcp_client(campus.first, campus.token, "legacy") as client:
+        again = await client.call_tool(TOOL, arguments)
+    assert not again.is_error and (again.structured_content or {}).get("not_changed") is None, again
+    assert (await all_classes(campus, campus.second))["version"] == before["version"] + 1

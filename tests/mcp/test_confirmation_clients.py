@@ -1,11 +1,14 @@
-"""Confirmation in the chat with real clients nobody here wrote (issue 28, point 1), over real HTTP.
+"""Confirmation on the campus's own page with real clients nobody here wrote (issue 39), over real HTTP.
 
-The clients students run cannot show the 2026-07-28 form: the official TypeScript SDK (npm
-@modelcontextprotocol/sdk), the MCP Inspector's CLI and mcp-remote (Claude Desktop's stdio bridge),
-each pinned in scripts/mcp_clients.sh and run on its Node 22. Against a served demo campus (sign-in
-required, real access tokens) their first ``set_notifications`` changes nothing and answers the
-question and a code; the second call, with the code, pauses the reminders. The Python SDK on
-2026-07-28 with form elicitation still gets the form, not a code.
+The clients students run cannot show a form: the official TypeScript SDK (npm
+@modelcontextprotocol/sdk) on 2025-11-25, the MCP Inspector's CLI and mcp-remote (Claude Desktop's
+stdio bridge), each pinned in scripts/mcp_clients.sh and run on its Node 22. Against a served demo
+campus (sign-in required, real access tokens, the default ``confirmation_fallback = "page"``) their
+first ``set_notifications`` changes nothing and answers, not as a tool error, the question and a link
+to the confirmation page; what the client holds (the link and its token) cannot confirm, and only the
+student's signed-in browser pressing Confirm pauses the reminders. The Python SDK on 2026-07-28 with
+form elicitation still gets the form. (The code in the chat, ``in_band``, a campus's choice now:
+tests/mcp/test_confirmation_in_band.py.)
 """
 
 from __future__ import annotations
@@ -19,12 +22,20 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 import pytest_asyncio
 from campus_mcp.testing import CampusHarness, TestDatabases
 
-from tests.support.endpoints import MODERN, confirmation_code_in, mcp_client, served_demo_campus, token_for
+from tests.support.endpoints import (
+    MODERN,
+    confirm_in_the_students_browser,
+    mcp_client,
+    page_link_in,
+    served_demo_campus,
+    token_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ROOT / ".node" / "node_modules"
@@ -82,40 +93,55 @@ async def _paused(base: str, token: str) -> bool:
     return paused
 
 
-def _asked(result: dict[str, Any]) -> str:
-    """The first call's answer: nothing changed, the question, and the code it gives."""
-    assert result["isError"] is True, result
-    assert QUESTION in _text(result) and "Only if the student agrees in the chat" in _text(result)
-    return confirmation_code_in(_text(result))
+def _on_page(base: str, result: dict[str, Any]) -> str:
+    """The first call's answer: not an error, nothing changed, the question and the link to the
+    confirmation page on the campus's own origin."""
+    assert not result.get("isError"), result
+    answer = result["structuredContent"]
+    assert answer["result"] == "unchanged" and answer["not_changed"]["reason"] == "confirm_on_page", answer
+    said = answer["not_changed"]["message"]
+    assert QUESTION in said and "presses Confirm" in said and json.loads(_text(result)) == answer
+    return page_link_in(base, said)
 
 
-async def _typescript(base: str, token: str, transport: str, home: Path, *arguments: dict[str, Any]) -> Any:
+async def _typescript(
+    base: str, token: str, transport: str, home: Path, *arguments: dict[str, Any], tool: str = "set_notifications"
+) -> Any:
     spec = {
         "transport": transport,
         "url": f"{base}/api/mcp",
-        "calls": [{"name": "set_notifications", "arguments": a} for a in arguments],
+        "calls": [{"name": tool, "arguments": a} for a in arguments],
     }
     env = {"CAMPUS_TOKEN": token, "HOME": str(home), "MCP_REMOTE_CONFIG_DIR": str(home / "mcp-auth")}
     out = await _run([str(NODE), str(CALLS), str(SDK), str(MCP_REMOTE)], env=env, stdin=json.dumps(spec).encode())
     return json.loads(out)
 
 
-async def test_the_typescript_sdk_gets_a_question_and_a_code_and_changes_only_with_the_code(
+async def test_the_typescript_sdk_gets_the_page_and_only_the_students_confirm_there_changes_it(
     served: tuple[str, CampusHarness], tmp_path: Path
 ) -> None:
     base, campus = served
     token = await token_for(campus.deployment, SCOPES, username="student1")
     first = await _typescript(base, token, "http", tmp_path, PAUSE)
-    code = _asked(first["results"][0])
+    assert first["protocolVersion"] == "2025-11-25"
+    link = _on_page(base, first["results"][0])
     assert await _paused(base, token) is False
-    second = await _typescript(base, token, "http", tmp_path, {**PAUSE, "confirmation": code})
-    (done,) = second["results"]
-    assert not done.get("isError"), done
-    assert done["structuredContent"]["paused"] is True
+
+    # What the client holds (the link and its token) confirms nothing: the page wants the browser.
+    async with httpx.AsyncClient(timeout=30) as client:
+        posted = await client.post(link, data={"decision": "confirm"}, headers={"Authorization": f"Bearer {token}"})
+    assert posted.status_code == 303 and posted.headers["location"].startswith("/login?")
+    assert await _paused(base, token) is False
+
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student1")
     assert await _paused(base, token) is True
+    # The model reads the settings to see it, through the same client.
+    second = await _typescript(base, token, "http", tmp_path, {}, tool="my_calendar_settings")
+    (read,) = second["results"]
+    assert read["structuredContent"]["notifications"]["paused"] is True, read
 
 
-async def test_the_inspector_cli_gets_a_question_and_a_code_and_changes_only_with_the_code(
+async def test_the_inspector_cli_gets_the_page_and_changes_nothing_itself(
     served: tuple[str, CampusHarness], tmp_path: Path
 ) -> None:
     base, campus = served
@@ -125,27 +151,13 @@ async def test_the_inspector_cli_gets_a_question_and_a_code_and_changes_only_wit
     config.write_text(json.dumps({"mcpServers": {"campus": server}}))
     config.chmod(0o600)  # it holds the token: never on the command line
 
-    async def inspect(arguments: dict[str, Any], status: int) -> dict[str, Any]:
-        args = [str(INSPECTOR), "--cli", "--config", str(config), "--server", "campus", "--protocol-era", "legacy"]
-        args += [
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "set_notifications",
-            "--tool-args-json",
-            json.dumps(arguments),
-        ]
-        env = {"HOME": str(tmp_path), "MCP_INSPECTOR_SECRET_STORE": "memory"}
-        answer: dict[str, Any] = json.loads(await _run([*args, "--format", "json"], env=env, status=status))
-        return answer["result"]  # type: ignore[no-any-return]
-
-    # The inspector prints the result and exits 5 (its "tool returned isError") for the question.
-    code = _asked(await inspect(PAUSE, status=5))
+    args = [str(INSPECTOR), "--cli", "--config", str(config), "--server", "campus", "--protocol-era", "legacy"]
+    args += ["--method", "tools/call", "--tool-name", "set_notifications", "--tool-args-json", json.dumps(PAUSE)]
+    env = {"HOME": str(tmp_path), "MCP_INSPECTOR_SECRET_STORE": "memory"}
+    # Exit 0: the answer is not a tool error (the inspector exits 5 for one), so no client shows a failure.
+    answer: dict[str, Any] = json.loads(await _run([*args, "--format", "json"], env=env, status=0))
+    _on_page(base, answer["result"])
     assert await _paused(base, token) is False
-    done = await inspect({**PAUSE, "confirmation": code}, status=0)
-    assert not done.get("isError"), done
-    assert done["structuredContent"]["paused"] is True
-    assert await _paused(base, token) is True
 
 
 async def test_mcp_remote_lists_and_calls_the_tools_through_its_stdio(
@@ -155,10 +167,9 @@ async def test_mcp_remote_lists_and_calls_the_tools_through_its_stdio(
     token = await token_for(campus.deployment, SCOPES, username="student3")
     first = await _typescript(base, token, "mcp-remote", tmp_path, PAUSE)
     assert {"set_notifications", "my_calendar_settings"} <= set(first["tools"])
-    code = _asked(first["results"][0])
+    link = _on_page(base, first["results"][0])
     assert await _paused(base, token) is False
-    second = await _typescript(base, token, "mcp-remote", tmp_path, {**PAUSE, "confirmation": code})
-    assert second["results"][0]["structuredContent"]["paused"] is True
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student3")
     assert await _paused(base, token) is True
 
 
@@ -178,3 +189,53 @@ async def test_the_python_sdk_on_2026_07_28_still_gets_the_form(served: tuple[st
     assert len(asked) == 1 and asked[0].startswith(QUESTION)
     assert not result.is_error and (result.structured_content or {})["not_changed"]["reason"] == "declined"
     assert await _paused(base, token) is False
+
+
+async def _raw_modern_call(base: str, token: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 ``tools/call`` as a client that declares URL-mode elicitation and no form sends it."""
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": params["name"],
+        "authorization": f"Bearer {token}",
+    }
+    params = params | {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+        }
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.post(
+            f"{base}/api/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+            headers=headers,
+        )
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    assert "result" in answer, answer
+    return answer["result"]  # type: ignore[no-any-return]
+
+
+async def test_a_client_that_declares_url_mode_is_sent_to_the_page_and_its_answer_confirms_nothing(
+    served: tuple[str, CampusHarness],
+) -> None:
+    base, campus = served
+    token = await token_for(campus.deployment, SCOPES, username="student5")
+    first = await _raw_modern_call(base, token, {"name": "set_notifications", "arguments": PAUSE})
+    (asked,) = first["inputRequests"].values()
+    assert asked["method"] == "elicitation/create" and asked["params"]["mode"] == "url", first
+    link = asked["params"]["url"]
+    assert link.startswith(f"{base}/confirm/") and QUESTION in asked["params"]["message"]
+    assert await _paused(base, token) is False
+
+    # The client says the student accepted; the page was never confirmed, so nothing changes.
+    accepted = {"confirm": {"action": "accept"}}
+    retry = {"name": "set_notifications", "arguments": PAUSE, "inputResponses": accepted}
+    kept = await _raw_modern_call(base, token, retry | {"requestState": first["requestState"]})
+    assert not kept.get("isError") and kept["structuredContent"]["not_changed"]["reason"] == "confirm_on_page", kept
+    assert await _paused(base, token) is False
+
+    assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student5")
+    assert await _paused(base, token) is True

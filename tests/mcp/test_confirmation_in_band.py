@@ -2,8 +2,9 @@
 
 The throwaway study-note plugin of ``test_confirmation.py`` (one table, a version counter, one
 write tool) is loaded from that file. A legacy-era client and a 2026-07-28 client without form
-elicitation cannot show the form: under ``confirmation_fallback = "in_band"`` (the default) the
-first call changes nothing and answers the question and a code; the code makes the change once,
+elicitation cannot show the form: under ``confirmation_fallback = "in_band"`` the
+first call changes nothing and answers the question and a code (a campus's choice since issue 39;
+the default is the confirmation page, tests/test_confirmation_page.py); the code makes the change once,
 and only for the same tool, student, arguments and record, within ten minutes. ``apply`` changes
 at once, ``refuse`` never; idempotency keys work under all three; /metrics counts both steps.
 """
@@ -39,6 +40,8 @@ Campus = Callable[..., Awaitable[CampusHarness]]
 @pytest.fixture
 async def make_notes(campus_factory: CampusFactory) -> AsyncIterator[Campus]:
     async def make(**settings: Any) -> CampusHarness:
+        # The code in the chat is a campus's choice since issue 39 (the default is the page).
+        settings.setdefault("confirmation_fallback", "in_band")
         campus = await campus_factory(plugins=[], extra_plugins=[("notes", notes_plugin.Notes())], **settings)
         async with campus.deployment.engine.begin() as connection:
             await connection.run_sync(notes_plugin.NotesBase.metadata.create_all)

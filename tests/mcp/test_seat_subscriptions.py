@@ -15,9 +15,10 @@ import contextlib
 import copy
 import json
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import anyio
 import httpx2
@@ -269,6 +270,11 @@ async def test_a_seat_watch_brings_the_news_to_list_watches_my_courses_rest_and_
         assert [(w["crn"], w["seat_open"]) for w in full["watches"]] == [(crn, False)]
         assert [(w["crn"], w["seat_open"], w["seats_available"]) for w in news["watches"]] == [(crn, True, 1)]
         assert [(w["crn"], w["seat_open"]) for w in courses["seat_watches"]] == [(crn, True)]
+        # Issue 37, point 8: when the watch began, on the campus's clock with its 12-hour text.
+        since = datetime.fromisoformat(full["watches"][0]["watching_since"])
+        local = since.astimezone(ZoneInfo(campus.settings.timezone))
+        assert since.utcoffset() == local.utcoffset()
+        assert full["watches"][0]["watching_since_text"].startswith(f"{local:%A, %B} {local.day}, ")
         assert twin["watches"] == news["watches"]  # the REST twin: the same watches (the advisory is the tool's)
         assert "Seat watches" in page and "Seat open now" in page and f"CRN {crn}" in page
         assert stopped["result"] == "changed" and stopped["watches"] == []

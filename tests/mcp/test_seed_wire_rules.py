@@ -74,7 +74,8 @@ async def test_the_instructions_give_the_time_ticket_the_rac_and_what_a_refresh_
     instructions = answer.json()["result"]["instructions"]
     assert len(instructions) <= MAX_INSTRUCTIONS_LENGTH
     assert instructions.startswith("Use this server for Wentworth Institute of Technology (WIT) courses")
-    assert "registers at the time on their time ticket (LeopardWeb)" in instructions
+    # Seed 000: "The student finds it in myWentworth under Prepare for Registration" (the demo campus's rule).
+    assert "registers at the time on their time ticket (myWentworth, Prepare for Registration)" in instructions
     assert "first-year students, sophomores and students on probation need a RAC from their primary advisor" in (
         instructions
     )

@@ -67,13 +67,13 @@ async def test_a_question_and_its_answer_are_counted(notes: CampusHarness, actio
 async def test_a_legacy_change_and_a_missing_scope_are_counted(notes: CampusHarness) -> None:
     before = counts()
     async with notes.mcp(principal=student(notes)) as client:
-        # A legacy client cannot be asked: the default "in_band" answers the question and a code.
+        # A legacy client cannot be asked: the default "page" answers the question and the page's link.
         asked = await client.call_tool(TOOL, {"text": "Legacy"})
-    assert asked.is_error and "confirmation" in asked.content[0].text  # type: ignore[union-attr]
+    assert not asked.is_error and asked.structured_content["not_changed"]["reason"] == "confirm_on_page"
     async with notes.mcp(principal=student(notes, scopes=[])) as client:
         denied = await client.call_tool(TOOL, {"text": "No scope"})
     assert denied.is_error
-    assert grew(before) == {"confirmation_requested": 1, "denied": 1}
+    assert grew(before) == {"confirmation_page": 1, "denied": 1}
 
 
 async def test_a_bad_state_is_an_error_and_the_scraper_sees_every_outcome(notes: CampusHarness) -> None:

@@ -19,8 +19,9 @@ from campus_mcp.testing import CampusHarness, TestDatabases
 from tests.support.endpoints import (
     ERAS,
     MODERN,
-    confirmation_code_in,
+    confirm_in_the_students_browser,
     mcp_client,
+    page_link_in,
     served_demo_campus,
     token_for,
     token_of_app,
@@ -231,21 +232,21 @@ async def test_a_write_tool_through_call_tool_asks_as_the_direct_call_does(serve
         settings = await client.call_tool("call_read_only", {"name": "my_calendar_settings"})
         assert (settings.structured_content or {})["notifications"]["paused"] is False
 
-    # The legacy era on HTTP cannot be asked: the proxied call, as the direct one, answers the
-    # question and a confirmation code and changes nothing (issue 28); the code, passed through the
-    # proxy, makes the change.
+    # The legacy era on HTTP cannot be asked: the proxied call, as the direct one, answers (not as an
+    # error) the question and a link to the confirmation page, and changes nothing (issue 39); the
+    # student's own browser confirms there, and the proxy then reads the change.
     legacy = answering("decline")
     async with mcp_client(toolboxes, token, "legacy", elicitation_callback=legacy) as client:
         first = await client.call_tool("call_tool", {"name": "set_notifications", "arguments": pause})
-        (said,) = text_of(first)
-        assert first.is_error and asked_direct.params.message in said  # type: ignore[union-attr]
-        code = confirmation_code_in(said)
+        assert not first.is_error, text_of(first)
+        waiting = (first.structured_content or {})["not_changed"]
+        assert waiting["reason"] == "confirm_on_page" and asked_direct.params.message in waiting["message"]  # type: ignore[union-attr]
+        link = page_link_in(base, waiting["message"])
         settings = await client.call_tool("call_read_only", {"name": "my_calendar_settings"})
         assert (settings.structured_content or {})["notifications"]["paused"] is False
-        confirmed = {"name": "set_notifications", "arguments": {**pause, "confirmation": code}}
-        paused = await client.call_tool("call_tool", confirmed)
-    assert not paused.is_error, text_of(paused)
-    assert (paused.structured_content or {})["paused"] is True and legacy.asked == []
+        assert "Done: the change was made." in await confirm_in_the_students_browser(base, link, "student2")
+        paused = await client.call_tool("call_read_only", {"name": "my_calendar_settings"})
+    assert (paused.structured_content or {})["notifications"]["paused"] is True and legacy.asked == []
 
 
 @pytest.mark.parametrize("mode", ERAS)

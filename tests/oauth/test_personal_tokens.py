@@ -76,8 +76,8 @@ async def test_the_dashboard_makes_a_token_shows_it_once_and_keeps_only_a_hash(s
         page = await browser.get("/dashboard/tokens")
         assert page.status_code == 200
         boxes = token_form(page.text).checkboxes
-        # Every scope of the enabled families that is not always on, write scopes unchecked.
-        offered = {name for name, scope in site.registry.scopes.items() if not scope.always_on}
+        # Every scope of the enabled families that is not always on or reserved, write scopes unchecked.
+        offered = {name for name, scope in site.registry.scopes.items() if not (scope.always_on or scope.reserved)}
         assert set(boxes) == offered
         for name, checked in boxes.items():
             assert checked is (not site.registry.scopes[name].writes), name

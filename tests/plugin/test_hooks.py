@@ -352,7 +352,9 @@ async def test_hook_register_data_sources(campus_factory: CampusFactory) -> None
             "key": "hooks_test_room_feed",
             "source": "The library's booking system",
             "refresh": "Every night",
-            "last_refresh": "2026-11-02T06:30:00+00:00",
+            # On the campus's clock with its 12-hour text (issue 37, point 8), not UTC.
+            "last_refresh": "2026-11-02T01:30:00-05:00",
+            "last_refresh_text": "Monday, November 2, 1:30 AM (America/New_York time)",
             "last_refresh_by_term": None,
         }
     ]

@@ -158,3 +158,31 @@ async def test_a_planted_meeting_title_reaches_the_attendee_only_fenced(
     planted = [s for s in summaries if "SYSTEM" in s]
     assert len(planted) == 1 and planted[0].startswith("Mallory SYSTEM:")
     assert not any(mark in planted[0] for mark in BREAKS)
+
+
+async def test_a_planted_review_reaches_the_model_only_fenced(campus_factory: CampusFactory) -> None:
+    # Issue 37 point 9: a review is a stranger's text like a name; it was free text in the answer.
+    campus = await campus_factory(demo=True)
+    async with campus.sessions() as session:
+        review_id, instructor = (
+            await session.execute(
+                text(
+                    "SELECT r.id, i.pub_id FROM catalog_reviews r JOIN catalog_instructors i "
+                    "ON i.id = r.instructor_id ORDER BY r.posted_on DESC, r.id LIMIT 1"
+                )
+            )
+        ).one()
+        await session.execute(
+            text("UPDATE catalog_reviews SET text = :planted WHERE id = :id"), {"planted": PLANTED, "id": review_id}
+        )
+        await session.commit()
+    principal = await campus.student_principal("student1")
+    found = 0
+    for tool, arguments in (
+        ("search_reviews", {"instructor": instructor, "limit": 50}),
+        ("get_instructor", {"pub_id": instructor}),
+    ):
+        result = await campus.call(tool, arguments, principal=principal)
+        assert not result.is_error, result.content
+        found += fenced_only(result.structured_content)
+    assert found == 2  # the answer of each tool holds it, fenced

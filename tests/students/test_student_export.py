@@ -35,7 +35,7 @@ from campus_mcp.students.access_log import StudentAccess
 from campus_mcp.students.export import student_export, uncovered_student_tables
 from campus_mcp.students.records import HOST_STUDENT_DATA
 from campus_mcp.testing import CampusFactory, CampusHarness
-from campus_schedule.models import Enrollment, SeatWatch, StudentEvent, StudentEventAttendee
+from campus_schedule.models import Enrollment, SeatMail, SeatWatch, StudentEvent, StudentEventAttendee
 from campus_settings.feed.tokens import issue
 from campus_settings.models import ClassSetting, LevelSetting, NotificationSetting
 from sqlalchemy import Column, ForeignKey, Integer, MetaData, Table, or_, select
@@ -130,6 +130,17 @@ async def _seat_watch(campus: CampusHarness, student: int, _other: int) -> list[
     return await _added(campus, SeatWatch(student_id=student, term_uid="T", section_id=section_id, crn=crn))
 
 
+async def _seat_mail(campus: CampusHarness, student: int, _other: int) -> list[str]:
+    section_id, crn = await _section(campus)
+    async with campus.sessions() as session:
+        watch = SeatWatch(student_id=student, term_uid="T", section_id=section_id, crn=crn)
+        session.add(watch)
+        await session.flush()
+        session.add(SeatMail(watch_id=watch.id, opening=1, student_id=student, status="sent", sent_to="jane@wit.edu"))
+        await session.commit()
+    return []
+
+
 def _meeting(owner: int) -> StudentEvent:
     start = utcnow() + timedelta(days=1)
     return StudentEvent(owner_id=owner, title="Study group", starts_at=start, ends_at=start + timedelta(hours=1))
@@ -176,6 +187,7 @@ ROW_MAKERS: dict[str, RowMaker] = {
     "student_access": _access,
     "schedule_enrollments": _enrollment,
     "schedule_seat_watches": _seat_watch,
+    "schedule_seat_mail": _seat_mail,
     "schedule_events": lambda campus, student, _other: _added(campus, _meeting(student)),
     "schedule_event_attendees": _invited,
     "friendships": lambda campus, student, other: _added(

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+import httpx
 import httpx2
 from campus_mcp.assembly.access import granted_scope
 from campus_mcp.assembly.deployment import Deployment
@@ -20,7 +21,7 @@ from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, test_settings
-from campus_mcp.testing.oauth import free_port, serve_on_loopback
+from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -89,6 +90,26 @@ async def mcp_client(url: str, token: str, mode: str, **options: Any) -> AsyncIt
         Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
     ):
         yield client
+
+
+def page_link_in(base: str, text: str) -> str:
+    """The confirmation page's link (on ``base``, the campus's origin) in a write tool's first answer."""
+    found = re.search(rf"{re.escape(base)}/confirm/[A-Za-z0-9_-]+", text)
+    assert found is not None, f"no confirmation page link on {base} in: {text}"
+    return found.group(0)
+
+
+async def confirm_in_the_students_browser(base: str, link: str, username: str) -> str:
+    """The student's own browser (a cookie jar of its own): signs in, which comes back to the link,
+    presses Confirm there; the words of the page it ends on."""
+    async with httpx.AsyncClient(base_url=base, timeout=30, follow_redirects=True) as browser:
+        login = await browser.get(link)
+        data = {f.name: f.value for f in parse_forms(login.text)[-1].fields if f.kind == "hidden"}
+        page = await browser.post("/login", data=data | {"username": username, "password": "demo"})
+        assert str(page.url) == link and "Confirm</button>" in page.text, page.text
+        (confirm,) = [f for f in parse_forms(page.text) if any(x.value == "confirm" for x in f.fields)]
+        done = await browser.post(link, data={f.name: f.value for f in confirm.fields if f.kind == "hidden"})
+        return done.text
 
 
 def confirmation_code_in(text: str) -> str:

@@ -148,13 +148,15 @@ async def test_a_token_without_the_scope_gets_the_tools_403_and_with_it_the_answ
     assert public.status_code == 200  # an always-on scope is held by every caller
 
 
-async def test_anonymous_gets_403_and_the_students_own_session_holds_every_scope(
+async def test_anonymous_gets_401_and_the_students_own_session_holds_every_scope(
     campus_factory: CampusFactory,
 ) -> None:
     campus = await shelf_campus(campus_factory)
     async with campus.rest() as rest:
         anonymous = await rest.get("/api/v1/shelf/private")
-        assert anonymous.status_code == 403, anonymous.text
+        # No credentials at all: 401 with its challenge, not 403 (issue 37 point 9).
+        assert anonymous.status_code == 401, anonymous.text
+        assert anonymous.headers["www-authenticate"].startswith("Bearer"), anonymous.headers
         # No app to reconnect: the anonymous caller is told to sign in.
         assert anonymous.json()["message"].startswith(
             "private_shelf needs the permission 'shelf:read', which only a signed-in student holds. Sign in"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 WEEKDAYS: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -27,6 +27,9 @@ def twelve_hour(hhmm: str) -> str:
 
 
 class HallQuery(BaseModel):
+    # An argument the tool does not take is refused by name, as the host's own tools do.
+    model_config = ConfigDict(extra="forbid")
+
     open_on: DayName | None = Field(
         default=None,
         description="Only halls open at some time on this weekday, e.g. 'sunday' (any case). Omit for every hall.",
@@ -34,6 +37,8 @@ class HallQuery(BaseModel):
 
 
 class HallSlug(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     slug: str = Field(
         min_length=1, max_length=80, description="The hall's slug as list_dining_halls gives it, e.g. 'stanton-hall'."
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from campus_mcp.assembly.registry import Registry
+from campus_mcp.plugin.client_steps import reconnect_step
 from campus_mcp.plugin.contributions import Scope, Tool
 from campus_mcp.plugin.errors import PermissionMissing
 from campus_mcp.plugin.links import PageLink
@@ -32,6 +33,12 @@ TOKENS_PAGE = "/dashboard/tokens"
 def always_on_scopes(registry: Registry) -> frozenset[str]:
     """The public scopes: every caller holds them, signed in or not, and no box asks for them."""
     return frozenset(name for name, scope in registry.scopes.items() if scope.always_on)
+
+
+def challenged_scopes(registry: Registry) -> list[str]:
+    """The scopes a client is told to ask for (the 401 challenge) and a personal token offers:
+    every one but the reserved, which no tool needs yet."""
+    return [name for name, scope in registry.scopes.items() if not scope.reserved]
 
 
 def read_scopes(registry: Registry) -> frozenset[str]:
@@ -94,11 +101,14 @@ def permission_missing(registry: Registry, tool: Tool, principal: Principal | No
             ],
         )
     settings_url = f"{settings.base_url}/dashboard/settings#connected-apps"
+    # The step in the app the student uses, when we know the app (issue 39, point 4).
+    step = reconnect_step(
+        principal.client_name if principal else None, principal.client_id if principal else None, settings.product_name
+    )
     return PermissionMissing(
         f"{tool.name} needs the permission {scope.name!r} ({scope.description}), which this app "
-        "was not given. To add it: open the app's connector settings, disconnect "
-        f"{settings.product_name}, connect it again and check the box "
-        f"for {scope.name!r} on the consent page. Settings on the dashboard "
+        f"was not given. To add it: {step} and check the box for {scope.name!r} "
+        f"({scope.title}) on the consent page. Settings on the dashboard "
         f"({settings_url}) shows the permissions of each app.",
         scope=tool.scope,
         links=[

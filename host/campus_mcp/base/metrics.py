@@ -92,7 +92,9 @@ _lock = threading.Lock()
 # missing scope, error a refused call (bad arguments or requestState), failed a server fault,
 # rate_limited a student over the limit (campus_mcp.limits). A client that cannot be asked
 # (campus_mcp.mcp.confirmation_code): confirmation_requested is a question and code answered for the
-# chat, confirmed_in_band the change its code made, unconfirmed a change refused for want of a form.
+# chat, confirmed_in_band the change its code made, unconfirmed a change refused for want of a form;
+# confirmation_page a change left waiting on the confirmation page, confirmed_on_page one the student
+# confirmed there (campus_mcp.mcp.confirmation_page).
 TOOL_CALL_OUTCOMES = (
     "ok",
     "error",
@@ -105,6 +107,8 @@ TOOL_CALL_OUTCOMES = (
     "confirmation_requested",
     "confirmed_in_band",
     "unconfirmed",
+    "confirmation_page",
+    "confirmed_on_page",
 )
 
 # Labels are declared in name order: the page then reads {outcome="ok",tool="x"} as it always did.

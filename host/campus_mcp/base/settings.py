@@ -266,13 +266,15 @@ class Settings(BaseSettings):
     demo_password: SecretStr = SecretStr("demo")
     # Sign-in (docs/sign-in.md)
     demo_students: int = Field(default=5, description="How many demo students (student1..N) the demo campus has.")
-    confirmation_fallback: Literal["in_band", "apply", "refuse"] = Field(
-        default="in_band",
+    confirmation_fallback: Literal["page", "in_band", "apply", "refuse"] = Field(
+        default="page",
         description=(
-            "What a write tool does for a client that cannot ask the student (no 2026-07-28 form "
-            "elicitation over HTTP, no elicitation on stdio): in_band answers the question and a "
-            "one-time code and changes only on a second call with the code; apply changes at once; "
-            "refuse changes nothing."
+            "What a write tool does for a client that cannot show the student a form (no 2026-07-28 "
+            "form or URL elicitation over HTTP, no elicitation on stdio): page answers the question and "
+            "a link to the campus's confirmation page, where the signed-in student confirms (on stdio "
+            "only when public_url is set, else in_band); in_band answers the question and a one-time "
+            "code and changes only on a second call with the code; apply changes at once; refuse "
+            "changes nothing."
         ),
     )
     step_up_clients: list[str] = Field(
@@ -328,6 +330,23 @@ class Settings(BaseSettings):
     redis_fail_closed: bool = Field(
         default=False,
         description="Refuse requests while Redis is unreachable, with 503 and Retry-After (default: let them through).",
+    )
+    # E-mail to students (campus_mcp.base.mail): a seat watch's opening. Unset host: nobody is e-mailed.
+    smtp_host: str = Field(
+        default="", description="The campus's SMTP server that sends students' e-mail (seat watches); unset: none sent."
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="The SMTP server's port (587 STARTTLS, 465 TLS).")
+    smtp_tls: Literal["none", "starttls", "tls"] = Field(
+        default="starttls",
+        description="How the SMTP connection is encrypted: starttls (port 587), tls (465), none (a relay on this machine only).",
+    )
+    smtp_username: str = Field(default="", description="The SMTP account's name; unset: no login.")
+    smtp_password: SecretStr = Field(default=SecretStr(""), description="The SMTP account's password.")
+    smtp_sender: str = Field(
+        default="", description="The From address of students' e-mail (seat-watch@school.edu); needed with the host."
+    )
+    smtp_timeout_seconds: float = Field(
+        default=20.0, gt=0, description="How long one SMTP conversation may take before the mail is retried later."
     )
     session_hours: int = Field(default=12, description="How long a dashboard sign-in lasts.")
     oidc_issuer: str = Field(default="", description="The campus identity provider (OpenID Connect issuer URL).")
@@ -525,6 +544,11 @@ class Settings(BaseSettings):
     @property
     def cas_sign_in(self) -> bool:
         return bool(self.cas_server_url)
+
+    @property
+    def mail_configured(self) -> bool:
+        """Students can be e-mailed: an SMTP host and a sender are set (``campus-mcp check`` says what is missing)."""
+        return bool(self.smtp_host and self.smtp_sender)
 
     @property
     def campus_sign_in(self) -> bool:

@@ -106,6 +106,9 @@ def settings_problems(settings: Settings, *, workers: int = 1) -> list[Problem]:
                 "so a client gets the limit once per process. Set CAMPUS_MCP_REDIS_URL=redis://HOST:6379/0.",
             )
         )
+    from campus_mcp.base.mail import mail_setting_problems
+
+    found += [Problem("error", text) for text in mail_setting_problems(settings)]
     loopback_only = all(_loopback(entry.split("/")[0]) for entry in settings.metrics_addresses)
     if not settings.metrics_token.get_secret_value() and loopback_only:
         found.append(
@@ -206,6 +209,17 @@ async def redis_problems(settings: Settings) -> list[Problem]:
     return []
 
 
+async def mail_server_problems(settings: Settings) -> list[Problem]:
+    """The SMTP server answers and takes the login, when e-mail is set up. ``check`` only: a mail
+    that cannot be sent is kept and retried, so ``serve`` starts without it."""
+    from campus_mcp.base.mail import mail_server_problem
+
+    problem = await mail_server_problem(settings)
+    if problem is None:
+        return []
+    return [Problem("error", f"students' e-mail (seat watches) cannot be sent: {problem}.")]
+
+
 def identity_provider_problems(settings: Settings) -> list[Problem]:
     """The OpenID Connect issuer's metadata answers and names itself, when one is configured."""
     if not settings.oidc_issuer:
@@ -298,6 +312,7 @@ def all_problems(registry: Registry, *, workers: int = 1, database: bool = True,
     found += icon_problems(registry)
     if redis:
         found += asyncio.run(redis_problems(registry.settings))
+        found += asyncio.run(mail_server_problems(registry.settings))
     if database:
         found += asyncio.run(database_problems(registry))
     return found

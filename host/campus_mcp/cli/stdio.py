@@ -8,8 +8,10 @@ and again on every request, so a token revoked on the dashboard stops working at
 token the process serves the anonymous toolset if the deployment allows it, else it does not start.
 
 A 2025 client that declared elicitation is asked to confirm a change over the stdio back channel
-(``campus_mcp.mcp.writes.back_channel``); a 2026-07-28 one gets the ``input_required`` round trip, as
-on HTTP. Nothing but protocol goes to stdout: logs go to stderr, and the SDK's transport moves
+(``campus_mcp.mcp.writes.back_channel``): asked with the form when it declared form mode, sent to
+the campus's confirmation page when it declared URL mode alone and the campus's public URL is set. A client without elicitation gets
+the page's link when the public URL is set, else the code in the chat (confirmation_fallback
+``page``). A 2026-07-28 one gets the ``input_required`` round trip, as on HTTP. Nothing but protocol goes to stdout: logs go to stderr, and the SDK's transport moves
 anything else printed to stdout there too.
 """
 
@@ -30,7 +32,7 @@ from campus_mcp.assembly.registry import Registry
 from campus_mcp.base.db import make_engine, make_sessions
 from campus_mcp.mcp.endpoint import sdk_user
 from campus_mcp.mcp.server import CampusServer
-from campus_mcp.mcp.writes import AskBack, back_channel
+from campus_mcp.mcp.writes import BackChannel, back_channel
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.personal_tokens import PersonalTokens, TokenResolver, bearer_resolver
 from campus_mcp.plugin.confirmation import CONFIRM_SCHEMA
@@ -67,19 +69,26 @@ async def principal_of(registry: Registry, resolve: TokenResolver, token: str) -
     return principal
 
 
-def _asker(ctx: ServerRequestContext[Any, Any]) -> AskBack | None:
-    """The back-channel question of a 2025 client that declared form elicitation; None otherwise."""
+def _asker(ctx: ServerRequestContext[Any, Any]) -> BackChannel | None:
+    """What a 2025 client's back channel can do: a form, a page (URL mode), both or neither; None
+    on the 2026 era, which asks in band (input_required), as on HTTP."""
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return None  # the 2026 era asks in band (input_required), as on HTTP
+        return None
     capabilities = ctx.session.client_capabilities
     elicitation = capabilities.elicitation if capabilities is not None else None
-    if elicitation is None or (elicitation.form is None and elicitation.url is not None):
-        return None
+    if elicitation is None:
+        return BackChannel()
+    # An empty elicitation capability means form mode (the spec's backward-compatible reading).
+    forms = elicitation.form is not None or elicitation.url is None
 
     async def ask(message: str) -> types.ElicitResult:
         return await ctx.session.elicit_form(message, CONFIRM_SCHEMA, related_request_id=ctx.request_id)  # type: ignore[arg-type]
 
-    return ask
+    async def send(message: str, url: str, elicitation_id: str) -> types.ElicitResult:
+        return await ctx.session.elicit_url(message, url, elicitation_id, related_request_id=ctx.request_id)
+
+    # A client that declares both keeps the form, as on HTTP (campus_mcp.mcp.writes.client_opens_pages).
+    return BackChannel(form=ask if forms else None, url=None if forms else send)
 
 
 def identity_middleware(registry: Registry, resolve: TokenResolver, token: str) -> Any:

@@ -42,6 +42,7 @@ from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_us
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.students.access_log import last_reads
 from campus_mcp.students.connections import connections_of
+from campus_mcp.web.confirmation_routes import ConfirmationController
 
 NO_PARITY = {"exclude_from_parity": True}
 DASHBOARD_DEPENDENCIES = {**OAUTH_DEPENDENCIES, **PERSONAL_TOKEN_DEPENDENCIES}
@@ -219,4 +220,5 @@ HOST_CONTROLLERS: tuple[type[Controller], ...] = (
     DashboardController,
     AccessTokensController,
     ActivityController,
+    ConfirmationController,
 )

@@ -57,6 +57,8 @@ def _scope_boxes(registry: Registry, checked: frozenset[str] | None = None) -> s
     boxes: list[str] = []
     implied: list[str] = []
     for scope in registry.scopes.values():
+        if scope.reserved:
+            continue  # no tool needs it yet: a token would hold it for nothing
         if scope.always_on:
             implied.append(f"{escape(scope.title)} <code>{escape(scope.name)}</code>")
             continue
@@ -206,7 +208,7 @@ class AccessTokensController(Controller):
         checked = frozenset(str(value) for value in form.getall("scope_choice", []))
         raw_days = str(form.get("expiry_days") or "")
         days = int(raw_days) if raw_days.isdigit() and len(raw_days) < 4 else 0
-        offered = [name for name, scope in registry.scopes.items() if not scope.always_on]
+        offered = [name for name, scope in registry.scopes.items() if not scope.always_on and not scope.reserved]
         # A box that was not offered (a forged form) grants nothing; the public scopes come with every token.
         _chosen, scope = granted_scope(registry, offered, checked)
         try:

@@ -18,12 +18,14 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp.compact_schema import compact_schema
+from campus_mcp.plugin.campus_time import campus_time_text
 from campus_mcp.plugin.data_versions import when_bumped
 
 CACHE_SECONDS = 600
@@ -35,6 +37,7 @@ class DataSourceStatus(BaseModel):
     refresh: str
     # No descriptions: the names say it, and every planning tool's schema carries them.
     last_refresh: str | None
+    last_refresh_text: str | None = None
     last_refresh_by_term: dict[str, str] | None = None
 
 
@@ -139,10 +142,16 @@ async def answer_advisory(
     return await freshness.advisory(registry, sessions, keys)
 
 
+def _campus(moment: datetime, zone: str) -> str:
+    """A refresh time on the campus's clock (ISO 8601 with its offset), not UTC (issue 37, point 8)."""
+    return moment.astimezone(ZoneInfo(zone)).isoformat()
+
+
 async def build_advisory(
     registry: Registry, session: AsyncSession, keys: Sequence[str], cache: FreshnessCache | None = None
 ) -> Advisory:
     statuses: list[DataSourceStatus] = []
+    zone = registry.settings.timezone
     times = cache if cache is not None else freshness
     for key in keys:
         source = registry.data_sources.get(key)
@@ -152,7 +161,7 @@ async def build_advisory(
         by_term: dict[str, str] | None = None
         latest: datetime | None
         if isinstance(value, Mapping):
-            by_term = {term: when.isoformat() for term, when in sorted(value.items())}
+            by_term = {term: _campus(when, zone) for term, when in sorted(value.items())}
             latest = max(value.values()) if value else None
         else:
             latest = value
@@ -160,8 +169,9 @@ async def build_advisory(
             DataSourceStatus(
                 key=key,
                 source=source.origin,
-                refresh=source.refresh,
-                last_refresh=latest.isoformat() if latest else None,
+                refresh=source.refresh if source.refresh_words is None else source.refresh_words(latest),
+                last_refresh=_campus(latest, zone) if latest else None,
+                last_refresh_text=f"{campus_time_text(latest, zone)} ({zone} time)" if latest else None,
                 last_refresh_by_term=by_term,
             )
         )

@@ -23,7 +23,7 @@ import json
 import secrets
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState
 from sqlalchemy import select
@@ -32,9 +32,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.base.db import utcnow
 from campus_mcp.mcp.confirmation_state import AnsweredRequestState, still_current
-from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange, digest
+from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange
 from campus_mcp.plugin.errors import InvalidInput
 
+# What a write tool does for a client that cannot ask (Settings.confirmation_fallback).
+Fallback = Literal["page", "in_band", "apply", "refuse"]
 FIELD = "confirmation"
 CODE_LIMIT = 1000
 CODE_VERSION = 1
@@ -88,7 +90,7 @@ def new_code(seal_key: bytes, tool: str, owner: str, arguments_digest: str, plan
         "tool": tool,
         "owner": owner,
         "args": arguments_digest,
-        "message": digest(plan.message),
+        "message": plan.message_digest(),
         "version": plan.version,
         "exp": int(time.time()) + REQUEST_STATE_TTL_SECONDS,
         "nonce": secrets.token_hex(16),
@@ -156,12 +158,20 @@ def _used(tool: str) -> CodeRefused:
     )
 
 
-def ask_in_chat(tool: str, plan: PlannedChange, code: str) -> str:
-    """The first call's answer: the question the form would show, the code and what to do with them."""
+def ask_in_chat(tool: str, plan: PlannedChange, code: str, *, no_page: bool = False) -> str:
+    """The first call's answer: the question the form would show, the code and what to do with them.
+    ``no_page``: the campus would send the student to its confirmation page, but this stdio server
+    has no public URL to link to, so the answer says the confirmation is in the chat instead."""
     minutes = REQUEST_STATE_TTL_SECONDS // 60
+    why = (
+        " (this campus confirms changes on its own page, but this server has no public URL configured, so "
+        "the confirmation is in the chat)"
+        if no_page
+        else ""
+    )
     return (
         f"Nothing was changed yet: {tool} needs the student's confirmation, and this client cannot ask them "
-        "itself. Show the student this question exactly as written:\n\n"
+        f"itself{why}. Show the student this question exactly as written:\n\n"
         f"{plan.message}\n\n"
         f"Only if the student agrees in the chat, call {tool} again with the same arguments and "
         f'"{FIELD}": "{code}". If they do not agree, do not call it again. The code works once, for these '

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
 from campus_mcp.base.db import Base, UTCDateTime, utcnow
+from campus_mcp.mcp import confirmation_page
 from campus_mcp.plugin.confirmation import (
     CONFIRM_KEY,
     CONFIRM_SCHEMA,
@@ -31,7 +32,6 @@ from campus_mcp.plugin.confirmation import (
     REQUEST_STATE_TTL_SECONDS,
     Decision,
     PlannedChange,
-    digest,
 )
 from campus_mcp.plugin.job_context import Cron, Job, JobContext, JobOutcome
 
@@ -56,7 +56,7 @@ def new_state(tool: str, owner: str, plan: PlannedChange) -> str:
             "v": STATE_VERSION,
             "tool": tool,
             "owner": owner,
-            "message": digest(plan.message),
+            "message": plan.message_digest(),
             "version": plan.version,
             "nonce": secrets.token_hex(16),
         },
@@ -73,6 +73,22 @@ def question(tool: str, owner: str, plan: PlannedChange) -> types.InputRequiredR
             )
         },
         request_state=new_state(tool, owner, plan),
+    )
+
+
+def page_question(tool: str, owner: str, plan: PlannedChange, url: str, pending_id: str) -> types.InputRequiredResult:
+    """The first round for a client that opens pages: one URL-mode elicitation of the confirmation
+    page under ``confirm``, the page's id in the state. The client's answer only says it showed
+    the page; the retry reads the page's outcome from the database (campus_mcp.mcp.confirmation_page)."""
+    state = json.loads(new_state(tool, owner, plan))
+    state["page"] = pending_id
+    return types.InputRequiredResult(
+        input_requests={
+            CONFIRM_KEY: types.ElicitRequest(
+                params=types.ElicitRequestURLParams(message=confirmation_page.url_message(plan), url=url)
+            )
+        },
+        request_state=json.dumps(state, separators=(",", ":")),
     )
 
 
@@ -94,7 +110,7 @@ def read_state(raw: str, tool: str, owner: str) -> dict[str, Any] | None:
 
 def still_current(state: dict[str, Any], plan: PlannedChange) -> bool:
     """True when the question the student answered is the one the change would ask now."""
-    return state.get("message") == digest(plan.message) and state.get("version") == plan.version
+    return state.get("message") == plan.message_digest() and state.get("version") == plan.version
 
 
 def decision_of(responses: Any) -> Decision:
@@ -136,7 +152,11 @@ async def prune_answered(session: AsyncSession) -> int:
 async def _prune(context: JobContext) -> JobOutcome:
     async with context.session() as session:
         deleted = await prune_answered(session)
-    return JobOutcome(items=deleted, summary=f"deleted {deleted} answered confirmation(s) past their life")
+        pages = await confirmation_page.prune(session)
+    return JobOutcome(
+        items=deleted + pages,
+        summary=f"deleted {deleted} answered confirmation(s) and {pages} confirmation page(s) past their life",
+    )
 
 
 def prune_job() -> Job:

@@ -43,15 +43,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from campus_mcp.assembly.access import step_up_scope
+from campus_mcp.assembly.access import challenged_scopes, step_up_scope
 from campus_mcp.assembly.change_bus import RedisSubscriptionBus, change_bus
 from campus_mcp.assembly.registry import PluginError, Registry
 from campus_mcp.base.asgi_body import BodyTooLarge, buffered, declared_length
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TEXT, database_unreachable
 from campus_mcp.base.dns_rebinding import allowed_hosts, allowed_origins
-from campus_mcp.base.mcp_paths import MCP_PATH as MCP_PATH
-from campus_mcp.base.mcp_paths import PRM_PATH as PRM_PATH
-from campus_mcp.base.mcp_paths import TOOLBOXES_PATH as TOOLBOXES_PATH
+from campus_mcp.base.mcp_paths import MCP_PATH, PRM_PATH, TOOLBOXES_PATH
 from campus_mcp.base.speedups import Switches
 from campus_mcp.mcp.fast_call import FastReads
 from campus_mcp.mcp.server import CampusServer
@@ -274,7 +272,7 @@ class McpEndpoint:
 
     def www_authenticate(self, error: str | None = None, description: str | None = None) -> str:
         settings = self.registry.settings
-        scopes = " ".join(self.registry.scopes)
+        scopes = " ".join(challenged_scopes(self.registry))
         parts = [f'resource_metadata="{settings.base_url}{PRM_PATH}{MCP_PATH}"', f'scope="{scopes}"']
         if error:
             parts.insert(0, f'error="{error}"')

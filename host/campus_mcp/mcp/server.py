@@ -52,12 +52,18 @@ from campus_mcp.mcp.instructions import assemble_instructions, server_descriptio
 from campus_mcp.mcp.resources import CampusResources, read_error, read_result
 from campus_mcp.mcp.subscriptions import CampusListen
 from campus_mcp.mcp.toolboxes import TOOLBOX_INSTRUCTIONS, Toolboxes
-from campus_mcp.mcp.wire_rules import CacheHintsOnEveryWire, LenientAnswers
-from campus_mcp.mcp.writes import call_write_tool
+from campus_mcp.mcp.wire_rules import (
+    CacheHintsOnEveryWire,
+    ExtensionsOnEveryWire,
+    LenientAnswers,
+    NamedPromptArguments,
+)
+from campus_mcp.mcp.writes import call_write_tool, chat_fallback
 from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.plugin.contributions import AppResource, Completion, Prompt, Tool
 from campus_mcp.plugin.errors import CampusError, PermissionMissing, quote_input, without_echoes
 from campus_mcp.plugin.links import PageLink
+from campus_mcp.plugin.offers import Offers
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.route_errors import describe_problems, field_problems
 from campus_mcp.plugin.tool_context import ToolContext
@@ -66,7 +72,8 @@ from campus_mcp.version import __version__
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "campus-mcp"
-# Seed 000 "Cache hints": the lists are the same for every token and change only on a deploy.
+# Seed 000 "Cache hints": the lists are the same for every token and change on a deploy, or when a
+# tool's data arrives (campus_mcp.plugin.offers), which a client listening for list changes hears at once.
 CACHE_TTL_MS = 300_000
 CACHEABLE = (
     "tools/list",
@@ -86,6 +93,11 @@ COMPLETION_LIMIT = 100  # seed 000 "Completions": at most 100 values, hasMore wh
 # What a write tool's description says happens on each kind of client (Settings.confirmation_fallback).
 _ASKED = "A client with form elicitation asks the student first."
 CONFIRMATION_WORDS: dict[str, str] = {
+    "page": (
+        f"{_ASKED} In any other, the first call changes nothing and answers a question and a link to the "
+        "campus's confirmation page: show the student both; the change is made only when the student presses "
+        "Confirm there."
+    ),
     "in_band": (
         f"{_ASKED} In any other, the first call changes nothing and answers a question and a code: show "
         "the student the question; only if they agree, call again, same arguments plus confirmation."
@@ -117,7 +129,9 @@ def output_schema(tool: Tool) -> dict[str, Any]:
     return compact_output_schema(with_advisory(schema) if tool.data_sources else schema)
 
 
-def describe_tool(registry: Registry, tool: Tool, *, inline_icons: bool = False) -> types.Tool:
+def describe_tool(
+    registry: Registry, tool: Tool, *, inline_icons: bool = False, fallback: str | None = None
+) -> types.Tool:
     meta: dict[str, Any] = {}
     if tool.app_resource:
         meta["ui"] = {"resourceUri": tool.app_resource}
@@ -129,7 +143,7 @@ def describe_tool(registry: Registry, tool: Tool, *, inline_icons: bool = False)
         # The name alone, once: the consent screen describes it, and a call without it gets an
         # error that names it and says how to grant it.
         description = f"{description}\n\nNeeds the permission {scope.name!r}."
-    fallback = registry.settings.confirmation_fallback
+    fallback = fallback or registry.settings.confirmation_fallback
     if tool.writes:
         description = f"{description}\n\n{CONFIRMATION_WORDS[fallback]}"
     return types.Tool(
@@ -296,6 +310,8 @@ class CampusServer:
         self.plugins: frozenset[str] | None = None if family is None else with_dependencies(registry, family)
         served = self.plugins
         self.tools: dict[str, Tool] = {n: t for n, t in registry.tools.items() if served is None or t.plugin in served}
+        # Which of them have something behind them now (campus_mcp.plugin.offers): only those are listed.
+        self.offers = Offers(self.tools.values(), on_change=self._lists_changed)
         self._input_schemas: dict[str, dict[str, Any]] = {}
         self._header_schemas: dict[str, dict[str, Any] | None] = {}
         self.prompts: dict[str, Prompt] = {
@@ -319,10 +335,37 @@ class CampusServer:
 
     def visible_tools(self, principal: Principal) -> list[Tool]:
         """The tools of this endpoint the caller sees (access.visible_tools, within what it serves)."""
-        return [tool for tool in visible_tools(self.registry, principal) if tool.name in self.tools]
+        hidden = self.offers.hidden
+        return [
+            tool
+            for tool in visible_tools(self.registry, principal)
+            if tool.name in self.tools and tool.name not in hidden
+        ]
+
+    def listed_prompts(self) -> list[Prompt]:
+        """The prompts of this endpoint whose named tools are all listed now (campus_mcp.plugin.offers)."""
+        return self.offers.listed_prompts(self.prompts.values(), self.tools)
+
+    async def _lists_changed(self) -> None:
+        """A tool appeared or went (its data arrived or left): the endpoint's listeners hear it."""
+        if not self.resources:
+            return  # no subscriptions/listen here (CampusServer._build)
+        from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+
+        from campus_mcp.assembly.change_bus import change_bus
+
+        bus = change_bus(self.registry.settings)
+        await bus.publish(ToolsListChanged())
+        await bus.publish(PromptsListChanged())
 
     def describe(self, tool: Tool) -> types.Tool:
-        return describe_tool(self.registry, tool, inline_icons=self.inline_icons)
+        return describe_tool(self.registry, tool, inline_icons=self.inline_icons, fallback=self.fallback)
+
+    @property
+    def fallback(self) -> str:
+        """What a write tool does for a client that cannot ask, on this door (stdio without a public
+        URL has no page to link to: the code in the chat)."""
+        return chat_fallback(self.registry.settings, stdio=self.door == "stdio")
 
     def _input_schema_of(self, name: str) -> dict[str, Any] | None:
         if self.toolboxes is not None:
@@ -330,7 +373,7 @@ class CampusServer:
         # Asked on every 2026-07-28 tools/call (the Mcp-Param header check): made once per tool.
         # Generating it per call was a large share of the call's CPU (docs/performance.md).
         if name not in self._input_schemas and name in self.tools:
-            self._input_schemas[name] = input_schema(self.tools[name], self.registry.settings.confirmation_fallback)
+            self._input_schemas[name] = input_schema(self.tools[name], self.fallback)
         return self._input_schemas.get(name)
 
     def header_schema_of(self, name: str) -> dict[str, Any] | None:
@@ -378,7 +421,14 @@ class CampusServer:
                 CampusListen(self, change_bus(registry.settings)),
             )
         # Ahead of the requestState boundary, which would refuse a call the seed reads as a cancel.
-        server.middleware.extend([CacheHintsOnEveryWire(CACHE_HINT), LenientAnswers()])
+        server.middleware.extend(
+            [
+                CacheHintsOnEveryWire(CACHE_HINT),
+                ExtensionsOnEveryWire(server.extensions),
+                LenientAnswers(),
+                NamedPromptArguments(),
+            ]
+        )
         server.middleware.append(
             RequestStateBoundary(
                 RequestStateSecurity(keys=[registry.settings.seal_key()], ttl=REQUEST_STATE_TTL_SECONDS),
@@ -394,6 +444,7 @@ class CampusServer:
     ) -> types.ListToolsResult:
         if self.toolboxes is not None:
             return types.ListToolsResult(tools=self.toolboxes.list_tools())
+        await self.offers.refresh(self.sessions)
         principal = current_principal.get()
         return types.ListToolsResult(tools=[self.describe(tool) for tool in self.visible_tools(principal)])
 
@@ -464,6 +515,8 @@ class CampusServer:
         (a write through campus_mcp.mcp.writes), and word every failure for the model."""
         principal = current_principal.get()
         tool = self.tools.get(params.name)
+        if tool is not None and tool.name in self.offers.hidden:
+            await self.offers.refresh(self.sessions)  # its data may have arrived since the last check
         if tool is None or tool not in self.visible_tools(principal):
             known = ", ".join(sorted(t.name for t in self.visible_tools(principal)))
             raise MCPError(
@@ -487,6 +540,17 @@ class CampusServer:
                 if answer.question is not None:
                     metrics.count_tool_call(tool.name, "input_required")
                     return ToolAnswer(answer.question)
+                if answer.on_page:
+                    metrics.count_tool_call(tool.name, "confirmation_page")
+                    if answer.result is None:
+                        return ToolAnswer(_text_result(answer.in_chat or "", with_links=False))
+                    result = answer.result
+                    return ToolAnswer(
+                        types.CallToolResult(
+                            content=[types.TextContent(type="text", text=_answer_text(result))],
+                            structured_content=result,
+                        )
+                    )
                 if answer.in_chat is not None or answer.refused is not None:
                     # Nothing changed: an error result, so no client reads it as the tool's answer.
                     asked = answer.in_chat is not None
@@ -596,6 +660,7 @@ class CampusServer:
     async def list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
+        await self.offers.refresh(self.sessions)
         return types.ListPromptsResult(
             prompts=[
                 types.Prompt(
@@ -608,15 +673,16 @@ class CampusServer:
                     ],
                     icons=self.icons.of(prompt.plugin, inline=self.inline_icons),
                 )
-                for prompt in self.prompts.values()
+                for prompt in self.listed_prompts()
             ]
         )
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
+        await self.offers.refresh(self.sessions)
         prompt = self.prompts.get(params.name)
-        if prompt is None:
+        if prompt is None or prompt not in self.listed_prompts():
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown prompt {quote_input(params.name)}. Call prompts/list to see the prompts.",

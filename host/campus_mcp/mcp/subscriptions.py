@@ -34,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp.resources import CampusResources, followed_uris, read_error
+from campus_mcp.plugin import offers
 from campus_mcp.plugin.errors import CampusError, PermissionMissing
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.tool_context import ToolContext
@@ -57,6 +58,8 @@ log = logging.getLogger(__name__)
 
 # Events a stream may have waiting before it is ended (a client that stopped reading).
 BUFFERED_EVENTS = 64
+# The shortest wait between two rounds of offer checks on a listen stream.
+MIN_OFFER_WAIT_SECONDS = 0.05
 # Open streams by student, per deployment (its registry) in this process: one count for all the
 # endpoints, so a student cannot open the limit on each of /api/mcp, /api/mcp/toolboxes ...
 _open_streams: dict[int, collections.Counter[str]] = {}
@@ -122,6 +125,9 @@ class CampusListen:
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._close_after, handler)
+                wanted = params.notifications
+                if self.server.offers.checked and (wanted.tools_list_changed or wanted.prompts_list_changed):
+                    group.start_soon(self._watch_offers)
                 result = await handler(ctx, params)
                 group.cancel_scope.cancel()
             return result
@@ -129,6 +135,17 @@ class CampusListen:
             self.open[key] -= 1
             if self.open[key] <= 0:
                 del self.open[key]
+
+    async def _watch_offers(self) -> None:
+        # Data that arrives from another process (an import) changes no state here: while a client
+        # listens for list changes, ask the offer checks again as often as they may change, so it
+        # hears tools/list_changed (campus_mcp.plugin.offers) without listing first.
+        while True:
+            await anyio.sleep(max(offers.RECHECK_SECONDS, MIN_OFFER_WAIT_SECONDS))
+            try:
+                await self.server.offers.refresh(self.server.sessions)
+            except Exception:  # a database gone for a moment: the next round asks again
+                log.warning("the offer checks failed; asking again in %s s", offers.RECHECK_SECONDS, exc_info=True)
 
     async def _close_after(self, handler: ListenHandler) -> None:
         # The graceful end: the client gets the listen result and knows to listen again.

@@ -188,7 +188,7 @@ class Toolboxes:
             if name == "core" or not offers_something(registry, name):
                 continue
             tools = tuple(tool for tool in visible if tool.plugin == name)
-            prompts = tuple(p.name for p in self.server.prompts.values() if p.plugin == name)
+            prompts = tuple(p.name for p in self.server.listed_prompts() if p.plugin == name)
             if tools or prompts:
                 boxes.append(Toolbox(name, info.title, info.description, tools, prompts))
         return boxes
@@ -208,6 +208,7 @@ class Toolboxes:
     ) -> types.CallToolResult | types.InputRequiredResult:
         principal = current_principal.get()
         arguments = params.arguments or {}
+        await self.server.offers.refresh(self.server.sessions)  # the tools with data now (campus_mcp.plugin.offers)
         if params.name == LIST_TOOLBOXES:
             return _answer(LIST_TOOLBOXES, {"toolboxes": [self._summary(box) for box in self.toolboxes(principal)]})
         if params.name == OPEN_TOOLBOX:

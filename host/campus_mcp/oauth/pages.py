@@ -305,10 +305,25 @@ class ScopeChoice:
     writes: bool
     checked: bool
     title: str = ""
+    # The titles of the tools the permission gives ("Change a class's settings").
+    gives: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, scope: Scope, checked: bool) -> ScopeChoice:
-        return cls(scope.name, scope.description, scope.writes, checked, scope.title)
+    def of(cls, scope: Scope, checked: bool, gives: Sequence[str] = ()) -> ScopeChoice:
+        return cls(scope.name, scope.description, scope.writes, checked, scope.title, tuple(gives))
+
+    def lets(self, app: str) -> str:
+        """For a permission that changes data (they start unchecked): what checking it lets the app
+        do, and what leaving it unchecked means, so a student can choose knowingly (issue 39)."""
+        if not self.writes:
+            return ""
+        if not self.gives:
+            return f"Reserved for tools to come: checked or not, {escape(app)} can do nothing with it yet."
+        tools = "; ".join(escape(title) for title in self.gives)
+        return (
+            f"Checked, {escape(app)} can: {tools}, each only after you confirm the change. "
+            "Unchecked, it cannot; if you ask it to, it tells you how to come back here and check this box."
+        )
 
     def heading(self) -> str:
         """The title, the code small beside it, and a mark on a permission that changes data."""
@@ -337,7 +352,8 @@ def consent_body(
         f'<input type="checkbox" id="scope-{escape(c.name)}" name="scope_choice" value="{escape(c.name)}"'
         f'{" checked" if c.checked else ""} aria-describedby="scope-{escape(c.name)}-what">'
         f'<label for="scope-{escape(c.name)}">{c.heading()}</label>'
-        f'<p class="what" id="scope-{escape(c.name)}-what">{escape(c.description)}</p></div>'
+        f'<p class="what" id="scope-{escape(c.name)}-what">{escape(c.description)}'
+        f"{' ' + c.lets(app_name) if c.writes else ''}</p></div>"
         for c in choices
     )
     fixed = "".join(

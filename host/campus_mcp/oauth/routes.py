@@ -238,7 +238,11 @@ class OAuthController(Controller):
         # for more; its consent page starts with the requested boxes checked.
         stepping_up = oauth.on_step_up_list(client) and await oauth.store.has_live_grant(user[0], client.client_id)
         choices = [
-            ScopeChoice.of(s, access.starts_checked(s, remembered=remembered, stepping_up=stepping_up))
+            ScopeChoice.of(
+                s,
+                access.starts_checked(s, remembered=remembered, stepping_up=stepping_up),
+                [tool.title or tool.name for tool in registry.tools.values() if tool.scope == s.name],
+            )
             for s in offered
             if not s.always_on
         ]

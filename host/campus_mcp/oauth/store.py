@@ -175,8 +175,9 @@ def _rowcount(result: object) -> int:
 # The statement of every MCP request's token, built once (built per request, it and its cache key
 # were a tenth of a small answer's CPU).
 _TOKEN_AND_STUDENT = (
-    select(OAuthToken, Student.username)
+    select(OAuthToken, Student.username, OAuthClient.client_name)
     .join(Student, Student.id == OAuthToken.user_id)
+    .outerjoin(OAuthClient, OAuthClient.client_id == OAuthToken.client_id)
     .where(OAuthToken.access_token_hash == bindparam("digest"))
 )
 
@@ -465,7 +466,7 @@ class OAuthStore:
             found = (await session.execute(_TOKEN_AND_STUDENT, {"digest": digest})).first()
         if found is None:
             return None
-        row, username = found
+        row, username, client_name = found
         if row.revoked_at is not None or row.access_expires_at <= utcnow() or row.resource != audience:
             return None
         return Principal(
@@ -474,6 +475,7 @@ class OAuthStore:
             client_id=row.client_id,
             scopes=frozenset(row.scope.split()),
             audience=row.resource,
+            client_name=client_name,
         )
 
     async def live_resource(self, access_token: str) -> str | None:

@@ -158,6 +158,9 @@ class AnswerCache:
     depends_on: Callable[[ToolContext, AsyncSession], Awaitable[Sequence[object]]]
     entries: Callable[[Any], int] = _default_entries
     around: Callable[[Any], AbstractAsyncContextManager[None]] | None = None
+    # ``(context) -> bool``: this caller's answer is their own (a signed-in student's plan checked
+    # against their schedule), so it is neither read from nor kept in the store.
+    personal: Callable[[ToolContext], bool] | None = None
 
 
 # One store per served app (per session factory) and size; gone with the app.
@@ -191,7 +194,7 @@ async def cached_call(
 ) -> BaseModel:
     """``run``'s answer (the operation ``name``'s), from the store when it has the answer of this key."""
     store = _store_of(context, cache.entries(context.plugin_settings))
-    if store is None:
+    if store is None or (cache.personal is not None and cache.personal(context)):
         return await run(context, args)
     async with (
         cache.around(args) if cache.around is not None else contextlib.nullcontext(),

@@ -64,6 +64,14 @@ class PlannedChange:
     message: str
     version: str
     reading: Any = dataclasses.field(default=None, compare=False, repr=False)
+    # What the confirmation is bound to when the message has words that move with the clock (the
+    # end of a pause counted from now, issue 39): an answer or a code given a minute ago is still
+    # for this change. None: the whole message.
+    bound_to: str | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def message_digest(self) -> str:
+        """The digest a requestState or a confirmation code keeps of the question."""
+        return digest(self.message if self.bound_to is None else self.bound_to)
 
 
 class NotChanged(BaseModel):
@@ -71,8 +79,11 @@ class NotChanged(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reason: Literal["declined", "cancelled"] = Field(
-        description="declined: the student said no; cancelled: the question was dismissed."
+    reason: Literal["declined", "cancelled", "confirm_on_page"] = Field(
+        description=(
+            "declined: the student said no; cancelled: the question was dismissed; confirm_on_page: the "
+            "change waits for the student's Confirm on the campus's page (the message has the link)."
+        )
     )
     message: str = Field(description="Tell the student this.")
 

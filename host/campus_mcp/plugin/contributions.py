@@ -65,6 +65,9 @@ class Scope:
     starts_checked: bool = True
     always_on: bool = False
     plugin: str = ""
+    # Held for tools to come (seed 000's friends:requests, ...): registration and the consent page
+    # accept it when a client asks, but the 401 challenge does not name it and no tool needs it.
+    reserved: bool = False
 
     def __post_init__(self) -> None:
         if not self.title:
@@ -87,6 +90,8 @@ class RouteRef:
 Planner = Callable[["ToolContext", Any], Awaitable[PlannedChange | None]]
 ToolHandler = Callable[["ToolContext", Any], Awaitable[BaseModel | Mapping[str, Any]]]
 PageLinker = Callable[["ToolContext", Mapping[str, Any]], Awaitable[Sequence[PageLink]]]
+# Whether a tool has something behind it now (Tool.offered): asked with a read-only session.
+OfferCheck = Callable[["AsyncSession"], Awaitable[bool]]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -116,6 +121,10 @@ class Tool:
     # A write tool's plan (campus_mcp.plugin.confirmation): what the change would do, so the host can ask
     # the student before ``handler`` makes it. Every write tool has one.
     plan: Planner | None = None
+    # Whether the tool has something behind it now (seed 001: its source is configured, or it has
+    # data), asked with a read-only session: None, always. The host lists and runs the tool only
+    # while it answers yes, and asks again when data may have arrived (campus_mcp.plugin.offers).
+    offered: OfferCheck | None = None
 
     def __post_init__(self) -> None:
         if self.writes and self.plan is None:
@@ -169,6 +178,8 @@ class Prompt:
     arguments: tuple[PromptArgument, ...] = ()
     render: Callable[[Mapping[str, str]], Awaitable[str] | str] | None = None
     render_in_context: PromptRenderer | None = None
+    # The tools its text names: the prompt is listed only while each of them is (campus_mcp.plugin.offers).
+    tools: tuple[str, ...] = ()
     plugin: str = ""
 
 
@@ -243,6 +254,9 @@ class DataSource:
     origin: str
     refresh: str
     last_refresh: Callable[[AsyncSession], Awaitable[datetime | Mapping[str, datetime] | None]]
+    # The refresh text given the last refresh, for a source whose words name that time ("seats as
+    # of ..., not refreshed"); without it, ``refresh`` as written.
+    refresh_words: Callable[[datetime | None], str] | None = None
     plugin: str = ""
 
 

@@ -49,6 +49,15 @@ class PermissionMissing(CampusError):
         self.links = tuple(links)
 
 
+class SignInNeeded(PermissionMissing):
+    """A REST call that needs a student, made with no credentials at all: 401, not 403 (RFC 9110:
+    nobody was authenticated, so no permission could be missing), with the challenge a 401 must
+    carry. The REST API takes the dashboard's session or a personal access token."""
+
+    status = 401
+    challenge = 'Bearer realm="campus-mcp"'
+
+
 # --- quoting what the caller sent ------------------------------------------------------------
 # An error that quotes an argument whole answers a 1 MB argument with a 1 MB error (issue 9.7):
 # the size of the answer would be the caller's choice. A quote keeps a short prefix and the length.

@@ -19,6 +19,9 @@ class Principal:
     # A student's personal access token (oauth/personal_tokens.py), not an app's OAuth token: its
     # permissions are fixed when it is made, so a missing one is fixed differently (access.py).
     personal_token: bool = False
+    # The app's registered name, read with the token: the permission error gives the step that
+    # adds a permission in that app (campus_mcp.plugin.client_steps). Never shown as it was given.
+    client_name: str | None = None
 
     @property
     def is_anonymous(self) -> bool:

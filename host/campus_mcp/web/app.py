@@ -37,7 +37,7 @@ from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, re
 from campus_mcp.oauth.routes import oauth_controllers
 from campus_mcp.oauth.session import browser_session_middleware
 from campus_mcp.oauth.sign_in import login_controllers
-from campus_mcp.plugin.errors import CampusError
+from campus_mcp.plugin.errors import CampusError, SignInNeeded
 from campus_mcp.plugin.principal import ANONYMOUS, Principal
 from campus_mcp.plugin.route_errors import PLUGIN_ROUTE_HANDLERS
 from campus_mcp.students.access_journal import journal_folder
@@ -109,7 +109,8 @@ def campus_error_handler(_request: Request[Any, Any, Any], exc: CampusError) -> 
     body: dict[str, Any] = {"error": type(exc).__name__, "message": exc.message}
     if exc.field:
         body["field"] = exc.field
-    return Response(body, status_code=exc.status, media_type=MediaType.JSON)
+    headers = {"WWW-Authenticate": exc.challenge} if isinstance(exc, SignInNeeded) else None
+    return Response(body, status_code=exc.status, media_type=MediaType.JSON, headers=headers)
 
 
 def internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

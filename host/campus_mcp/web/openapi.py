@@ -89,14 +89,15 @@ class BearerRefusal(BaseModel):
 
 ERROR_RESPONSES: dict[int, ResponseSpec] = {
     401: ResponseSpec(
-        BearerRefusal,
+        BearerRefusal | ErrorAnswer,  # type: ignore[arg-type]
         description=(
             "The bearer token is not a live personal access token: unknown, expired or revoked, or an "
-            "OAuth access token (those work on the MCP server only). Leave the header out on a public route."
+            "OAuth access token (those work on the MCP server only). Leave the header out on a public route. "
+            "Or no credentials at all on a route that needs a student: sign in, or send a personal access token."
         ),
     ),
     400: ResponseSpec(ErrorAnswer, description="An argument breaks a rule: the answer names the field and the rule."),
-    403: ResponseSpec(ErrorAnswer, description="The caller lacks the route's scope, or must sign in first."),
+    403: ResponseSpec(ErrorAnswer, description="The signed-in caller or the token lacks the route's scope."),
     404: ResponseSpec(ErrorAnswer, description="What the arguments name does not exist."),
     429: ResponseSpec(ErrorAnswer, description="Too many requests (campus_mcp.limits): wait Retry-After seconds."),
 }

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from campus_mcp.assembly.access import always_on_scopes, check_call, may_call
 from campus_mcp.base import metrics
 from campus_mcp.plugin.contributions import Tool
-from campus_mcp.plugin.errors import InvalidInput, PermissionMissing
+from campus_mcp.plugin.errors import InvalidInput, PermissionMissing, SignInNeeded
 from campus_mcp.plugin.operations import PATH_PARAMETER, Operation
 from campus_mcp.plugin.tool_context import ToolContext
 from campus_mcp.students.access_log import touches_student_data
@@ -64,10 +64,11 @@ def _litestar_path(path: str) -> str:
 
 def _check_scope(registry: Any, principal: Any, tool: Tool) -> None:
     """The tool's scope rule on its REST twin. A signed-in caller without the scope gets the
-    tool's own permission text; an anonymous one is told to sign in (it has no app to fix)."""
+    tool's own permission text (403); an anonymous one is told to sign in (401: it sent no
+    credentials, and has no app to fix)."""
     if principal.is_anonymous and not may_call(registry, principal, tool):
         metrics.count_scope_denial(tool.name, tool.scope)
-        raise PermissionMissing(
+        raise SignInNeeded(
             f"{tool.name} needs the permission {tool.scope!r}, which only a signed-in student holds. "
             f"Sign in on the dashboard ({registry.settings.base_url}/login) and ask again, or use an app "
             "connected with a campus account.",
@@ -85,7 +86,7 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
 
     It refuses what its tool refuses: the caller's scopes are checked first, with the tool's own
     rule and permission text (``campus_mcp.assembly.access.check_call``, a 403; an anonymous caller is
-    told to sign in instead). Today a REST request carries one of two principals: anonymous
+    told to sign in instead, a 401). Today a REST request carries one of two principals: anonymous
     (only the always-on public scopes, like an MCP caller with no token), or the student signed
     in to the dashboard, who holds every scope of every family: it is the student themselves on
     the first-party site, not an app acting for them, so there is nothing to consent to. A

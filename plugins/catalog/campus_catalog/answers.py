@@ -54,13 +54,23 @@ def _entries(catalog: Any) -> int:
     return int(getattr(catalog, "answer_cache_entries", 0) or 0)
 
 
-def cache_of(model: type[BaseModel]) -> AnswerCache:
+def _signed_in(context: ToolContext) -> bool:
+    return context.principal.user_id is not None
+
+
+def cache_of(model: type[BaseModel], *, personal_when_signed_in: bool = False) -> AnswerCache:
     """``Operation(cache=...)`` of a catalog answer of ``model``: kept while the data version, the
-    campus date and the code version stay as they are."""
+    campus date and the code version stay as they are. ``personal_when_signed_in``: a signed-in
+    student's answer reads their own record (check_schedule), so only anonymous answers are kept."""
 
     async def depends_on(context: ToolContext, session: AsyncSession) -> tuple[object, ...]:
         version = await data_version.current(session)
         return (version, campus_today(context.settings.timezone), code_version(model))
 
     # A search by meaning is counted against its rate limit before the cache is asked (issue 30).
-    return AnswerCache(depends_on=depends_on, entries=_entries, around=semantic.counted_search)
+    return AnswerCache(
+        depends_on=depends_on,
+        entries=_entries,
+        around=semantic.counted_search,
+        personal=_signed_in if personal_when_signed_in else None,
+    )

@@ -5,7 +5,8 @@ A family that builds on the catalog declares ``depends_on=("catalog",)`` and imp
 ``pyproject.toml``'s import contracts hold every family to it. What is here:
 
 - the catalog's tables (:class:`Term`, :class:`Section`, :class:`MeetingTime`, ...);
-- the campus's clock and terms (:func:`campus_today`, :func:`resolve_term`, ...);
+- the campus's clock and terms (:func:`campus_today`, :func:`campus_moment`, :func:`resolve_term`, ...);
+- the campus's own rules (:class:`CampusRules`), seats' freshness, the student record readers;
 - loading sections and their finals, conflicts between sections, section keys and URIs;
 - a section read as rows in one statement (:func:`parts_select`, :func:`parts_of`,
   :class:`SectionParts`) and what reads those rows (its credits, its final, its conflicts);
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from campus_catalog.campus_rules import CampusRules, campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.freshness import seats_as_of
 from campus_catalog.models import (
     DAY_LETTERS,
     Course,
@@ -32,7 +35,7 @@ from campus_catalog.models import (
     Term,
     UniversityEvent,
 )
-from campus_catalog.queries.clock import campus_today, hhmm
+from campus_catalog.queries.clock import campus_moment, campus_today, hhmm
 from campus_catalog.queries.schedule_check import find_conflicts, planned_section
 from campus_catalog.queries.section_detail import exam_column, exam_out
 from campus_catalog.queries.section_rows import SectionParts, json_list_text, parts_of, parts_select, row_credits
@@ -51,6 +54,7 @@ from campus_catalog.schemas import (
     normalize_crn,
 )
 from campus_catalog.sources.feed_fetch import fetch_feed
+from campus_catalog.student_record import StudentRecord, register_student_record
 
 if TYPE_CHECKING:
     import click
@@ -70,6 +74,7 @@ __all__ = [
     "LAST_CALENDAR_DAY",
     "Answer",
     "Arguments",
+    "CampusRules",
     "CatalogSettings",
     "Conflict",
     "Course",
@@ -81,11 +86,14 @@ __all__ = [
     "Section",
     "SectionInstructor",
     "SectionParts",
+    "StudentRecord",
     "Subject",
     "Term",
     "TermRef",
     "UniversityEvent",
     "all_terms",
+    "campus_moment",
+    "campus_rules",
     "campus_today",
     "choose_term",
     "current_and_future",
@@ -103,8 +111,10 @@ __all__ = [
     "parts_select",
     "planned_section",
     "queue_stale_sections",
+    "register_student_record",
     "resolve_term",
     "row_credits",
+    "seats_as_of",
     "section_credits",
     "section_key",
     "section_uri",

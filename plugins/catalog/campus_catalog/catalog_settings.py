@@ -43,12 +43,55 @@ def banner_limit(max_bytes: int = DEFAULT_BANNER_PAGE_MAX_BYTES) -> DocumentLimi
 class CatalogSettings(PluginSettings):
     # CAMPUS_MCP_OVERRIDE_OFFICE and CAMPUS_MCP_STUDENT_SYSTEM_NAME still set: start-up warns.
     moved_from_host = ("override_office", "student_system_name")
-    # Campus words, in the catalog's answers and descriptions (they were host settings before).
+    # The campus's own rules (campus_rules.py): empty is "not set". The demo campus, when it sets
+    # none, gets Wentworth's (seed 000); any other campus gets neutral words for a rule not set.
     override_office: str = Field(
-        default="the dean's office of the school that offers the course",
-        description="Who grants course overrides, in answers about restrictions.",
+        default="",
+        description=(
+            "Who grants course overrides, in answers about restrictions (demo campus: the dean's office of "
+            "the school that offers the course; unset elsewhere: the department that offers the course)."
+        ),
     )
-    student_system_name: str = Field(default="LeopardWeb", description="The campus's student system, named in answers.")
+    student_system_name: str = Field(
+        default="",
+        description="The campus's student system, named in answers (demo campus: LeopardWeb).",
+    )
+    time_ticket_place: str = Field(
+        default="",
+        description=(
+            "Where a student finds their registration time (time ticket), for example 'myWentworth, Prepare for "
+            "Registration' (the demo campus's); unset, the answers say it is in the student system."
+        ),
+    )
+    time_ticket_basis: str = Field(
+        default="",
+        description="What a registration time comes from, for example 'completed earned credits'; unset, not said.",
+    )
+    registration_pin_rule: str = Field(
+        default="",
+        description=(
+            "Who needs a PIN or an approval to register, as a clause, for example 'first-year students need a "
+            "PIN from their advisor'; unset, the answers tell the student to check with their advisor."
+        ),
+    )
+    waitlist_rule: str = Field(
+        default="",
+        description=(
+            "The campus's rule for a full section with a waitlist, a sentence (demo campus: join the waitlist "
+            "before asking for a capacity override); unset, not said."
+        ),
+    )
+    elective_rule: str = Field(
+        default="",
+        description="What to do about an elective missing from the schedule, a sentence; unset, not said.",
+    )
+    substitution_approval: str = Field(
+        default="",
+        description=(
+            "Who approves a course substitution or transfer credit (demo campus: the program director, the "
+            "dean's office of the school, or both); unset, the student asks their academic advisor."
+        ),
+    )
     # Test-only allowance: plain http to a loopback address (the fake Banner of the tests).
     # Anything else must be https, because the job follows the URL unattended every night.
     # Before the URLs: their https rule reads it (a field validator sees only the fields above it).

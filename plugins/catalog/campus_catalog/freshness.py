@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 
-from campus_mcp import DataSource, Settings
+from campus_mcp import DataSource, Settings, campus_time_text
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, FinalsSchedule, Section, Term, TermElectiveList, UniversityEvent
 from campus_catalog.queries.clock import campus_today
@@ -43,12 +44,28 @@ def zone_words(timezone: str) -> str:
 
 
 async def _active_terms(session: AsyncSession, timezone: str) -> list[Term]:
-    """Current and future terms that have sections: the terms the freshness list names."""
-    return list(
-        await session.scalars(
-            select(Term).where(Term.end_date >= campus_today(timezone), Term.id.in_(select(Section.term_id).distinct()))
-        )
-    )
+    """Current and future terms that have sections: the terms the freshness list names. A campus
+    whose sections are all of past terms (an import of an old term, as a campus trying the server
+    does) names its newest such term instead: else its advisory said "no refresh time" of data it
+    holds, and the model went to read the student system itself (issue 37, point 6)."""
+    with_sections = Term.id.in_(select(Section.term_id).distinct())
+    active = list(await session.scalars(select(Term).where(Term.end_date >= campus_today(timezone), with_sections)))
+    if active:
+        return active
+    newest = await session.scalar(select(Term).where(with_sections).order_by(Term.end_date.desc()).limit(1))
+    return [newest] if newest is not None else []
+
+
+def seats_as_of(moment: datetime | None, timezone: str, refreshed: bool) -> str:
+    """When the seats were read, in campus time, and whether anything reads them again: "seats as
+    of Tuesday, December 7, 3:40 PM, not refreshed" on a campus with no live Banner, where seats
+    are only what the last import held (issue 37, point 6)."""
+    if moment is None:
+        return "Seats not loaded here: ask the registrar or see the class search."
+    when = campus_time_text(moment, timezone)
+    if refreshed:
+        return f"Seats as of {when}; refreshed every 30 minutes during registration."
+    return f"Seats as of {when}, not refreshed: for seats now, see the campus's class search."
 
 
 def sections_last_refresh(timezone: str) -> LastRefresh:
@@ -135,17 +152,27 @@ def refresh_texts(settings: Settings, catalog: CatalogSettings) -> dict[str, str
     }
 
 
+def _seats_not_refreshed(refresh: str, timezone: str) -> Callable[[datetime | None], str]:
+    """The sections' refresh words on a campus with no live Banner: when its seats were read."""
+
+    def words(latest: datetime | None) -> str:
+        return refresh if latest is None else f"{seats_as_of(latest, timezone, refreshed=False)} {refresh}"
+
+    return words
+
+
 def catalog_data_sources(settings: Settings, catalog: CatalogSettings) -> list[DataSource]:
     refresh = refresh_texts(settings, catalog)
-    system = catalog.student_system_name
+    system = campus_rules(settings, catalog).student_system_name
     zone = settings.timezone
     return [
         DataSource(
             key="sections",
             covers="Meeting times, rooms, instructors, seats",
-            origin=f"Banner class schedule ({system})",
+            origin=f"Banner class schedule ({system})" if system else "Banner class schedule",
             refresh=refresh["sections"],
             last_refresh=sections_last_refresh(zone),
+            refresh_words=None if catalog.banner_live else _seats_not_refreshed(refresh["sections"], zone),
         ),
         DataSource(
             key="course_details",

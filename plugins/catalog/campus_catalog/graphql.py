@@ -65,12 +65,16 @@ _output_types: dict[type[BaseModel], Any] = {}
 _building: set[type[BaseModel]] = set()
 
 
-def _json_field(name: str) -> Any:
+def _json_field(name: str, nullable: bool = False) -> Any:
     def resolve(root: strawberry.Parent[Any]) -> JSON:
         value: Any = root.get(name) if isinstance(root, Mapping) else None
         return typing.cast(JSON, value)
 
-    return strawberry.field(resolver=resolve, name=name)
+    def resolve_or_null(root: strawberry.Parent[Any]) -> JSON | None:
+        return resolve(root)
+
+    # Nullable when the answer's field is (a prerequisite tree: null is none, or "not loaded here").
+    return strawberry.field(resolver=resolve_or_null if nullable else resolve, name=name)
 
 
 # GraphQL-only links between answers, so one query can walk from a section to its course and
@@ -155,7 +159,7 @@ def output_type(model: type[BaseModel]) -> Any:
         for name, field in model.model_fields.items():
             annotation = _output_annotation(field.annotation)
             if annotation is None:
-                namespace[name] = _json_field(name)
+                namespace[name] = _json_field(name, nullable=type(None) in typing.get_args(field.annotation))
             else:
                 annotations[name] = annotation
                 if field.description:

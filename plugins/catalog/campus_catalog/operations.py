@@ -51,6 +51,20 @@ def one_call(query: QueryFunction) -> Callable[[ToolContext, Any], Awaitable[Bas
     return run
 
 
+async def run_check_schedule(context: ToolContext, args: s.ScheduleCheckQuery) -> BaseModel:
+    """check_schedule with the signed-in student's record (issue 37, point 7): their own sections
+    need no override, and the prerequisites are checked against their history."""
+    from campus_catalog.queries.terms import known_term
+    from campus_catalog.student_record import student_record
+
+    async with context.session(read_only=True) as session:
+        record = None
+        if context.principal.user_id is not None:
+            term = await known_term(session, args.term, context.settings)
+            record = await student_record(context, session, term.uid)
+        return await schedule_check.check_schedule(session, args, context.settings, context.plugin_settings, record)
+
+
 async def refresh_stale(context: ToolContext, answer: s.SectionDetail | s.ScheduleCheck) -> None:
     """The stale-section refresh of seed 000 ("Old section data"): queued after the answer is
     built, never changing or delaying it (the refresh runs in the background)."""
@@ -110,6 +124,7 @@ def _row(
     graphql: str | None = None,
     graphql_doc: str = "",
     after: Callable[[ToolContext, Any], Awaitable[object]] | None = None,
+    run: Callable[[ToolContext, Any], Awaitable[BaseModel]] | None = None,
 ) -> CatalogOperation:
     operation = Operation(
         name=name,
@@ -118,9 +133,12 @@ def _row(
         scope=SCOPE,
         input_model=input_model,
         output_model=output_model,
-        run=one_call(query),
-        # Every catalog answer is public; a GraphQL answer is keyed by its whole query, not kept.
-        cache=answers.cache_of(output_model) if query is not run_graphql else None,
+        run=run or one_call(query),
+        # Every catalog answer is public (a signed-in student's check_schedule is their own: its
+        # own ``run``); a GraphQL answer is keyed by its whole query, not kept.
+        cache=answers.cache_of(output_model, personal_when_signed_in=run is not None)
+        if query is not run_graphql
+        else None,
         method=method,
         path=path,
         data_sources=data_sources,
@@ -255,6 +273,7 @@ OPERATIONS: tuple[CatalogOperation, ...] = (
         name="check_schedule",
         title="Check a schedule",
         query=schedule_check.check_schedule,
+        run=run_check_schedule,
         input_model=s.ScheduleCheckQuery,
         output_model=s.ScheduleCheck,
         path=f"{API}/schedule_check",
@@ -342,7 +361,7 @@ OPERATIONS: tuple[CatalogOperation, ...] = (
             demo(
                 as_student=True,
                 query='{ sections(subject: "COMP", open_only: true, limit: 5) { total sections { crn title '
-                "meetings { days start end } instructors course { code prerequisites { op items } } } } }",
+                "meetings { days start end } instructors course { code prerequisites } } } }",
             ),
             sparse(query="{ terms { terms { uid name } } }"),
         ),

@@ -80,25 +80,25 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
     return [DemoData(load=load_demo_catalog, order=10)]
 
 
-# Tools, routes, instructions and examples only when the catalog has a source or data
-# (availability.py, DESIGN §3): with neither, each tool could only answer empty lists.
+# Tools are offered only while the catalog has a source or data (availability.py, DESIGN §3): with
+# neither, each tool could only answer empty lists. They are registered with an offer check the
+# host asks while it serves, so data that arrives shows them without a restart; the routes are
+# their REST twins. Instructions and examples only when the catalog had a source or data at start.
 
 
 @hookimpl
 def register_tools(settings: Settings, plugin_settings: CatalogSettings) -> list[Tool]:
+    from campus_catalog.availability import with_offer_checks
     from campus_catalog.operations import catalog_operations
 
-    if not catalog_offered(settings, plugin_settings):
-        return []
-    return operation_tools(catalog_operations(), settings=settings, plugin_settings=plugin_settings)
+    tools = operation_tools(catalog_operations(), settings=settings, plugin_settings=plugin_settings)
+    return with_offer_checks(tools, settings, plugin_settings)
 
 
 @hookimpl
 def register_routes(settings: Settings, plugin_settings: CatalogSettings) -> list[RouteGroup]:
     from campus_catalog.operations import catalog_operations
 
-    if not catalog_offered(settings, plugin_settings):
-        return []
     return [RouteGroup(handlers=operation_routes(catalog_operations()))]
 
 

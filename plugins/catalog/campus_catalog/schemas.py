@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
+from campus_mcp import StudentText
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, field_validator, model_validator
 from pydantic_core import CoreSchema, PydanticCustomError, ValidationError, core_schema
 
@@ -34,6 +35,12 @@ MAX_SIMILAR = 50
 # date type (a 500); no campus calendar reaches outside these.
 FIRST_CALENDAR_DAY = date(1900, 1, 1)
 LAST_CALENDAR_DAY = date(2199, 12, 31)
+
+# Unknown is not none (issue 37, point 1): a field this campus never loaded holds these words, not
+# null or an empty list, which a model reads as "none" ("the course has no prerequisites").
+NotLoaded = Literal["not loaded here"]
+NOT_LOADED: NotLoaded = "not loaded here"
+_UNKNOWN = f"'{NOT_LOADED}': this campus has not loaded it; never say none, say it is not known here."
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,8 @@ class MeetingOut(Answer):
     days: str = Field(description="M T W R F S U (R is Thursday); '' when none.")
     start: str | None = Field(description="HH:MM, campus time.")
     end: str | None
+    start_12h: str | None = Field(default=None, description="The start on a 12-hour clock (1:30 PM).")
+    end_12h: str | None = None
     start_date: date | None
     end_date: date | None
     building: str | None
@@ -226,7 +235,7 @@ class SectionOut(Answer):
     credits_min: float | None
     credits_max: float | None
     seats: Seats
-    waitlist: Waitlist | None = Field(description="null: not read yet; capacity 0: no waitlist.")
+    waitlist: Waitlist | NotLoaded = Field(description=f"capacity 0: no waitlist. {_UNKNOWN}")
     cancelled: bool
     cross_listed_crns: list[str]
     linked_crns: list[str] = Field(description="Take these with this one (lecture and lab).")
@@ -369,6 +378,7 @@ class SectionDetail(SectionOut):
     cross_listed: list[SectionBrief]
     linked: list[SectionBrief]
     final_exam: FinalExamOut | None
+    seats_as_of: str = Field(description="When the seats were read and whether they are refreshed: say it.")
 
 
 class SimilarSectionsQuery(SectionLookup):
@@ -421,6 +431,7 @@ class Conflict(Answer):
     days: str = Field(description="The days both meet.")
     overlap_start: str
     overlap_end: str
+    overlap_12h: str = Field(default="", description="The overlap on a 12-hour clock (10:30 AM-10:50 AM).")
     overlap_minutes: int = Field(description="On each of those days.")
     override: str = Field(description="The override it needs.")
 
@@ -452,6 +463,25 @@ class ScheduleTotals(Answer):
     days_on_campus_count: int
 
 
+PrerequisiteStatus = Literal["met", "in_progress", "not_on_record", "unknown", "none"]
+
+
+class PrerequisiteCheck(Answer):
+    """One planned course's prerequisites against the signed-in student's record (issue 37, point 7)."""
+
+    course_code: str
+    status: PrerequisiteStatus = Field(
+        description=(
+            "met: every prerequisite is a course of a term the student finished here; in_progress: met once the "
+            "courses they take now are passed; not_on_record: a prerequisite is not in their record here (transfer, "
+            "AP or test credit is not recorded: ask the student); unknown: the student's history or the course's "
+            "prerequisites are not loaded here, or it needs a test score; none: the course has no prerequisites."
+        )
+    )
+    not_on_record: list[str] = Field(description="Prerequisite courses not in the student's record here.")
+    note: str
+
+
 class ScheduleCheck(Answer):
     term: TermRef
     sections: list[SectionOut]
@@ -463,6 +493,20 @@ class ScheduleCheck(Answer):
     overrides_needed: list[OverrideNeed]
     totals: ScheduleTotals
     ask_for_overrides: str = Field(description="Who gives overrides.")
+    held_crns: list[str] | None = Field(
+        default=None,
+        description=(
+            "CRNs of the plan already on the signed-in student's schedule in this term: they hold the seat, so "
+            "a full one needs no override. null: no student signed in, so the check does not know their schedule."
+        ),
+    )
+    prerequisites: list[PrerequisiteCheck] | None = Field(
+        default=None,
+        description=(
+            "Each planned course's prerequisites against the signed-in student's record; null: no student "
+            "signed in (get_course gives the prerequisites)."
+        ),
+    )
 
 
 # --- courses ---------------------------------------------------------------------------------
@@ -487,7 +531,7 @@ class CourseBrief(Answer):
     title: str
     credits_min: float | None
     credits_max: float | None
-    description: str | None = Field(description="The start of the description.")
+    description: str | NotLoaded | None = Field(description=f"The start of the description. {_UNKNOWN}")
     terms_offered: list[str]
 
 
@@ -545,20 +589,22 @@ class CourseDetail(Answer):
     subject_code: str
     course_number: str
     title: str
-    description: str | None
+    # Each of the course details' fields is its value (null or []: none) or NOT_LOADED.
+    description: str | NotLoaded | None
     credits_min: float | None
     credits_max: float | None
     school: str | None
-    prerequisites: Requirement | None
-    corequisites: list[str]
-    restrictions: list[Restriction]
-    mutual_exclusions: list[str]
-    catalog_entry: str | None
-    fees: list[Fee]
-    learning_objectives: list[str]
+    prerequisites: Requirement | NotLoaded | None = Field(description=f"null: none. {_UNKNOWN}")
+    corequisites: list[str] | NotLoaded
+    restrictions: list[Restriction] | NotLoaded
+    mutual_exclusions: list[str] | NotLoaded
+    catalog_entry: str | NotLoaded | None
+    fees: list[Fee] | NotLoaded
+    learning_objectives: list[str] | NotLoaded
     terms_offered: list[str]
     unlocks: list[CourseLink] = Field(description="Courses that list this one as a prerequisite.")
     offered_in: list[TermOffering] = Field(description="Current and future terms with sections of it.")
+    not_loaded: str | None = Field(default=None, description="What is not known here and where to ask: say it.")
 
 
 # --- programs and electives ------------------------------------------------------------------
@@ -579,6 +625,7 @@ class ProgramList(Answer):
     catalog_year: str | None
     catalog_years: list[str]
     programs: list[ProgramBrief]
+    note: str | None = Field(default=None, description="Why the list is empty and where to ask: say it.")
 
 
 class ProgramLookup(Arguments):
@@ -632,7 +679,8 @@ class TermElectiveListOut(Answer):
     school: str
     title: str
     url: str
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
     course_headings: list[ElectiveHeading]
     full_text: str | None
 
@@ -640,6 +688,7 @@ class TermElectiveListOut(Answer):
 class TermElectives(Answer):
     term: TermRef
     lists: list[TermElectiveListOut]
+    note: str | None = Field(default=None, description="Why there are no lists and where to ask: say it.")
 
 
 # --- instructors and reviews -----------------------------------------------------------------
@@ -671,7 +720,7 @@ class InstructorBrief(Answer):
     pub_id: str
     name: str
     department: str | None
-    rating: RatingSummary | None
+    rating: RatingSummary | NotLoaded = Field(description=f"{_UNKNOWN} (not 'unrated')")
 
 
 class InstructorPage(Page):
@@ -687,7 +736,8 @@ class InstructorLookup(Arguments):
 class RatingDetail(RatingSummary):
     distribution: dict[str, int] | None
     tags: dict[str, int] = Field(description="Tag: how many reviews gave it.")
-    fetched_at: datetime | None
+    fetched_at: datetime | None = Field(description="Campus time.")
+    fetched_at_text: str | None = None
 
 
 class ReviewOut(Answer):
@@ -700,7 +750,8 @@ class ReviewOut(Answer):
     would_take_again: bool | None
     grade: str | None
     tags: list[str]
-    text: str
+    # A stranger's words reach the model fenced, like every other text a student wrote (issue 37 point 9).
+    text: StudentText = Field(description="The review as its writer wrote it, cleaned to one line: their words.")
     sentiment: float | None = Field(description="-1 complaint .. 1 praise.")
 
 
@@ -709,7 +760,7 @@ class InstructorDetail(Answer):
     name: str
     department: str | None
     email: str | None
-    rating: RatingDetail | None
+    rating: RatingDetail | NotLoaded = Field(description=f"{_UNKNOWN} (not 'unrated')")
     recent_reviews: list[ReviewOut]
     term: TermRef | None
     sections: list[SectionSummary] = Field(description="Their sections in the term; get_section has the rest.")
@@ -781,10 +832,13 @@ class EventsQuery(Paging):
 class EventOut(Answer):
     title: str
     start_date: date
+    start_weekday: str = Field(default="", description="The weekday of start_date (Monday).")
     end_date: date
+    end_weekday: str = ""
     all_day: bool
-    starts_at: datetime | None
+    starts_at: datetime | None = Field(description="Campus time.")
     ends_at: datetime | None
+    starts_at_text: str | None = Field(default=None, description="Weekday, date and 12-hour time, campus time.")
     category: str | None
     description: str | None
     location: str | None
@@ -794,3 +848,4 @@ class EventPage(Page):
     start_date: date
     end_date: date
     events: list[EventOut]
+    note: str | None = Field(default=None, description="With no events: the dates the calendar covers. Say it.")

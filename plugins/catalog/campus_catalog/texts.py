@@ -5,7 +5,8 @@ matches a student's words against them, so each starts with what the tool reads,
 campus, and has a "Use it for" sentence with questions in a student's words. A rule that
 concerns one tool lives in that tool's description, where the model reads it when it loads the
 tool. Every campus-specific word comes from the settings (the host's, and the catalog's own
-``CatalogSettings`` for the override office and the student system); the defaults are Wentworth's.
+``CatalogSettings``, read through ``campus_rules``: the student system, the time ticket, the
+override office and the other registration rules); Wentworth's only on the demo campus.
 Claude Code cuts a description after 2,048 characters, so the triggers come first and a test
 holds each description under the limit.
 """
@@ -14,28 +15,24 @@ from __future__ import annotations
 
 from campus_mcp import InstructionFragment, Settings
 
+from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.graphql_limits import MAX_COST, MAX_DEPTH
 from campus_catalog.schemas import MAX_PAGE_SIZE
 
-WAITLIST_RULE = (
-    "Waitlists: not every section has one. waitlist null means it has not been read yet, capacity 0 means "
-    "no waitlist. For a full section with a waitlist, the student joins the waitlist before asking for a "
-    "capacity override."
-)
-
 
 def _names(settings: Settings, catalog: CatalogSettings) -> dict[str, str]:
+    rules = campus_rules(settings, catalog)
     return {
         "campus": settings.campus_name,
         "short": settings.campus_short_name,
-        "office": catalog.override_office,
-        "system": catalog.student_system_name,
+        "office": rules.overrides_from,
+        "system": rules.student_system,
         "tz": settings.timezone,
     }
 
 
-def _banner_hint(catalog: CatalogSettings) -> str:
+def _banner_hint(catalog: CatalogSettings, system: str) -> str:
     base = catalog.banner_url
     pages = (
         f"{base}/searchResults/getEnrollmentInfo?term=<term uid>&courseReferenceNumber=<crn> (seats and "
@@ -47,14 +44,17 @@ def _banner_hint(catalog: CatalogSettings) -> str:
     )
     return (
         f"Old data: for a current or future term, when the advisory says the sections data is more than 2 days old "
-        f"or has no refresh time, read {catalog.student_system_name} yourself with a web fetch tool (no sign-in "
+        f"or has no refresh time, read {system} yourself with a web fetch tool (no sign-in "
         f"needed): {pages}. Banner fails under load: read at most 10 CRNs, one at a time."
     )
 
 
 def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]:
     n = _names(settings, catalog)
+    rules = campus_rules(settings, catalog)
     campus, short, office, tz = n["campus"], n["short"], n["office"], n["tz"]
+    waitlists = rules.waitlists()
+    electives = f"Electives not listed yet: {rules.elective_rule}\n" if rules.elective_rule else ""
     return {
         "list_terms": (
             f"Lists the {short} terms (semesters), with the current term and the next term, their "
@@ -82,10 +82,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "ends_before, campus, part_of_term, schedule_type, instructional_method, open_only, credits, "
             "attribute. Results come a page at a time (limit at most 100): call again with offset=next_offset "
             f"while next_offset is not null. Days are Banner letters (R is Thursday); times are {tz}.\n"
-            f"{WAITLIST_RULE}\n"
-            "Electives not listed yet: a Technical or HSS elective missing from the schedule is not an error: "
-            "the Registrar adds electives when the schools send their lists. Check list_term_electives, and tell "
-            "the student to ask the dean or associate dean of their school.\n"
+            f"{waitlists}\n{electives}"
             "Do not use it for descriptions and prerequisites (get_course)."
         ),
         "get_section": (
@@ -94,7 +91,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "final exam. Use it for: 'Is CRN 21345 full or cancelled?', 'What room is CRN 21345 in and when does "
             "it meet?', 'How many seats are left in section 21345, is there a waitlist?', 'When is the final for "
             "CRN 21345?'.\n"
-            f"{WAITLIST_RULE}\n{_banner_hint(catalog)}"
+            f"{waitlists}\n{_banner_hint(catalog, n['system'])}"
         ),
         "search_courses": (
             f"Finds {short} catalog courses (not sections) by code ('COMP 2350', or a subject such as 'MATH'), "
@@ -131,15 +128,16 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "count as a technical elective for my major?'. Ask the student for their program and catalog year "
             "(usually the year they "
             "started) when you do not know them.\n"
-            "Substitutions and transfer credit: using a substitute course or transfer credit for a requirement "
-            "needs approval from the program director, the dean's office of the school, or both."
+            f"Substitutions and transfer credit: {rules.substitution()}"
         ),
         "list_term_electives": (
             f"Gives the elective lists that the {short} schools published for one term (technical, HSS and other "
-            "electives), with the heading of each course and the full text of each list. Use it for: 'What HSS "
-            "electives are offered next spring?', 'Which technical electives can I take this fall?'. When an "
-            "elective is not in the schedule yet, the Registrar adds it once the school sends its list: tell the "
-            "student to ask the dean or associate dean of their school."
+            "electives), with the heading of each course and the full text of each list. Use it for: 'What "
+            "humanities electives are offered next spring?', 'Which technical electives can I take this fall?'. "
+            + (
+                rules.elective_rule
+                or "An elective missing from the schedule may still be added: tell the student to ask their school."
+            )
         ),
         "similar_sections": (
             f"Finds {short} sections in the same term like one section: first the same course's open sections "
@@ -154,7 +152,8 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "(credits, hours a week, days on campus). Use it for: 'Do these CRNs conflict or overlap?', 'Check my "
             "schedule: 21345, 21346, 21888', 'Does my lecture have its lab?', 'How many credits is this plan?'. "
             "Check every option before you "
-            "give a plan to the student.\n"
+            "give a plan to the student. For a signed-in student it knows their own sections (no override for "
+            "one they hold) and checks prerequisites against their record.\n"
             f"Overrides: {office} gives registration overrides, and an override is not certain, so prefer plans "
             "that need none. The result names the override each problem needs: 'Time conflict' for overlapping "
             "sections (give the minutes of overlap), 'Capacity or closed' for a full section (join its waitlist "
@@ -197,11 +196,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "week. Use it for: 'When is spring break?', 'When is finals week?', 'What is the last day to drop or "
             f"withdraw from a class?', 'Is there class on Monday or on a holiday such as Thanksgiving?'. Dates "
             f"are in {tz}.\n"
-            "Registration time: each student registers at the time on their time ticket, found in "
-            f"{n['system']}. The time comes from completed earned credits, with transfer and graduate credits; "
-            "credits in progress do not count. First-year students, sophomores and students on academic "
-            "probation, continued probation or dismissal need a Registration Alternate PIN (RAC) from their "
-            "primary advisor. No tool knows a student's time ticket, RAC or standing: give the rule, do not guess."
+            f"Registration time: {rules.registration_long()}"
         ),
         "catalog_graphql": (
             f"Runs a read-only GraphQL query on the public course catalog of {campus}: the same data as the other "
@@ -219,41 +214,35 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
 
 def instruction_fragments(settings: Settings, catalog: CatalogSettings) -> list[InstructionFragment]:
     n = _names(settings, catalog)
+    rules = campus_rules(settings, catalog)
     return [
         InstructionFragment(
             priority=10,
             text=(
-                f"Use this server for {n['campus']} ({n['short']}) courses and registration: the class schedule, "
-                "sections and CRNs, open seats, course descriptions and prerequisites, professors and their "
-                "reviews, degree requirements, electives, and the academic calendar (breaks, deadlines, finals "
-                "week). Students ask in their own words: 'my professor', 'is this class full', 'when is "
-                "spring break', 'what should I take next semester'."
+                f"Use this server for {n['campus']} ({n['short']}) courses and registration: class schedule, "
+                "sections and CRNs, open seats, course descriptions and prerequisites, professors and reviews, "
+                "degree requirements, electives, academic calendar (breaks, deadlines, finals). Students "
+                "say 'my professor', 'is this class full', 'when is spring break', 'what to take next "
+                "term'."
             ),
         ),
         # The rules stay short: every plugin's rules share what is left of the 2,048 characters. Seed
         # 000 puts three in the instructions: the advisory with its freshness, the time ticket and the
-        # RAC ("Registration steps"), and the override rules.
+        # RAC ("Registration steps"), and the override rules; the RAC is the demo campus's rule only.
         InstructionFragment(
             priority=50,
             text=(
-                "Course-planning results carry an advisory: tell the student to confirm the plan with their "
-                "program director and academic advisor. A refresh time there is when a full run ended, not one "
+                "Planning results carry an advisory: tell the student to confirm plans with their program "
+                "director and advisor. A refresh time there is when a full run ended, not one "
                 "course: one fresh course says nothing of the rest."
             ),
         ),
-        InstructionFragment(
-            priority=55,
-            text=(
-                f"Each student registers at the time on their time ticket ({n['system']}); first-year students, "
-                "sophomores and students on probation need a RAC from their primary advisor. No tool knows these: "
-                "say the rule, never guess."
-            ),
-        ),
+        InstructionFragment(priority=55, text=rules.registration_short()),
         InstructionFragment(
             priority=60,
             text=(
-                f"Overrides (from {n['office']}) are never certain: plan without one; offer one only if "
-                "nothing else works, naming it, the course and any minutes of conflict."
+                f"Overrides (from {n['office']}) are never certain: plan without; offer one as a last resort, "
+                "naming it, the course and any minutes of conflict."
             ),
         ),
     ]

@@ -105,6 +105,7 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
         credits_min=4,
         credits_max=4,
         terms_offered=["Fall", "Spring"],
+        details_synced_at=SYNCED,
     )
     data_structures = Course(
         subject_code="COMP",
@@ -123,6 +124,7 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
         terms_offered=["Spring"],
         details_synced_at=SYNCED,
     )
+    # Never read by a details run: its description and prerequisites are "not loaded here".
     calculus = Course(subject_code="MATH", course_number="1750", title="Calculus I", credits_min=4, credits_max=4)
     chemistry = Course(
         subject_code="CHEM",
@@ -131,6 +133,7 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
         description="Atoms, bonds and reactions, with a weekly laboratory.",
         credits_min=4,
         credits_max=4,
+        details_synced_at=SYNCED,
     )
     investments = Course(
         subject_code="MGMT",
@@ -139,6 +142,7 @@ async def seed_catalog(session: AsyncSession, today: date) -> None:
         description="Stocks, bonds and how the stock market prices a company.",
         credits_min=3,
         credits_max=3,
+        details_synced_at=SYNCED,
     )
     session.add_all([intro, data_structures, calculus, chemistry, investments])
     ada = Instructor(pub_id="ada-lovelace", name="Ada Lovelace", department="Computer Science", email="ada@example.edu")

@@ -31,6 +31,7 @@ async def test_a_conflict_names_both_sections_days_times_and_minutes(catalog: An
             "days": "MW",
             "overlap_start": "10:30",
             "overlap_end": "10:50",
+            "overlap_12h": "10:30 AM-10:50 AM",
             "overlap_minutes": 20,
             "override": "Time conflict",
         }

@@ -112,8 +112,9 @@ async def test_last_refresh_is_a_full_runs_time_per_current_and_future_term(camp
     await import_banner_file(campus.sessions, BANNER_FIXTURE)
     sources = {s.key: s for s in catalog_data_sources(campus.settings, LIVE)}
     async with campus.sessions() as session:
-        # The fixture's term ended in 2021: a past term is not in the list.
-        assert await sources["sections"].last_refresh(session) == {}
+        # The fixture's term ended in 2021: with no current or future term, the newest past term
+        # with sections is named, by its import (issue 37, point 6: it was {}, "never refreshed").
+        assert (await sources["sections"].last_refresh(session)).keys() == {"202131"}
         today = campus_today()
         synced = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
         imported = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -159,4 +160,4 @@ async def test_a_change_committed_in_this_process_shows_in_the_next_advisory(cam
         await session.commit()
     after = await sections_refreshed()
     assert after != before and isinstance(after, dict) and after, (before, after)
-    assert set(after.values()) == {"2030-01-02T03:04:00+00:00"}, after
+    assert set(after.values()) == {"2030-01-01T22:04:00-05:00"}, after  # campus time (issue 37, point 8)

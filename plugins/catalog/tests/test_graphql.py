@@ -33,7 +33,7 @@ def _tool_error(result: Any) -> str:
 
 QUERY = '{ sections(subject: "COMP", limit: 3) { total sections { crn course_code title meetings { days } } } }'
 LINKED = """query Plan($subject: String) {
-  sections(subject: $subject, limit: 2) { sections { crn course { code prerequisites { op items } } } }
+  sections(subject: $subject, limit: 2) { sections { crn course { code prerequisites } } }
 }"""
 MUTATION = 'mutation { dropSection(crn: "10001") { ok } }'
 DEEP = (

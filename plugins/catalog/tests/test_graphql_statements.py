@@ -23,7 +23,7 @@ from graphql import parse
 from sqlalchemy import event
 
 COURSE_FIELDS = (
-    "code title school credits_min terms_offered prerequisites { op course title items } unlocks { code title } "
+    "code title school credits_min terms_offered prerequisites unlocks { code title } "
     "offered_in { term { uid } section_count }"
 )
 SECTION_FIELDS = "crn title section_number meetings { days start } instructors open_seats course { code }"

@@ -12,11 +12,13 @@ Privacy rules (issue 11):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from campus_mcp import NotFound, Settings
 from campus_schedule.busy import busy_blocks, check_range
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_friends.friendships import is_friend
+from campus_friends.friendships import friend_and_onboarded
 from campus_friends.schemas import BusyTime, FriendBusyQuery, FriendBusyTimes
 
 NOT_A_FRIEND = (
@@ -30,11 +32,19 @@ def not_a_friend() -> NotFound:
 
 
 async def friend_busy_times(
-    session: AsyncSession, student_id: int, query: FriendBusyQuery, settings: Settings
+    session: AsyncSession,
+    student_id: int,
+    query: FriendBusyQuery,
+    settings: Settings,
+    onboarded: Callable[[bool], None] | None = None,
 ) -> FriendBusyTimes:
+    """``onboarded``: told whether the student takes any section, when the read says it."""
     check_range(query.start_date, query.end_date)
-    if not await is_friend(session, student_id, query.friend_id):
+    friend, takes_sections = await friend_and_onboarded(session, student_id, query.friend_id)
+    if not friend:
         raise not_a_friend()
+    if onboarded is not None and takes_sections is not None:
+        onboarded(takes_sections)
     merged: list[BusyTime] = []
     for block in await busy_blocks(session, query.friend_id, query.start_date, query.end_date, settings):
         if merged and block.start <= merged[-1].end:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campus_mcp import MAX_ROW_ID, InvalidInput, utcnow
-from sqlalchemy import bindparam, delete, or_, select
+from campus_schedule.models import Enrollment
+from sqlalchemy import bindparam, delete, exists, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,12 +35,15 @@ def _pair(a: int, b: int) -> tuple[int, int]:
 
 
 # The two reads of every friends answer, built once (a statement built per call, with its cache
-# key, was a good part of a small answer's CPU).
-_BETWEEN = select(Friendship).where(
-    Friendship.low_student_id == bindparam("low"), Friendship.high_student_id == bindparam("high")
-)
+# key, was a good part of a small answer's CPU). The tools' reads carry whether the student
+# (student_id) takes any section, which their page links ask (the onboarded rule,
+# campus_schedule.call_readings): one statement less per call than reading it again.
+_ONBOARDED = exists().where(Enrollment.student_id == bindparam("student_id")).label("onboarded")
+_PAIR = (Friendship.low_student_id == bindparam("low"), Friendship.high_student_id == bindparam("high"))
+_BETWEEN = select(Friendship).where(*_PAIR)
+_BETWEEN_ONBOARDED = select(Friendship, _ONBOARDED).where(*_PAIR)
 _OF = (
-    select(Friendship)
+    select(Friendship, _ONBOARDED)
     .where(
         or_(Friendship.low_student_id == bindparam("student_id"), Friendship.high_student_id == bindparam("student_id"))
     )
@@ -53,19 +57,30 @@ async def _between(session: AsyncSession, a: int, b: int) -> Friendship | None:
     return found
 
 
+async def friendships_and_onboarded(session: AsyncSession, student_id: int) -> tuple[list[Friendship], bool | None]:
+    """Every row the student is part of, pending or accepted, oldest first; and whether the student
+    takes any section (None: no row to tell it)."""
+    rows = (await session.execute(_OF, {"student_id": student_id})).all()
+    return [row[0] for row in rows], (bool(rows[0][1]) if rows else None)
+
+
 async def friendships_of(session: AsyncSession, student_id: int) -> list[Friendship]:
     """Every row the student is part of, pending or accepted, oldest first."""
-    rows = await session.scalars(_OF, {"student_id": student_id})
-    return list(rows.all())
+    return (await friendships_and_onboarded(session, student_id))[0]
 
 
-async def is_friend(session: AsyncSession, student_id: int, other_id: int) -> bool:
-    """True only for an accepted friendship: a pending request, a removed friend, the student
+async def friend_and_onboarded(session: AsyncSession, student_id: int, other_id: int) -> tuple[bool, bool | None]:
+    """Whether the two are friends, and whether the student takes any section (None: not read).
+
+    Friends only for an accepted friendship: a pending request, a removed friend, the student
     themself and an id nobody has all give False, the same way."""
     if student_id == other_id or not possible_id(other_id):
-        return False
-    row = await _between(session, student_id, other_id)
-    return row is not None and row.status == ACCEPTED
+        return False, None
+    low, high = _pair(student_id, other_id)
+    row = (await session.execute(_BETWEEN_ONBOARDED, {"low": low, "high": high, "student_id": student_id})).first()
+    if row is None:
+        return False, None
+    return row[0].status == ACCEPTED, bool(row[1])
 
 
 async def friend_ids(session: AsyncSession, student_id: int) -> set[int]:

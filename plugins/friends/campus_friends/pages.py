@@ -205,7 +205,7 @@ async def _friends_page(request: Request[Any, Any, Any], *, error: str = "", sta
         return to_login(FRIENDS_PAGE)
     deployment = _deployment(request)
     async with deployment.session() as session:
-        friends = await queries.list_friends(session, user[0])
+        friends = await queries.list_friends(session, user[0], deployment.settings.timezone)
         code = shown(await friend_code(session, user[0]))
         await session.commit()  # a code made on this first visit
     csrf = csrf_token(request)
@@ -383,7 +383,7 @@ async def friend_week(request: Request[Any, Any, Any], friend_id: FromPath[int])
             week = await busy.friend_busy_times(session, user[0], query, deployment.settings)
         except NotFound:
             week = None
-        names = await queries.list_friends(session, user[0])
+        names = await queries.list_friends(session, user[0], deployment.settings.timezone)
     if week is None:
         # The same page for a student who is not a friend, a removed friend and an id nobody has.
         response = dashboard_page(

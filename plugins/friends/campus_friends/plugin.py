@@ -1,10 +1,10 @@
 """Hook implementations of the friends family. Wiring only: the logic lives beside this module.
 
 Scopes (seed 000 "Permissions"): ``friends:read`` for list_friends and friend_busy_times, starts
-checked. The reserved ``friends:requests``, ``friends:meetings`` and ``friends:groups`` are NOT
-registered: the host offers only scopes that some tool uses (tests/mcp/test_server_promises.py), and
-requests and meetings are made on the dashboard's form posts, with no MCP tool yet (issue 12
-brings write tools with confirmation). Register each one with the first tool that needs it.
+checked. ``friends:requests``, ``friends:meetings`` and ``friends:groups`` are reserved (issue 37,
+point 9): registration and the consent page accept them, unchecked, so an app can ask for them
+now, but no tool needs them and the 401 challenge does not name them (requests and meetings are
+made on the dashboard's form posts). The first tool that needs one drops its ``reserved``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ from campus_friends.pages import PAGES
 from campus_friends.tools import OPERATIONS, SCOPE, tools
 
 __version__ = "0.1.0"
+# Seed 000's reserved friend scopes: name, consent title, what they will be for.
+RESERVED = (
+    ("friends:requests", "Send and answer friend requests", "friend request"),
+    ("friends:meetings", "Plan meetings with friends", "meeting"),
+    ("friends:groups", "Manage groups of friends", "group"),
+)
 
 
 @hookimpl
@@ -55,7 +61,18 @@ def register_scopes() -> list[Scope]:
             title="See your friends and when they are busy",
             description="See your friends, your friend requests, and when your friends are busy (never their classes).",
             starts_checked=True,
-        )
+        ),
+        *(
+            Scope(
+                name=name,
+                title=title,
+                description=f"Reserved for {what} tools to come; it gives nothing yet.",
+                writes=True,
+                starts_checked=False,
+                reserved=True,
+            )
+            for name, title, what in RESERVED
+        ),
     ]
 
 
@@ -75,9 +92,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=45,
             text=(
-                "When the student asks about a friend ('is Sam free', "
-                "'when can we meet'), call list_friends for the friend's friend_id, then friend_busy_times. "
-                "It gives busy times only: never guess a friend's classes."
+                "When a student asks about a friend ('is Sam free', 'when can we meet'), call list_friends, "
+                "then friend_busy_times: busy times only, never guess a friend's classes."
             ),
         )
     ]

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from campus_catalog.api import campus_moment
 from campus_mcp import student_text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from campus_friends.friendships import friendships_of
+from campus_friends.friendships import friendships_and_onboarded
 from campus_friends.models import ACCEPTED
 from campus_friends.schemas import Friend, FriendList, FriendRequest
 from campus_friends.students import student_names
 
 
-async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
-    rows = await friendships_of(session, student_id)
+async def list_friends(
+    session: AsyncSession, student_id: int, timezone: str, onboarded: Callable[[bool], None] | None = None
+) -> FriendList:
+    """``onboarded``: told whether the student takes any section, when the read says it."""
+    rows, takes_sections = await friendships_and_onboarded(session, student_id)
+    if onboarded is not None and takes_sections is not None:
+        onboarded(takes_sections)
     names = await student_names(session, (row.other(student_id) for row in rows))
     friends: list[Friend] = []
     received: list[FriendRequest] = []
@@ -27,7 +35,8 @@ async def list_friends(session: AsyncSession, student_id: int) -> FriendList:
                     friend_id=other.id,
                     username=other.username,
                     display_name=student_text(other.display_name),
-                    friends_since=row.accepted_at,
+                    friends_since=campus_moment(row.accepted_at, timezone)[0],
+                    friends_since_text=campus_moment(row.accepted_at, timezone)[1],
                 )
             )
             continue

@@ -11,6 +11,7 @@ from typing import Any
 
 from campus_mcp import Operation, PageLink, Settings, Tool, ToolContext, operation_tools
 from campus_schedule.busy import MAX_DAYS
+from campus_schedule.call_readings import CallReadings
 from campus_schedule.enrollment import has_courses
 
 from campus_friends import busy, queries
@@ -26,19 +27,30 @@ def friend_page(friend_id: int) -> str:
     return f"{FRIENDS_PAGE}/{friend_id}"
 
 
+# Whether the student takes any section, as the call's run read it, for its page links.
+CALL_ONBOARDED: CallReadings[bool] = CallReadings()
+
+
 async def run_list_friends(context: ToolContext, args: NoArguments) -> FriendList:
     async with context.session(read_only=True) as session:
-        return await queries.list_friends(session, context.user_id)
+        return await queries.list_friends(
+            session, context.user_id, context.settings.timezone, lambda on: CALL_ONBOARDED.keep(context, on)
+        )
 
 
 async def run_friend_busy_times(context: ToolContext, args: FriendBusyQuery) -> FriendBusyTimes:
     async with context.session(read_only=True) as session:
-        return await busy.friend_busy_times(session, context.user_id, args, context.settings)
+        return await busy.friend_busy_times(
+            session, context.user_id, args, context.settings, lambda on: CALL_ONBOARDED.keep(context, on)
+        )
 
 
 async def _onboarded(context: ToolContext) -> bool:
     # Seed 000 "Page links": the dashboard sends a student with no courses to onboarding, so such
-    # a student gets no link to the friends pages (the onboarded rule).
+    # a student gets no link to the friends pages (the onboarded rule). The run read it, mostly.
+    kept = CALL_ONBOARDED.of(context)
+    if kept is not None:
+        return kept
     async with context.session(read_only=True) as session:
         return await has_courses(session, context.user_id)
 

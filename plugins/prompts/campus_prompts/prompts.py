@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import date
 
-from campus_catalog.api import CatalogSettings, all_terms, campus_today
+from campus_catalog.api import CampusRules, CatalogSettings, all_terms, campus_rules, campus_today
 from campus_mcp import Prompt, PromptArgument, Settings, ToolContext
 
 from campus_prompts.rules import closing, given, override_rules, quoted, registration_rules
@@ -29,7 +29,7 @@ SUBJECT = PromptArgument(name="subject", description="A subject code such as COM
 # Tests replace it to fix the campus date; the prompts call it once per prompts/get.
 today_on_campus: Callable[[str], date] = campus_today
 
-Steps = Callable[[Mapping[str, str], str, CatalogSettings], str]
+Steps = Callable[[Mapping[str, str], str, CampusRules], str]
 
 
 def _term_line(args: Mapping[str, str], default: str) -> str:
@@ -38,7 +38,7 @@ def _term_line(args: Mapping[str, str], default: str) -> str:
     return default
 
 
-def plan_term_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def plan_term_schedule(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Plan my courses for one term.",
@@ -55,13 +55,13 @@ def plan_term_schedule(args: Mapping[str, str], term: str, catalog: CatalogSetti
             "after, ends before, campus).",
             "6. check_schedule on the CRNs of each option; change sections until the option has no conflicts.",
             "Give one to three options, each with its CRNs, then the registration rules below.",
-            override_rules(catalog.override_office),
-            registration_rules(catalog.student_system_name),
+            override_rules(rules.overrides_from),
+            registration_rules(rules),
         ]
     )
 
 
-def check_my_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def check_my_schedule(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Check my schedule for one term.",
@@ -72,12 +72,12 @@ def check_my_schedule(args: Mapping[str, str], term: str, catalog: CatalogSettin
             "3. get_course for each course, for corequisites I do not take in the same term.",
             "4. my_finals for final exams at the same time.",
             "Tell me each problem with the course and what to do about it.",
-            override_rules(catalog.override_office),
+            override_rules(rules.overrides_from),
         ]
     )
 
 
-def plan_degree_progression(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def plan_degree_progression(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Plan each of my terms until graduation.",
@@ -93,14 +93,14 @@ def plan_degree_progression(args: Mapping[str, str], term: str, catalog: Catalog
             "3. get_course for the prerequisites, corequisites and the terms each course is usually offered.",
             "Place each remaining course in a term, then list the risks: a course offered once a year, a long "
             "prerequisite chain, a heavy term. Some prerequisites need a minimum grade: my_course_history has "
-            "no grades, so ask me for them. A substitution or transfer credit for a requirement needs approval "
-            "from the program director, the dean's office of the school, or both.",
-            override_rules(catalog.override_office),
+            "no grades, so ask me for them.",
+            rules.substitution(),
+            override_rules(rules.overrides_from),
         ]
     )
 
 
-def find_class_for_free_time(args: Mapping[str, str], term: str, catalog: CatalogSettings) -> str:
+def find_class_for_free_time(args: Mapping[str, str], term: str, rules: CampusRules) -> str:
     return "\n".join(
         [
             "Find a class that fits my free time.",
@@ -114,7 +114,7 @@ def find_class_for_free_time(args: Mapping[str, str], term: str, catalog: Catalo
             "those times, and the subject if given.",
             "3. check_schedule on my CRNs with each section you suggest, so it has no conflicts.",
             "Give the sections with their CRNs, days and times.",
-            override_rules(catalog.override_office),
+            override_rules(rules.overrides_from),
         ]
     )
 
@@ -126,6 +126,7 @@ def _prompt(
     arguments: tuple[PromptArgument, ...],
     steps: Steps,
     default_term: Callable[[list[TermDates], date], str] | None,
+    tools: tuple[str, ...],
 ) -> Prompt:
     async def render(context: ToolContext, args: Mapping[str, str]) -> str:
         settings: Settings = context.settings
@@ -137,9 +138,12 @@ def _prompt(
                 rows = await all_terms(session)
             known = [TermDates(t.uid, t.name, t.start_date, t.end_date) for t in rows]
             term = _term_line(args, default_term(known, today_on_campus(settings.timezone)))
-        return f"{steps(args, term, catalog)}\n\n{closing(settings)}"
+        return f"{steps(args, term, campus_rules(settings, catalog))}\n\n{closing(settings)}"
 
-    return Prompt(name=name, title=title, description=description, arguments=arguments, render_in_context=render)
+    # ``tools``: every tool its text names; the host lists the prompt only while each is listed.
+    return Prompt(
+        name=name, title=title, description=description, arguments=arguments, render_in_context=render, tools=tools
+    )
 
 
 def _arg(name: str, description: str) -> PromptArgument:
@@ -157,6 +161,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             (TERM, COURSES, _arg("preferences", "Days, times or other wishes, in your words. Optional.")),
             plan_term_schedule,
             planning_term_line,
+            ("list_terms", "my_courses", "my_course_history", "get_course", "search_sections", "check_schedule"),
         ),
         _prompt(
             "check_my_schedule",
@@ -166,6 +171,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             (TERM,),
             check_my_schedule,
             check_term_line,
+            ("list_terms", "my_courses", "check_schedule", "get_course", "my_finals"),
         ),
         _prompt(
             "plan_degree_progression",
@@ -183,6 +189,7 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             ),
             plan_degree_progression,
             None,
+            ("my_course_history", "list_programs", "degree_requirements", "get_course", "check_schedule"),
         ),
         _prompt(
             "find_class_for_free_time",
@@ -196,5 +203,6 @@ def planning_prompts(settings: Settings) -> list[Prompt]:
             ),
             find_class_for_free_time,
             planning_term_line,
+            ("list_terms", "my_busy_times", "search_sections", "check_schedule"),
         ),
     ]

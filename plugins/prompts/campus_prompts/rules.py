@@ -1,7 +1,6 @@
 """The words every planning prompt carries (seed 000, "Prompts", "Registration overrides",
 "Registration steps"). The campus words come from the settings: the advisor message from the
-host's, the override office and the student system from the catalog's ``CatalogSettings``.
-When the Registrar changes a rule, change it here and in the catalog's texts.
+host's, the campus's registration rules from the catalog's (``campus_catalog.campus_rules``).
 """
 
 from __future__ import annotations
@@ -9,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from campus_catalog.api import CampusRules
 from campus_mcp import Settings
 
 ASK_RULE = (
@@ -33,27 +33,32 @@ def given(args: Mapping[str, str], name: str, label: str) -> str:
     return f"{label}: not given; ask the student if you need it."
 
 
+# In every planning prompt (issue 37 point 9): each of them can suggest a full section.
+WAITLIST_RULE = (
+    "For a full section with a waitlist, the student joins the waitlist before asking for a capacity override."
+)
+
+
 def override_rules(office: str) -> str:
     return (
         "Overrides: an override is not certain, so make plans that need none. Offer one option that needs an "
         "override only when no plan without one works, or when the student is stuck or worried; for it, name "
-        f"the override and the course, and tell the student to ask {office}. For a time conflict, give the "
-        "minutes of overlap (check_schedule gives the times of each conflict)."
+        f"the override and the course, and tell the student to ask {office}. {WAITLIST_RULE} For a time "
+        "conflict, give the minutes of overlap (check_schedule gives the times of each conflict)."
     )
 
 
-def registration_rules(system: str) -> str:
-    return (
-        "Registration: each student registers at the time on their time ticket, which they find in "
-        f"{system}; the time comes from completed earned credits, with transfer and graduate credits, not "
-        "credits in progress. First-year students, sophomores and students on academic probation, continued "
-        "probation or academic dismissal need a Registration Alternate PIN (RAC) from their primary advisor; "
-        "no tool knows the class year or standing, so give the rule and do not guess. For a Technical or HSS "
-        "elective not in the schedule yet, the student asks the dean or associate dean of their school. For a "
-        "full section with a waitlist, the student joins the waitlist before asking for a capacity override. "
-        "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the "
-        "grade."
+def registration_rules(rules: CampusRules) -> str:
+    """The campus's registration rules (the demo campus's are Wentworth's; others set their own or get
+    neutral words), then the rules every campus shares."""
+    parts = [f"Registration: {rules.registration_long()}"]
+    if rules.elective_rule:
+        parts.append(rules.elective_rule)
+    parts.append(rules.waitlists())
+    parts.append(
+        "Some prerequisites need a minimum grade: my_course_history has no grades, so ask the student for the grade."
     )
+    return " ".join(parts)
 
 
 def closing(settings: Settings) -> str:

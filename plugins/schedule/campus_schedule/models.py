@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal
 
 from campus_mcp import Base, UTCDateTime, utcnow
-from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 # Who put a section on a student's schedule. Only the feed may take "feed" rows away again
@@ -65,9 +65,10 @@ class StudentEventAttendee(Base):
 
 
 class SeatWatch(Base):
-    """A student's wish to hear when a full section has a seat (watch_section). The news is read,
-    not stored: the section's seats now, on the next answer of list_watches, my_courses and the
-    schedule page, and at once on a listen stream of the section or of the schedule."""
+    """A student's wish to hear when a full section has a seat (watch_section). The news is read
+    from the section's seats now, on the next answer of list_watches, my_courses and the schedule
+    page, and at once on a listen stream of the section or of the schedule; and, where the campus
+    sends e-mail, each opening is e-mailed once (``SeatMail``, campus_schedule.seat_mail)."""
 
     __tablename__ = "schedule_seat_watches"
     __table_args__ = (
@@ -81,4 +82,38 @@ class SeatWatch(Base):
     term_uid: Mapped[str] = mapped_column(String(20))
     section_id: Mapped[int] = mapped_column(ForeignKey("catalog_sections.id", ondelete="CASCADE"))
     crn: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The section had a seat when last looked at; moved only by a conditional UPDATE, which is the
+    # claim of an opening (one worker wins it). ``openings`` counts the openings seen.
+    seat_open_seen: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    openings: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+# pending: to send (at next_attempt_at); sending: a worker claimed it; sent; failed: given up (or
+# nowhere to send), shown on the student's watches page.
+SeatMailStatus = Literal["pending", "sending", "sent", "failed"]
+
+
+class SeatMail(Base):
+    """The e-mail of one opening of one watch: the outbox row a worker claims before it sends."""
+
+    __tablename__ = "schedule_seat_mail"
+    __table_args__ = (
+        UniqueConstraint("watch_id", "opening", name="uq_schedule_seat_mail_watch_opening"),
+        Index("ix_schedule_seat_mail_status", "status", "next_attempt_at"),
+        Index("ix_schedule_seat_mail_student_id", "student_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    watch_id: Mapped[int] = mapped_column(ForeignKey("schedule_seat_watches.id", ondelete="CASCADE"))
+    opening: Mapped[int] = mapped_column(Integer)
+    student_id: Mapped[int] = mapped_column(ForeignKey("students.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    sent_to: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    seats: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -157,7 +157,7 @@ async def _render(
             # where the student has courses in it; else the first term the page lists.
             default = choose_term(terms, None, deployment.settings)
             chosen = next((t for t in listed if t.uid == default.uid), listed[0])
-        answer = await queries.term_courses(session, student, chosen, terms)
+        answer = await queries.term_courses(session, student, chosen, terms, timezone=deployment.settings.timezone)
     body = _schedule_body(answer, listed, addable or [chosen], chosen, csrf_token(request), notice)
     response = dashboard_page(deployment, request, "My schedule", body)
     response.status_code = status

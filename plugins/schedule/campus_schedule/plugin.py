@@ -6,10 +6,11 @@ REST twins under ``/api/v1/me``, the My schedule pages, the enrollment feed and 
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from campus_catalog.api import import_group
+from campus_catalog.api import StudentRecord, import_group, register_student_record
 from campus_mcp import (
     DemoData,
     InstructionFragment,
@@ -26,6 +27,7 @@ from campus_mcp import (
     hookimpl,
     operation_examples,
 )
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule import models as _models  # noqa: F401  (the tables join the metadata)
 from campus_schedule.settings import ScheduleSettings
@@ -33,8 +35,25 @@ from campus_schedule.settings import ScheduleSettings
 __version__ = "0.1.0"
 
 
+async def _student_record(session: AsyncSession, student_id: int, term_uid: str, today: date) -> StudentRecord:
+    from campus_schedule.record import read_record  # loaded at the first signed-in check, not at start
+
+    return await read_record(session, student_id, term_uid, today)
+
+
+# The catalog's check_schedule knows the signed-in student's sections and history through it.
+register_student_record("schedule", _student_record)
+
+
 @hookimpl
 def campus_plugin_info(settings: Settings) -> PluginInfo:
+    warm_up = None
+    if settings.mail_configured:
+        from campus_schedule.seat_mail import on_section_changes
+
+        # Not a warm-up that ends: each server process e-mails a watched seat's opening as soon as
+        # it hears the section change (the claim in the database keeps it to one e-mail).
+        warm_up = on_section_changes(settings)
     return PluginInfo(
         name="schedule",
         version=__version__,
@@ -43,6 +62,7 @@ def campus_plugin_info(settings: Settings) -> PluginInfo:
         description="The student's own courses, course history, finals and busy times.",
         depends_on=("catalog",),
         settings_model=ScheduleSettings,
+        warm_up=warm_up,
     )
 
 
@@ -85,8 +105,9 @@ def register_resources() -> list[ResourceTemplate]:
 def register_routes() -> list[RouteGroup]:
     from campus_schedule.pages import PAGES
     from campus_schedule.routes import ROUTES
+    from campus_schedule.watch_pages import WATCH_PAGES
 
-    return [RouteGroup(handlers=[*ROUTES, *PAGES])]
+    return [RouteGroup(handlers=[*ROUTES, *PAGES, *WATCH_PAGES])]
 
 
 @hookimpl
@@ -95,9 +116,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=20,
             text=(
-                f"When a {settings.campus_short_name} student asks about their own courses ('my classes', "
-                "'my schedule', 'my finals', 'when am I free'), call my_courses, my_finals or my_busy_times; "
-                "my_course_history gives the terms they took."
+                "When a student asks about their own courses ('my classes', 'my schedule', 'my finals', 'when "
+                "am I free'), call my_courses, my_finals or my_busy_times; my_course_history gives past terms."
             ),
         )
     ]
@@ -136,14 +156,18 @@ def register_commands() -> list[Any]:
 @hookimpl
 def register_jobs(settings: Settings, plugin_settings: ScheduleSettings) -> list[Job]:
     from campus_schedule.jobs import feed_job
+    from campus_schedule.seat_mail import seat_mail_job
 
+    jobs = [seat_mail_job()] if settings.mail_configured else []
     # With a campus sign-in (OpenID Connect, SAML or CAS), the feed creates the students it names
     # who have not signed in yet, their ids checked by the sign-ins' rule.
-    if not plugin_settings.enrollment_feed:
-        return []
-    return [
-        feed_job(plugin_settings, create_students=settings.campus_sign_in, campus_id_pattern=settings.campus_id_pattern)
-    ]
+    if plugin_settings.enrollment_feed:
+        jobs.append(
+            feed_job(
+                plugin_settings, create_students=settings.campus_sign_in, campus_id_pattern=settings.campus_id_pattern
+            )
+        )
+    return jobs
 
 
 @hookimpl

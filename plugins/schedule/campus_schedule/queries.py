@@ -114,7 +114,12 @@ def other_terms_note(enrolled: Sequence[DatedTerm], term: DatedTerm) -> str:
 
 
 async def term_courses(
-    session: AsyncSession, student_id: int, term: DatedTerm, terms: Sequence[StudentTerm] | None = None
+    session: AsyncSession,
+    student_id: int,
+    term: DatedTerm,
+    terms: Sequence[StudentTerm] | None = None,
+    *,
+    timezone: str,
 ) -> MyCourses:
     """The student's courses of ``term``. ``terms`` (``enrollment.student_terms``), when the caller
     read them, name the terms with courses for a term without; else they are read when needed."""
@@ -129,14 +134,18 @@ async def term_courses(
         conflicts=conflicts_of(parts),
         note=note,
         # The news of a seat watch is read here, on the student's next look at the term.
-        seat_watches=await watched_sections(session, student_id, term.uid),
+        seat_watches=await watched_sections(session, student_id, term.uid, timezone=timezone),
     )
 
 
-async def my_courses(session: AsyncSession, student_id: int, term: str | None, settings: Settings) -> MyCourses:
-    # Three statements: the terms (with the student's), the term's sections, the seat watches.
-    terms = await student_terms(session, student_id)
-    return await term_courses(session, student_id, choose_term(terms, term, settings), terms)
+async def my_courses(
+    session: AsyncSession, student_id: int, term: str | None, settings: Settings, terms: Sequence[StudentTerm]
+) -> MyCourses:
+    """``terms``: ``enrollment.student_terms`` (the caller keeps them for the page links). Two
+    statements more: the term's sections, the seat watches."""
+    return await term_courses(
+        session, student_id, choose_term(terms, term, settings), terms, timezone=settings.timezone
+    )
 
 
 def term_status(term: DatedTerm, today: date) -> Literal["completed", "in_progress", "upcoming"]:
@@ -191,6 +200,7 @@ async def my_finals(session: AsyncSession, student_id: int, term: str | None, se
                 course_code=course_code,
                 title=title,
                 date=exam.date,
+                weekday=f"{exam.date:%A}",
                 start=exam.start,
                 end=exam.end,
                 start_12h=twelve_hour(exam.start),

@@ -122,7 +122,9 @@ class WatchedSection(Answer):
     waitlist_available: int | None
     cancelled: bool
     seat_open: bool = Field(description="A seat is open now: tell the student to register.")
-    watching_since: datetime
+    watching_since: datetime = Field(description="Campus time.")
+    watching_since_text: str | None = None
+    seats_as_of: str = Field(description="When the seats were read, and whether they are refreshed: say it.")
 
 
 class MyCourses(Answer):
@@ -135,6 +137,11 @@ class MyCourses(Answer):
 
 class MyWatches(Answer):
     watches: list[WatchedSection]
+    how_told: str | None = Field(
+        default=None,
+        description="How and when the student hears of an opening (e-mail to the masked address, or why not; "
+        "how often seats are refreshed here). Tell the student.",
+    )
 
 
 class WatchChange(MyWatches):
@@ -183,6 +190,7 @@ class MyFinal(Answer):
     course_code: str
     title: str
     date: date
+    weekday: str = Field(default="", description="The weekday of date (Monday).")
     start: str | None
     end: str | None
     start_12h: str | None

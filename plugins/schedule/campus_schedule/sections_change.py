@@ -79,7 +79,7 @@ async def run_set_my_sections(context: ToolContext, args: SetMySections) -> MySe
         term = await resolve_term(session, args.term, context.settings)
         before = {s.crn for s in await enrolled_sections(session, student, term.uid)}
         if context.confirmation in UNCHANGED:
-            courses = await queries.term_courses(session, student, term)
+            courses = await queries.term_courses(session, student, term, timezone=context.settings.timezone)
             return MySectionsChange(
                 **dict(courses),
                 result="unchanged",
@@ -89,7 +89,7 @@ async def run_set_my_sections(context: ToolContext, args: SetMySections) -> MySe
             )
         # "accepted", "not_asked" (an older client, the REST twin) or "nothing_to_change".
         await set_term_sections(session, student, term, args.crns)
-        courses = await queries.term_courses(session, student, term)
+        courses = await queries.term_courses(session, student, term, timezone=context.settings.timezone)
     after = [course.crn for course in courses.courses]
     return MySectionsChange(
         **dict(courses),

@@ -15,7 +15,8 @@ from campus_catalog.api import campus_today, queue_stale_sections
 from campus_mcp import Operation, PageLink, RouteRef, Settings, Tool, ToolContext, operation_tools
 
 from campus_schedule import queries
-from campus_schedule.enrollment import student_terms
+from campus_schedule.call_readings import CallReadings
+from campus_schedule.enrollment import StudentTerm, student_terms
 from campus_schedule.examples import examples_of
 from campus_schedule.schemas import (
     BusyTimesQuery,
@@ -46,9 +47,15 @@ SCHEDULE_PAGE = "/dashboard/schedule"
 ONBOARDING_PAGE = "/dashboard/schedule/start"
 
 
+# The student's terms as a call's run read them, for the same call's page links (call_readings).
+CALL_TERMS: CallReadings[list[StudentTerm]] = CallReadings()
+
+
 async def run_my_courses(context: ToolContext, args: TermArgument | TermSectionsPath) -> MyCourses:
     async with context.session(read_only=True) as session:
-        return await queries.my_courses(session, context.user_id, args.term, context.settings)
+        terms = await student_terms(session, context.user_id)
+        CALL_TERMS.keep(context, terms)
+        return await queries.my_courses(session, context.user_id, args.term, context.settings, terms)
 
 
 async def run_my_course_history(context: ToolContext, args: CourseHistoryQuery) -> MyCourseHistory:
@@ -80,8 +87,10 @@ async def schedule_links(context: ToolContext, result: Mapping[str, Any]) -> Seq
     """My schedule for the result's term, only when the page lists that term; a student with no
     course is sent to the onboarding page instead (seed 000 "Page links", the onboarded rule)."""
     base = context.settings.base_url
-    async with context.session(read_only=True) as session:
-        terms = await student_terms(session, context.user_id)  # one statement answers both questions
+    terms = CALL_TERMS.of(context)  # my_courses read them; set_my_sections' run did not
+    if terms is None:
+        async with context.session(read_only=True) as session:
+            terms = await student_terms(session, context.user_id)  # one statement answers both questions
     if not any(t.enrolled for t in terms):
         return [
             PageLink(
@@ -227,10 +236,12 @@ OPERATIONS = [
     Operation(
         name="watch_section",
         title="Watch a section for a seat",
-        description=(
-            "Watches a full section until a seat frees up, for the signed-in student. Use it for: 'Tell me when a "
-            "seat opens in 40213', 'Let me know if the chem lab gets a spot'. list_watches and my_courses then give "
-            "seat_open; apps that subscribe hear it at once. The student confirms first; this is not registration."
+        # The campus named, as in every family's tools (issue 37 point 9): "a seat" is not only here.
+        description=_words(
+            "Watches a full {short} section until a seat frees up, for the signed-in student. Use it for: 'Tell me "
+            "when a seat opens in 40213', 'Let me know if the chem lab gets a spot'. list_watches and my_courses "
+            "then give seat_open; apps that subscribe hear it at once. The student confirms first; this is not "
+            "registration."
         ),
         scope=WRITE_SCOPE,
         input_model=SectionWatch,
@@ -246,7 +257,10 @@ OPERATIONS = [
     Operation(
         name="unwatch_section",
         title="Stop watching a section",
-        description="Stops a seat watch of watch_section. Use it for: 'Stop watching CRN 40213'. The student confirms first.",
+        description=_words(
+            "Stops a {short} seat watch of watch_section. Use it for: 'Stop watching CRN 40213'. The student "
+            "confirms first."
+        ),
         scope=WRITE_SCOPE,
         input_model=SectionWatch,
         output_model=WatchChange,
@@ -261,9 +275,10 @@ OPERATIONS = [
     Operation(
         name="list_watches",
         title="My seat watches",
-        description=(
-            "The sections the signed-in student watches for a seat (watch_section), each with its availability "
-            "now and seat_open. Use it for: 'Did a seat open in the class I watch?', 'Which sections do I watch?'."
+        description=_words(
+            "The {short} sections the signed-in student watches for a seat (watch_section), each with its "
+            "availability now and seat_open. Use it for: 'Did a seat open in the class I watch?', 'Which sections "
+            "do I watch?'."
         ),
         scope=SCOPE,
         input_model=WatchesQuery,

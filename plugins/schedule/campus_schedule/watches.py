@@ -1,21 +1,23 @@
 """Seat watches: "tell me when a seat opens in CRN 40213", for clients without subscriptions.
 
-``watch_section`` records the wish (after the student confirms, as every write); the news is read,
-never stored or sent from a job: a watched section's seats now are on the next answer of
-``list_watches`` and ``my_courses`` and on the schedule page, and a client listening to the
-section or to the schedule (``subscriptions/listen``) hears the seat refresh at once. So there is
-nothing to get out of step when a seat opens and closes again between two reads.
+``watch_section`` records the wish (after the student confirms, as every write). A watched
+section's seats now are on the next answer of ``list_watches`` and ``my_courses`` and on the
+schedule page, and a client listening to the section or to the schedule (``subscriptions/listen``)
+hears the seat refresh at once. Where the campus sends e-mail, each opening is also e-mailed to the
+student once (campus_schedule.seat_mail); every watch answer says how the student will be told
+(campus_schedule.watch_notice).
 """
 
 from __future__ import annotations
 
-from campus_catalog.api import Course, Section, Term, resolve_term, section_key
+from campus_catalog.api import Course, Section, Term, campus_moment, resolve_term, seats_as_of, section_key
 from campus_mcp import InvalidInput, PlannedChange, ToolContext, not_changed
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_schedule.models import SeatWatch
 from campus_schedule.schemas import MyWatches, SectionWatch, WatchChange, WatchedSection, WatchesQuery
+from campus_schedule.watch_notice import address_of, how_told
 
 # A student watches a handful of full sections while registering; more is a mistake or a script.
 MAX_WATCHES = 20
@@ -40,17 +42,25 @@ _WATCHES = (
         Course.subject_code,
         Course.course_number,
         Course.title,
+        # A file import leaves the section's seat time alone (the file may be old): its term's import time.
+        func.coalesce(Section.seats_synced_at, Term.catalog_imported_at),
+        Term.sections_synced_at,
     )
     .join(Section, Section.id == SeatWatch.section_id)
     .join(Course, Course.id == Section.course_id)
+    .join(Term, Term.id == Section.term_id)
     .where(SeatWatch.student_id == bindparam("student_id"))
     .order_by(SeatWatch.term_uid, SeatWatch.crn)
 )
 _TERM_WATCHES = _WATCHES.where(SeatWatch.term_uid == bindparam("term_uid"))
 
 
-async def watched_sections(session: AsyncSession, student_id: int, term_uid: str | None = None) -> list[WatchedSection]:
-    """The student's watches (of one term, or all), each with its section's seats now."""
+async def watched_sections(
+    session: AsyncSession, student_id: int, term_uid: str | None = None, *, timezone: str
+) -> list[WatchedSection]:
+    """The student's watches (of one term, or all), each with its section's seats now and when
+    they were read: a term Banner's live sync never read has its seats of the last import, which
+    nothing refreshes, and the answer says so (issue 37, point 6)."""
     if term_uid is None:
         rows = await session.execute(_WATCHES, {"student_id": student_id})
     else:
@@ -65,9 +75,11 @@ async def watched_sections(session: AsyncSession, student_id: int, term_uid: str
             waitlist_available=waitlist,
             cancelled=cancelled,
             seat_open=seat_open(cancelled, seats),
-            watching_since=since,
+            watching_since=campus_moment(since, timezone)[0],
+            watching_since_text=campus_moment(since, timezone)[1],
+            seats_as_of=seats_as_of(seats_read, timezone, refreshed=term_synced is not None),
         )
-        for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title in rows
+        for term, crn, since, title, seats, waitlist, cancelled, subject, number, course_title, seats_read, term_synced in rows
     ]
 
 
@@ -111,10 +123,11 @@ async def plan_watch(context: ToolContext, args: SectionWatch) -> PlannedChange 
                 "(list_watches lists them), then watch this one."
             )
         what = _described(section, term, await _course_code(session, section))
+        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
     return PlannedChange(
         message=(
             f"Watch {what} for an open seat.\nYou will see it on your schedule page and in my_courses; an app that "
-            "listens is told at once. This does not register you for the section."
+            f"listens is told at once. {told}\nThis does not register you for the section."
         ),
         version="watching:no",
     )
@@ -141,21 +154,33 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
     student = context.user_id
     async with context.session() as session:
         section, term = await _section(session, context, args)
+        told = how_told(context.settings, context.registry, await address_of(session, student))
         if context.confirmation in UNCHANGED:
             return WatchChange(
-                watches=await watched_sections(session, student),
+                watches=await watched_sections(session, student, timezone=context.settings.timezone),
                 result="unchanged",
                 not_changed=not_changed(context.confirmation),
+                how_told=told,
             )
         existing = await _watch(session, student, section.id)
         changed = (existing is None) == watching
         if changed and watching:
-            session.add(SeatWatch(student_id=student, term_uid=term.uid, section_id=section.id, crn=section.crn))
+            # A section with a seat now is no opening: the student is e-mailed when a full one opens.
+            open_now = seat_open(section.cancelled, section.seats_available)
+            session.add(
+                SeatWatch(
+                    student_id=student,
+                    term_uid=term.uid,
+                    section_id=section.id,
+                    crn=section.crn,
+                    seat_open_seen=open_now,
+                )
+            )
         elif changed and existing is not None:
             await session.delete(existing)
         await session.commit()
-        watches = await watched_sections(session, student)
-    return WatchChange(watches=watches, result="changed" if changed else "unchanged")
+        watches = await watched_sections(session, student, timezone=context.settings.timezone)
+    return WatchChange(watches=watches, result="changed" if changed else "unchanged", how_told=told)
 
 
 async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatches:
@@ -163,4 +188,6 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
         term_uid = None
         if args.term is not None:
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
-        return MyWatches(watches=await watched_sections(session, context.user_id, term_uid))
+        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
+        watches = await watched_sections(session, context.user_id, term_uid, timezone=context.settings.timezone)
+        return MyWatches(watches=watches, how_told=told)

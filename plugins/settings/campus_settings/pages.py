@@ -332,8 +332,8 @@ async def save_notifications(request: Request[Any, Any, Any], deployment: NamedD
         args = NotificationsChange.model_validate(
             {"paused": paused, **({"minutes": minutes} if minutes and paused else {})}
         )
-        on, until, _minutes = service._pause(args)
-        await store.save_notifications(deployment.sessions, user[0], on, until)
+        pause = service.pause_of(args, deployment.settings.timezone)
+        await store.save_notifications(deployment.sessions, user[0], pause.paused, pause.until)
     except CampusError as exc:
         return await _notifications(request, deployment, user[0], _alert(exc.message), 400)
     except ValidationError:

@@ -103,9 +103,8 @@ def register_instructions(settings: Settings) -> list[InstructionFragment]:
         InstructionFragment(
             priority=40,
             text=(
-                f"When a {settings.campus_short_name} student wants to change how their classes show in their "
-                "calendar ('make my lab events green', 'change my reminders', "
-                "'pause my notifications'), call my_calendar_settings first."
+                "When a student wants to change how classes show in their calendar ('make my labs green', "
+                "'pause notifications'), call my_calendar_settings first."
             ),
         )
     ]

@@ -109,13 +109,23 @@ class NotificationsChange(Arguments):
     paused: bool = Field(description="true: pause every reminder of the calendar sync; false: turn them on.")
     minutes: float | None = Field(default=None, gt=0, description="Pause for this many minutes (whole minutes).")
     hours: float | None = Field(default=None, gt=0, description="Or pause for this many hours.")
+    until: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=40,
+        description=(
+            "Or pause until this moment, campus time: a date and time ('2026-12-14T09:00'), a date (its "
+            "midnight) or a weekday ('monday': its next midnight). Give the student's words, not arithmetic."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_length(self) -> NotificationsChange:
-        if self.minutes is not None and self.hours is not None:
-            raise ValueError("give the length of the pause in minutes or in hours, not both")
-        if not self.paused and (self.minutes is not None or self.hours is not None):
-            raise ValueError("a length only goes with paused: true")
+        ends = [name for name in ("minutes", "hours", "until") if getattr(self, name) is not None]
+        if len(ends) > 1:
+            raise ValueError(f"give the end of the pause one way (minutes, hours or until), not {' and '.join(ends)}")
+        if not self.paused and ends:
+            raise ValueError(f"{ends[0]} only goes with paused: true")
         return self
 
 

@@ -26,6 +26,7 @@ from campus_settings.levels import (
 from campus_settings.meetings import first_meeting, meeting_ref, meeting_words, meetings_by_id, my_meeting
 from campus_settings.messages import campus_time, field_lines, on_campus, question
 from campus_settings.models import ClassSetting, LevelSetting
+from campus_settings.pause_end import pause_end
 from campus_settings.resolver import (
     ALL_CLASSES,
     FINAL_EXAM,
@@ -382,18 +383,32 @@ async def run_update_calendar_settings(
 # --- set_notifications ----------------------------------------------------------------------
 
 
-def _pause(args: NotificationsChange) -> tuple[bool, Any, int | None]:
+@dataclasses.dataclass(frozen=True)
+class Pause:
+    """What a ``set_notifications`` call asks for: paused or not, the end (None: until turned on)
+    and, for a length counted from now, that length in words."""
+
+    paused: bool
+    until: datetime | None = None
+    length: str | None = None
+
+
+def pause_of(args: NotificationsChange, zone: str) -> Pause:
     if not args.paused:
-        return False, None, None
+        return Pause(False)
+    if args.until is not None:
+        return Pause(True, pause_end(args.until, zone, utcnow()))
     length = args.minutes if args.minutes is not None else (args.hours * 60 if args.hours is not None else None)
     if length is None:
-        return True, None, None
+        return Pause(True)
     minutes = math.floor(length)
     if minutes < 1:
         raise InvalidInput(
             "A pause is at least one minute. Give minutes of 1 or more, or leave the length out.", field="minutes"
         )
-    return True, (utcnow() + timedelta(minutes=minutes)).replace(second=0, microsecond=0), minutes
+    return Pause(
+        True, (utcnow() + timedelta(minutes=minutes)).replace(second=0, microsecond=0), plural(minutes, "minute")
+    )
 
 
 def _state_words(paused: bool, until: Any, zone: str) -> str:
@@ -411,24 +426,40 @@ async def _notification_state(context: ToolContext) -> tuple[bool, Any, str]:
 
 
 async def plan_notifications(context: ToolContext, args: NotificationsChange) -> PlannedChange | None:
-    paused, _until, minutes = _pause(args)
+    zone = context.settings.timezone
+    pause = pause_of(args, zone)
     now_paused, now_until, version = await _notification_state(context)
-    if not paused and not now_paused:
+    if not pause.paused and not now_paused:
         return None
-    if paused and minutes is None and now_paused and now_until is None:
+    if pause.paused and now_paused and pause.length is None and pause.until == now_until:
         return None
-    if paused:
-        length = f" for {plural(minutes, 'minute')}" if minutes else " until you turn them on again"
-        change = f"Pause the reminders of every event in your calendar sync{length}, also those of class settings."
-    else:
+    now = f"\nNow {_state_words(now_paused, now_until, zone)}."
+    if not pause.paused:
         change = "Turn your reminders on again: every event gets the reminders of its settings."
+        return PlannedChange(message=change + now, version=version, reading=pause)
+    # Every question says the end as a date and time on the campus's clock (issue 39, point 3).
+    head = "Pause the reminders of every event in your calendar sync"
+    tail = ", also those of class settings."
+    if pause.until is None:
+        return PlannedChange(message=f"{head} until you turn them on again{tail}{now}", version=version, reading=pause)
+    end = f"until {campus_time(pause.until, zone)}"
+    if pause.length is None:
+        return PlannedChange(message=f"{head} {end}{tail}{now}", version=version, reading=pause)
+    # The end of a length counted from now moves with the clock: the confirmation is bound to the
+    # length, so a student who answers a minute later still makes the change they were asked.
     return PlannedChange(
-        message=f"{change}\nNow {_state_words(now_paused, now_until, context.settings.timezone)}.", version=version
+        message=f"{head} for {pause.length}, {end}{tail}{now}",
+        version=version,
+        bound_to=f"{head} for {pause.length}{tail}{now}",
+        reading=pause,
     )
 
 
 async def run_set_notifications(context: ToolContext, args: NotificationsChange) -> NotificationsAnswer:
-    paused, until, _minutes = _pause(args)
+    # The end the question said, when this call planned (a length counted from now ends where the
+    # student read it ends); else read now (nothing to change, or the REST twin).
+    planned = context.planned.reading if context.planned is not None else None
+    pause = planned if isinstance(planned, Pause) else pause_of(args, context.settings.timezone)
     if context.confirmation in UNCHANGED:
         now_paused, now_until, _version = await _notification_state(context)
         return NotificationsAnswer(
@@ -436,6 +467,6 @@ async def run_set_notifications(context: ToolContext, args: NotificationsChange)
             **notifications_fields(now_paused, now_until, context.settings.timezone),
             not_changed=not_changed(context.confirmation),
         )
-    result = await store.save_notifications(context.sessions, context.user_id, paused, until)
+    result = await store.save_notifications(context.sessions, context.user_id, pause.paused, pause.until)
     now_paused, now_until, _version = await _notification_state(context)
     return NotificationsAnswer(result=result, **notifications_fields(now_paused, now_until, context.settings.timezone))

@@ -164,8 +164,10 @@ OPERATIONS = [
         description=_words(
             "Pauses or resumes every reminder of the {short} student's calendar sync (also those of "
             "class settings). Use it for: 'Turn off my reminders for finals week', 'Pause my notifications for 2 "
-            "hours', 'Turn my reminders back on'. paused: true or false; a length in minutes or hours (whole "
-            "minutes, at least one), else until turned on. Needs notifications:write."
+            "hours', 'Pause my reminders until Monday', 'Turn my reminders back on'. paused: true or false; a "
+            "length in minutes or hours (whole minutes, at least one), or until: a date and time in campus time, "
+            "a date or a weekday as the student said it (no arithmetic); else until turned on. "
+            "Needs notifications:write."
         ),
         scope=NOTIFICATIONS,
         input_model=NotificationsChange,

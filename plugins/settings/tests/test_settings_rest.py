@@ -1,6 +1,6 @@
 """The settings family's REST twins under /api/v1/me (issue 12), with a signed-in dashboard session:
 each answers what its tool answers, bad input is a 400 naming the field, another student's
-class meeting is refused exactly like an unknown one, and an anonymous caller gets 403.
+class meeting is refused exactly like an unknown one, and an anonymous caller gets 401.
 
 The tests that only read or are refused share one demo campus (``unwritten``), and the bad-input
 cases one signed-in student1 on it: each of them asserts the settings read back unchanged, so none
@@ -236,6 +236,6 @@ async def test_an_anonymous_caller_is_refused(unwritten: CampusHarness) -> None:
             ("PATCH", NOTIFICATIONS, {"paused": True}),
         ):
             answer = await client.request(method, path, json=body)
-            assert answer.status_code == 403, (method, path, answer.status_code)
+            assert answer.status_code == 401, (method, path, answer.status_code)
             assert "Sign in" in answer.text and "Traceback" not in answer.text
     assert await _tool(campus, "my_calendar_settings") == before

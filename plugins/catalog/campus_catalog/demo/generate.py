@@ -208,7 +208,7 @@ async def _load_subjects_and_courses(loader: DemoLoader) -> None:
             course_id += 1
             code = f"{subject} {number}"
             texts.append(semantic.course_text(title, description, SUBJECTS[subject][0]))
-            fees = [{"description": "Laboratory fee", "amount": 75.0}] if kind == "lab" else None
+            fees = [{"description": "Laboratory fee", "amount": 75.0}] if kind == "lab" else []
             if kind == "studio":
                 fees = [{"description": "Studio materials fee", "amount": 150.0}]
             rows.append(
@@ -221,9 +221,10 @@ async def _load_subjects_and_courses(loader: DemoLoader) -> None:
                     "credits_min": _credits(kind, number),
                     "credits_max": _credits(kind, number),
                     "prerequisites": _prerequisites(subject, number, earlier),
-                    "corequisites": None,
-                    "restrictions": _restrictions(subject, number),
-                    "mutual_exclusions": None,
+                    # The demo's catalog loaded every detail: [] is none (None would be "not loaded").
+                    "corequisites": [],
+                    "restrictions": _restrictions(subject, number) or [],
+                    "mutual_exclusions": [],
                     "catalog_entry": f"{code} {title} ({_credits(kind, number):g} credits). {description}",
                     "fees": fees,
                     "learning_objectives": [

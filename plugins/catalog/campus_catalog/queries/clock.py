@@ -6,6 +6,8 @@ import re
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from campus_mcp import campus_time_text
+
 from campus_catalog.models import DAY_LETTERS
 
 _DAY_WORDS = {
@@ -85,3 +87,11 @@ def weekdays_of(days: str) -> list[int]:
 def campus_today(timezone: str) -> date:
     """Today on the campus, which is not today in UTC for the last hours of an Eastern evening."""
     return datetime.now(ZoneInfo(timezone)).date()
+
+
+def campus_moment(moment: datetime | None, timezone: str) -> tuple[datetime | None, str | None]:
+    """A stored (UTC) moment on the campus's clock, and its text with the weekday and a 12-hour time
+    (``Monday, November 2, 1:30 AM``): what an answer shows beside it (issue 37, point 8)."""
+    if moment is None:
+        return None, None
+    return moment.astimezone(ZoneInfo(timezone)), campus_time_text(moment, timezone)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from campus_mcp import NotFound, Settings
 from pydantic import ValidationError
@@ -24,6 +24,7 @@ from campus_catalog.queries.section_rows import json_list
 from campus_catalog.queries.serialize import page_fields
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.schemas import (
+    NOT_LOADED,
     CourseBrief,
     CourseDetail,
     CourseLink,
@@ -31,12 +32,14 @@ from campus_catalog.schemas import (
     CoursePage,
     CourseSearch,
     Fee,
+    NotLoaded,
     Requirement,
     Restriction,
     TermOffering,
     TermRef,
 )
 
+T = TypeVar("T")
 DESCRIPTION_PREVIEW = 300
 # The start of a course code: "COMP 2350", "comp2", "MATH-17".
 CODE_START = re.compile(r"^\s*([A-Za-z]{2,6})[\s\-_]*(\d{1,5}[A-Za-z]{0,2})\s*$")
@@ -52,7 +55,7 @@ def course_brief(course: Course) -> CourseBrief:
         title=course.title,
         credits_min=course.credits_min,
         credits_max=course.credits_max,
-        description=description,
+        description=_known(description, course.details_synced_at is not None),
         terms_offered=list(course.terms_offered or []),
     )
 
@@ -202,8 +205,38 @@ _DETAIL_COLUMNS = (
     Course.fees,
     Course.learning_objectives,
     Course.terms_offered,
+    Course.details_synced_at,
     Subject.school,
 )
+
+# The course's fields no source may have loaded (issue 37, point 1), in the words of the answer.
+_DETAIL_WORDS = {
+    "description": "description",
+    "prerequisites": "prerequisites",
+    "corequisites": "corequisites",
+    "restrictions": "restrictions",
+    "mutual_exclusions": "mutual exclusions",
+    "catalog_entry": "catalog entry",
+    "fees": "fees",
+    "learning_objectives": "learning objectives",
+}
+
+
+def _known(value: T, loaded: bool) -> T | NotLoaded:
+    """``value`` when its source loaded it (null or []: none), else the words "not loaded here"."""
+    return value if loaded else NOT_LOADED
+
+
+def _not_loaded_note(code: str, fields: list[str]) -> str | None:
+    """What the answer does not know, said once, with where the student can ask."""
+    if not fields:
+        return None
+    subject = code.split(" ", 1)[0]
+    listed = ", ".join(_DETAIL_WORDS[f] for f in fields)
+    return (
+        f"Not loaded on this campus for {code}: its {listed}. This is not known here; do not say {code} has none. "
+        f"Ask the {subject} department or an academic advisor, or look {code} up in the campus's course catalog."
+    )
 
 
 def _offered(dialect: str) -> ColumnElement[Any]:
@@ -326,22 +359,37 @@ def _detail(course: Row[*tuple[Any, ...]], titles: dict[str, str], candidates: S
     code = f"{course.subject_code} {course.course_number}"
     # JSON has no dates: the start date is ISO text on both engines, which sorts as the dates do.
     offered = sorted(_json_value(course.offered_json), key=lambda term: (str(term[3]), term[0]))
+    # Banner's details (description, prerequisites) count as loaded once a run read the course:
+    # then null is none. The other fields no Banner page gives: loaded when a source stored them.
+    read = course.details_synced_at is not None
+    loaded = {
+        "description": read or course.description is not None,
+        "prerequisites": read or course.prerequisites is not None,
+        **{
+            name: getattr(course, name) is not None
+            for name in _DETAIL_WORDS
+            if name not in ("description", "prerequisites")
+        },
+    }
     return CourseDetail(
         code=code,
         subject_code=course.subject_code,
         course_number=course.course_number,
         title=course.title,
-        description=course.description,
+        description=_known(course.description, loaded["description"]),
         credits_min=course.credits_min,
         credits_max=course.credits_max,
         school=course.school,
-        prerequisites=_requirement(course.prerequisites, titles),
-        corequisites=list(course.corequisites or []),
-        restrictions=[Restriction.model_validate(r) for r in course.restrictions or [] if isinstance(r, dict)],
-        mutual_exclusions=list(course.mutual_exclusions or []),
-        catalog_entry=course.catalog_entry,
-        fees=[Fee.model_validate(f) for f in course.fees or [] if isinstance(f, dict)],
-        learning_objectives=list(course.learning_objectives or []),
+        prerequisites=_known(_requirement(course.prerequisites, titles), loaded["prerequisites"]),
+        corequisites=_known(list(course.corequisites or []), loaded["corequisites"]),
+        restrictions=_known(
+            [Restriction.model_validate(r) for r in course.restrictions or [] if isinstance(r, dict)],
+            loaded["restrictions"],
+        ),
+        mutual_exclusions=_known(list(course.mutual_exclusions or []), loaded["mutual_exclusions"]),
+        catalog_entry=_known(course.catalog_entry, loaded["catalog_entry"]),
+        fees=_known([Fee.model_validate(f) for f in course.fees or [] if isinstance(f, dict)], loaded["fees"]),
+        learning_objectives=_known(list(course.learning_objectives or []), loaded["learning_objectives"]),
         terms_offered=list(course.terms_offered or []),
         unlocks=[
             CourseLink(code=f"{subject_code} {course_number}", title=title)
@@ -352,6 +400,7 @@ def _detail(course: Row[*tuple[Any, ...]], titles: dict[str, str], candidates: S
             TermOffering(term=TermRef(uid=uid, name=name), section_count=count)
             for _id, uid, name, _start, count in offered
         ],
+        not_loaded=_not_loaded_note(code, [name for name, known in loaded.items() if not known]),
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from campus_mcp import InvalidInput, NotFound, Settings
+from campus_mcp import InvalidInput, NotFound, Settings, student_text
 from numpy.typing import NDArray
 from sqlalchemy import ColumnElement, Integer, Row, Select, String, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,10 +17,12 @@ from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import Course, Instructor, Review, Section, SectionInstructor
 from campus_catalog.queries import fulltext, instructor_filter, instructor_names, section_rows
-from campus_catalog.queries.serialize import instructor_brief, page_fields, review_out
+from campus_catalog.queries.clock import campus_moment
+from campus_catalog.queries.serialize import REVIEW_TEXT_LENGTH, instructor_brief, page_fields, review_out
 from campus_catalog.queries.subjects import resolve_subject
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
+    NOT_LOADED,
     InstructorDetail,
     InstructorLookup,
     InstructorPage,
@@ -164,10 +166,11 @@ async def get_instructor(
                 rating_count=rating.rating_count,
                 distribution=rating.distribution,
                 tags=dict(sorted((rating.tag_counts or {}).items(), key=lambda kv: (-kv[1], kv[0]))),
-                fetched_at=rating.fetched_at,
+                fetched_at=campus_moment(rating.fetched_at, settings.timezone)[0],
+                fetched_at_text=campus_moment(rating.fetched_at, settings.timezone)[1],
             )
             if rating
-            else None
+            else NOT_LOADED  # no ratings of them here: unknown, not "unrated"
         ),
         recent_reviews=[review_out(r) for r in reviews],
         term=term_ref(term),
@@ -400,6 +403,6 @@ def _review_of(row: Row[*tuple[Any, ...]]) -> ReviewOut:
         would_take_again=row.would_take_again,
         grade=row.grade,
         tags=list(row.tags or []),
-        text=row.text,
+        text=student_text(row.text, limit=REVIEW_TEXT_LENGTH),
         sentiment=row.sentiment,
     )

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog.catalog_settings import CatalogSettings
 from campus_catalog.models import CatalogYear, Program, TermElectiveList
+from campus_catalog.queries.clock import campus_moment
 from campus_catalog.queries.terms import resolve_term, term_ref
 from campus_catalog.schemas import (
     ElectiveHeading,
@@ -63,6 +64,12 @@ async def list_programs(
         catalog_year=year.label if year else None,
         catalog_years=years,
         programs=[ProgramBrief(slug=p.slug, name=p.name, school=p.school, degree=p.degree) for p in programs],
+        note=None
+        if programs
+        else (
+            "No degree programs are loaded on this campus: not known here, not absent. Ask the student's "
+            "department or academic advisor, or see the campus's academic catalog."
+        ),
     )
 
 
@@ -129,7 +136,8 @@ async def list_term_electives(
                 school=item.school,
                 title=item.title,
                 url=item.url,
-                fetched_at=item.fetched_at,
+                fetched_at=campus_moment(item.fetched_at, settings.timezone)[0],
+                fetched_at_text=campus_moment(item.fetched_at, settings.timezone)[1],
                 course_headings=[
                     ElectiveHeading.model_validate({"code": None, "crns": [], **heading})
                     for heading in item.course_headings or []
@@ -139,4 +147,11 @@ async def list_term_electives(
             )
             for item in lists
         ],
+        note=None
+        if lists
+        else (
+            f"No elective lists are loaded for {term.name}"
+            + (f" from a school matching {query.school!r}" if query.school else "")
+            + ": not known here, not absent. Ask the student's school (its dean's office) or academic advisor."
+        ),
     )

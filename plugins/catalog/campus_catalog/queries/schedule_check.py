@@ -12,10 +12,11 @@ from campus_mcp import Settings
 from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from campus_catalog.campus_rules import campus_rules
 from campus_catalog.catalog_settings import CatalogSettings
-from campus_catalog.models import MeetingTime, Section
+from campus_catalog.models import Course, MeetingTime, Section
 from campus_catalog.queries import section_rows
-from campus_catalog.queries.clock import days_string, hhmm
+from campus_catalog.queries.clock import days_string, hhmm, twelve_hour
 from campus_catalog.queries.serialize import section_credits
 from campus_catalog.queries.terms import known_term, term_ref
 from campus_catalog.schemas import (
@@ -24,10 +25,13 @@ from campus_catalog.schemas import (
     DuplicateCourse,
     LabPair,
     OverrideNeed,
+    PrerequisiteCheck,
+    PrerequisiteStatus,
     ScheduleCheck,
     ScheduleCheckQuery,
     ScheduleTotals,
 )
+from campus_catalog.student_record import StudentRecord
 
 # Seed 000 "Registration overrides": the names students and dean's offices use.
 TIME_CONFLICT = "Time conflict"
@@ -95,6 +99,7 @@ def find_conflicts(sections: Sequence[Section]) -> list[Conflict]:
                     days=days_string(weekdays),
                     overlap_start=hhmm(start) or "",
                     overlap_end=hhmm(end) or "",
+                    overlap_12h=f"{twelve_hour(start)}-{twelve_hour(end)}",
                     overlap_minutes=end - start,
                     override=TIME_CONFLICT,
                 )
@@ -163,10 +168,11 @@ def duplicates(sections: Sequence[Section]) -> list[DuplicateCourse]:
     return found
 
 
-def _seat_needs(sections: Sequence[Section]) -> list[OverrideNeed]:
+def _seat_needs(sections: Sequence[Section], held: frozenset[str] = frozenset()) -> list[OverrideNeed]:
     needs: list[OverrideNeed] = []
     for s in sections:
-        if s.seats_available is None or s.seats_available > 0:
+        # A section the student already holds has their seat: full is no problem of theirs.
+        if s.crn in held or s.seats_available is None or s.seats_available > 0:
             continue
         if s.waitlist_capacity is None:
             waitlist = "Its waitlist has not been read yet; check it in the student system first."
@@ -275,9 +281,82 @@ async def _plan_parts(session: AsyncSession, term_id: int, crns: Sequence[str]) 
     return section_rows.parts_of(rows)
 
 
+# The order of a tree's outcomes, worst last: a group "and" is its worst item, "or" its best.
+_RANK: dict[PrerequisiteStatus, int] = {"none": 0, "met": 1, "in_progress": 2, "unknown": 3, "not_on_record": 4}
+
+
+def _tree_status(node: dict[str, Any], record: StudentRecord, missing: list[str]) -> PrerequisiteStatus:
+    if node.get("items"):
+        found = [_tree_status(item, record, missing) for item in node["items"]]
+        pick = min if node.get("op") == "or" else max
+        return pick(found, key=_RANK.__getitem__)
+    course = node.get("course")
+    if not course:
+        return "unknown"  # a test score: no record here holds one
+    if course in record.completed:
+        return "met"
+    if course in record.in_progress:
+        return "in_progress"
+    missing.append(course)
+    return "not_on_record"
+
+
+_NOTES: dict[PrerequisiteStatus, str] = {
+    "met": "Every prerequisite is a course the student finished (a minimum grade: ask the student for it).",
+    "in_progress": "Met once the student passes the courses they take now.",
+    "not_on_record": (
+        "A prerequisite is not in the student's record here; transfer, AP or test credit is not recorded, so ask "
+        "the student before planning a 'Prerequisite or corequisite' override."
+    ),
+    "unknown": "Not known here: ask the student which prerequisites they have.",
+    "none": "No prerequisites.",
+}
+
+
+async def prerequisite_checks(
+    session: AsyncSession, sections: Sequence[Section], record: StudentRecord
+) -> list[PrerequisiteCheck]:
+    """Each planned course's prerequisites against the student's record, once per course."""
+    course_ids = sorted({s.course_id for s in sections})
+    if not course_ids:
+        return []
+    rows = await session.execute(
+        select(
+            Course.id, Course.subject_code, Course.course_number, Course.prerequisites, Course.details_synced_at
+        ).where(Course.id.in_(course_ids))
+    )
+    checks: list[PrerequisiteCheck] = []
+    for _id, subject, number, tree, synced in sorted(rows.all(), key=lambda r: (r[1], r[2])):
+        missing: list[str] = []
+        status: PrerequisiteStatus
+        if tree is None:
+            # No tree: none when the course details were read, else they were never loaded here.
+            status = "none" if synced is not None else "unknown"
+            note = _NOTES[status] if synced is not None else "The course's prerequisites are not loaded here."
+        else:
+            status = _tree_status(tree, record, missing) if record.terms_on_record else "unknown"
+            note = (
+                _NOTES[status]
+                if record.terms_on_record
+                else "The student's past courses are not on record here: ask which prerequisites they have."
+            )
+        checks.append(
+            PrerequisiteCheck(
+                course_code=f"{subject} {number}", status=status, not_on_record=sorted(set(missing)), note=note
+            )
+        )
+    return checks
+
+
 async def check_schedule(
-    session: AsyncSession, query: ScheduleCheckQuery, settings: Settings, catalog: CatalogSettings
+    session: AsyncSession,
+    query: ScheduleCheckQuery,
+    settings: Settings,
+    catalog: CatalogSettings,
+    record: StudentRecord | None = None,
 ) -> ScheduleCheck:
+    """``record``: the signed-in student's (student_record.py), so their own sections need no
+    override and the prerequisites are checked against their history; None for anyone else."""
     term = await known_term(session, query.term, settings)
     parts = sorted(await _plan_parts(session, term.id, query.crns), key=lambda p: query.crns.index(p.row.crn))
     # The checks read a section's attributes only; the rows carry them under the model's names.
@@ -290,7 +369,7 @@ async def check_schedule(
             crns=[c.first.crn, c.second.crn],
             reason=(
                 f"{c.first.course_code} (CRN {c.first.crn}) and {c.second.course_code} (CRN {c.second.crn}) "
-                f"overlap {c.overlap_minutes} minutes on {c.days} ({c.overlap_start}-{c.overlap_end})."
+                f"overlap {c.overlap_minutes} minutes on {c.days} ({c.overlap_12h})."
             ),
         )
         for c in conflicts
@@ -303,9 +382,12 @@ async def check_schedule(
         conflicts=conflicts,
         lab_pairs=await lab_pairs(session, active),
         duplicates=duplicates(active),
-        overrides_needed=needs + _seat_needs(active),
+        overrides_needed=needs + _seat_needs(active, record.held_crns if record else frozenset()),
         totals=totals(active),
         ask_for_overrides=(
-            f"Overrides come from {catalog.override_office}. An override is not certain: prefer a plan that needs none."
+            f"Overrides come from {campus_rules(settings, catalog).overrides_from}. An override is not certain: "
+            "prefer a plan that needs none."
         ),
+        held_crns=None if record is None else [s.crn for s in found if s.crn in record.held_crns],
+        prerequisites=None if record is None else await prerequisite_checks(session, active, record),
     )

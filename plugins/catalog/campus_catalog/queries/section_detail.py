@@ -129,7 +129,14 @@ def exam_column(dialect: str) -> ColumnElement[Any]:
 def _detail_select(dialect: str, in_term: bool) -> Select[*tuple[Any, ...]]:
     """The section by CRN: in the term ``term_id``, or (``in_term`` False) in the newest term
     that has the CRN; its answer's columns, then its briefs and its exam."""
-    statement = section_rows.parts_select(dialect).add_columns(_briefs(dialect), exam_column(dialect))
+    statement = section_rows.parts_select(dialect).add_columns(
+        _briefs(dialect),
+        exam_column(dialect),
+        # When the seats were read (a file import leaves the section's time alone: its term's
+        # import), and whether Banner's live sync reads the term (then the seat refresh does too).
+        func.coalesce(Section.seats_synced_at, Term.catalog_imported_at).label("seats_read_at"),
+        Term.sections_synced_at.label("term_synced_at"),
+    )
     if in_term:
         return statement.where(Section.term_id == bindparam("term_id"), Section.crn == bindparam("crn"))
     return statement.where(Section.crn == bindparam("crn")).order_by(Term.start_date.desc()).limit(1)

@@ -37,6 +37,7 @@ from campus_catalog.models import (
 from campus_catalog.queries import statements
 from campus_catalog.queries.serialize import meeting_patterns, meeting_summary_fields, where_taught
 from campus_catalog.schemas import (
+    NOT_LOADED,
     AttributeOut,
     CampusOut,
     InstructorRef,
@@ -267,7 +268,7 @@ def _answer(
         credits_max=high,
         seats=Seats(capacity=row.capacity, enrolled=row.enrolled, available=row.seats_available),
         waitlist=(
-            None
+            NOT_LOADED
             if row.waitlist_capacity is None
             else Waitlist(capacity=row.waitlist_capacity, available=row.waitlist_available)
         ),

@@ -4,6 +4,7 @@ section by CRN, and sections close to one section."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from campus_mcp import NotFound, Settings, ShapedStatements
@@ -23,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from campus_catalog import semantic
 from campus_catalog.catalog_settings import CatalogSettings
+from campus_catalog.freshness import seats_as_of
 from campus_catalog.models import (
     Campus,
     Course,
@@ -443,7 +445,18 @@ async def get_section(
         cross_listed=[briefs[c] for c in base.cross_listed_crns if c in briefs],
         linked=[briefs[c] for c in base.linked_crns if c in briefs],
         final_exam=section_detail.exam_out(row.exam_json),
+        seats_as_of=seats_as_of(
+            _moment(row.seats_read_at), settings.timezone, refreshed=catalog.banner_live and bool(row.term_synced_at)
+        ),
     )
+
+
+def _moment(value: Any) -> datetime | None:
+    """A time read by a Core statement: SQLite gives its text, PostgreSQL a datetime (UTC)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    moment = datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 async def similar_sections(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from campus_mcp import student_text
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
@@ -20,6 +21,7 @@ from campus_catalog.models import (
 )
 from campus_catalog.queries.clock import days_string, hhmm, twelve_hour
 from campus_catalog.schemas import (
+    NOT_LOADED,
     AttributeOut,
     CampusOut,
     InstructorBrief,
@@ -72,6 +74,8 @@ def meeting_patterns(meetings: Sequence[MeetingTime]) -> list[MeetingOut]:
             days=days_string([m.weekday for m in rows if m.weekday is not None]),
             start=hhmm(key[0]),
             end=hhmm(key[1]),
+            start_12h=_TWELVE_HOUR.get(key[0]),
+            end_12h=_TWELVE_HOUR.get(key[1]),
             start_date=key[2],
             end_date=key[3],
             building=key[4],
@@ -128,7 +132,7 @@ def section_credits(section: Section) -> tuple[float | None, float | None]:
 
 def section_out(section: Section) -> SectionOut:
     waitlist = (
-        None
+        NOT_LOADED
         if section.waitlist_capacity is None
         else Waitlist(capacity=section.waitlist_capacity, available=section.waitlist_available)
     )
@@ -194,9 +198,13 @@ def instructor_brief(instructor: Instructor) -> InstructorBrief:
                 rating_count=rating.rating_count,
             )
             if rating
-            else None
+            else NOT_LOADED  # no ratings of them here: unknown, not "unrated"
         ),
     )
+
+
+# Far above any review site's limit; a longer one is cut rather than filling the model's context.
+REVIEW_TEXT_LENGTH = 2000
 
 
 def review_out(review: Review) -> ReviewOut:
@@ -211,6 +219,6 @@ def review_out(review: Review) -> ReviewOut:
         would_take_again=review.would_take_again,
         grade=review.grade,
         tags=list(review.tags or []),
-        text=review.text,
+        text=student_text(review.text, limit=REVIEW_TEXT_LENGTH),
         sentiment=review.sentiment,
     )
