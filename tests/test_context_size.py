@@ -13,10 +13,12 @@ from __future__ import annotations
 import pytest
 from campus_mcp.context_size import (
     ANSWER_GOAL,
+    DEFAULT_ANSWER_GOALS,
     SEARCH_PAGE_GOAL,
     TOOL_DEFINITION_GOAL,
     answer_bytes,
     definition_bytes,
+    structured_bytes,
     tools_list_goal,
 )
 from campus_mcp.testing import CampusHarness
@@ -58,3 +60,15 @@ async def test_every_read_example_answers_in_under_16_kb(demo_campus: CampusHarn
         if answer_bytes(result) >= ANSWER_GOAL:
             too_big.append((example.tool, dict(example.arguments), answer_bytes(result)))
     assert too_big == []
+
+
+async def test_the_default_answers_a_model_reads_most_are_compact(demo_campus: CampusHarness) -> None:
+    """Issue 38, point 2: my_calendar_settings within 3 KB and list_term_electives within 6 KB of
+    structured content when called with no arguments (the rest on request: their own tests)."""
+    student = await demo_campus.student_principal("student1")
+    sizes = {}
+    for tool in DEFAULT_ANSWER_GOALS:
+        result = await demo_campus.call(tool, {}, principal=student)
+        assert not result.is_error, result.content
+        sizes[tool] = structured_bytes(result)
+    assert {tool: size for tool, size in sizes.items() if size > DEFAULT_ANSWER_GOALS[tool]} == {}, sizes

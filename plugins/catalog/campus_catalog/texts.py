@@ -136,7 +136,8 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         ),
         "list_term_electives": (
             f"Gives the elective lists that the {short} schools published for one term (technical, HSS and other "
-            "electives), with the heading of each course and the full text of each list. Use it for: 'What HSS "
+            "electives) and the courses on each; their CRNs (include_crns) and each list's full text "
+            "(include_full_text) when asked. Use it for: 'What HSS "
             "electives are offered next spring?', 'Which technical electives can I take this fall?'. When an "
             "elective is not in the schedule yet, the Registrar adds it once the school sends its list: tell the "
             "student to ask the dean or associate dean of their school."

@@ -131,7 +131,9 @@ async def list_term_electives(
                 url=item.url,
                 fetched_at=item.fetched_at,
                 course_headings=[
-                    ElectiveHeading.model_validate({"code": None, "crns": [], **heading})
+                    ElectiveHeading.model_validate(
+                        {"code": None, **heading, "crns": heading.get("crns", []) if query.include_crns else None}
+                    )
                     for heading in item.course_headings or []
                     if isinstance(heading, dict) and "title" in heading
                 ],
