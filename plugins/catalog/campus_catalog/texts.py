@@ -77,10 +77,8 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "after 10 AM that keeps Fridays free', 'Which sections fit my schedule?', 'Who teaches the Calculus "
             "II sections or labs this spring?', 'Any online or evening HSS electives next term?', 'a class about "
             "the stock market' (q with semantic=true). "
-            "Filters: term, subject, course_number, q (title words; with semantic=true, by meaning), instructor, "
-            "days (meets only on these days, e.g. 'TR'), free_days (days that must stay free), begins_after, "
-            "ends_before, campus, part_of_term, schedule_type, instructional_method, open_only, credits, "
-            "attribute. Results come a page at a time (limit at most 100): call again with offset=next_offset "
+            # Its filters are in its input schema, each with a description: not listed again here.
+            "Results come a page at a time: call again with offset=next_offset "
             f"while next_offset is not null. Days are Banner letters (R is Thursday); times are {tz}.\n"
             f"{WAITLIST_RULE}\n"
             "Electives not listed yet: a Technical or HSS elective missing from the schedule is not an error: "
