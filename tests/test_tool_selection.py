@@ -30,10 +30,13 @@ from rank_bm25 import BM25Okapi
 QUESTIONS = Path(__file__).with_name("tool_selection_questions.tsv")
 HELD_OUT = Path(__file__).with_name("tool_selection_held_out.tsv")
 HELD_OUT_38 = Path(__file__).with_name("tool_selection_held_out_i38.tsv")
+# Written after HELD_OUT_38's misses were known, before any description was sharpened for them:
+# 74 % / 93 % then (42 questions).
+HELD_OUT_38B = Path(__file__).with_name("tool_selection_held_out_i38b.tsv")
 # (top-1 floor, top-3 floor) of each set.
 # Issue 38's goal on its held-out set is 85 % / 98 %; not reached yet (61 % / 83 % on main), so its
 # floor holds what it has until the descriptions are sharpened.
-FLOORS = {QUESTIONS: (0.85, 0.98), HELD_OUT: (0.60, 0.80), HELD_OUT_38: (0.60, 0.80)}
+FLOORS = {QUESTIONS: (0.85, 0.98), HELD_OUT: (0.60, 0.80), HELD_OUT_38: (0.60, 0.80), HELD_OUT_38B: (0.70, 0.90)}
 MIN_QUESTIONS = 40
 
 
