@@ -162,7 +162,7 @@ OPERATIONS = [
         title="Pause or resume reminders",
         description=_words(
             "Pauses or resumes every reminder of the {short} student's calendar sync (also those of "
-            "class settings). Use it for: 'Turn off my reminders for finals week', 'Pause my notifications for 2 "
+            "class settings). Use it for: 'Stop my reminders for finals week', 'Pause my notifications for 2 "
             "hours', 'Turn my reminders back on'. paused: true or false; a length in minutes or hours (whole "
             "minutes, at least one), else until turned on. Needs notifications:write."
         ),
