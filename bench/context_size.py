@@ -131,6 +131,10 @@ async def measure(work: Path) -> int:
         if registry.tools[example.tool].writes:
             # Its own copy of the demo campus: a preparation adds its rows once.
             copy = work / f"context-size-{example.tool}.db"
+            # A previous run's -wal and -shm would be replayed onto the fresh copy: "database disk
+            # image is malformed" on the second run with the same --work.
+            for leftover in (copy, copy.with_name(f"{copy.name}-wal"), copy.with_name(f"{copy.name}-shm")):
+                leftover.unlink(missing_ok=True)
             shutil.copyfile(demo_copy, copy)
             _, target = served(copy)
         if example.prepare is not None:
