@@ -246,3 +246,35 @@ async def test_two_clients_changing_one_class_setting_at_once_both_land(campus: 
     assert row is not None
     assert (row.color, row.title_template, row.visibility, row.reminders) == ("sage", "{{crn}}", "private", [5])
     assert row.version == 1 + len(changes)
+
+
+async def test_my_calendar_settings_answers_what_the_student_has_and_the_rest_on_request(
+    demo_campus: CampusHarness,
+) -> None:
+    """Issue 38, point 2: read before every settings change, so by default the levels and class
+    meetings with settings of their own, within 3 KB; every level, the colors and the template
+    variables when asked, and the answer says how to ask."""
+    from campus_mcp.mcp.context_size import DEFAULT_ANSWER_GOALS, structured_bytes
+
+    principal = await demo_campus.student_principal("student1")
+    compact = await demo_campus.call("my_calendar_settings", {}, principal=principal)
+    answer = compact.structured_content or {}
+    assert structured_bytes(compact) <= DEFAULT_ANSWER_GOALS["my_calendar_settings"]
+    # The demo student set all classes and labs; the other levels are left out, and so are the lists.
+    assert [level["level"] for level in answer["levels"]] == ["all_classes", "laboratory"]
+    assert all(level["settings"] is not None for level in answer["levels"])
+    assert answer["colors"] == [] and answer["template_variables"] == []
+    assert [c["preview"] for c in answer["classes"]] == [None]
+    assert answer["left_out"] == "More with every_level, colors, template_variables: true."
+    assert "laboratory" in answer["levels_allowed"]
+
+    full = await demo_campus.call(
+        "my_calendar_settings", {"every_level": True, "colors": True, "template_variables": True}, principal=principal
+    )
+    everything = full.structured_content or {}
+    levels = [level["level"] for level in everything["levels"]]
+    assert levels[0] == "all_classes" and "final_exam" in levels and "university_events" in levels
+    assert {"name": "sage", "id": 2, "hex": "#33b679"} in everything["colors"]
+    assert any(v["name"] == "course_code" for v in everything["template_variables"])
+    assert everything["classes"][0]["preview"]["title"]
+    assert everything["left_out"] is None

@@ -96,7 +96,9 @@ async def test_the_course_history_tells_completed_in_progress_and_upcoming_terms
 
 
 async def test_each_level_row_says_the_value_that_applies_and_its_source(campus: CampusHarness) -> None:
-    levels = {e["level"]: e for e in (await _tool(campus, "student1", "my_calendar_settings", {}))["levels"]}
+    # Every level: a level without settings of its own is listed on request (issue 38).
+    answer = await _tool(campus, "student1", "my_calendar_settings", {"every_level": True})
+    levels = {e["level"]: e for e in answer["levels"]}
     final = levels["final_exam"]
     assert final["effective"]["reminders"] == [1440, 60]
     assert final["sources"]["reminders"] in ("final_exam", "system_default")

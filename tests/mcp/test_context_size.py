@@ -13,10 +13,14 @@ from __future__ import annotations
 import pytest
 from campus_mcp.mcp.context_size import (
     ANSWER_GOAL,
+    DEFAULT_ANSWER_GOALS,
     SEARCH_PAGE_GOAL,
     TOOL_DEFINITION_GOAL,
+    TOOL_DEFINITION_GOAL_38,
+    TOOLS_LIST_GOAL_38,
     answer_bytes,
     definition_bytes,
+    structured_bytes,
     tools_list_goal,
 )
 from campus_mcp.testing import CampusHarness
@@ -42,6 +46,35 @@ async def test_the_tool_definitions_do_not_grow(demo_campus: CampusHarness) -> N
     assert too_big == {}, too_big
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 38 not done: 68.0 KB with every family (was 78.1), search_sections 4.8 KB (bench/context_size.py)",
+)
+async def test_tools_list_fits_in_45_kb_and_no_definition_in_more_than_3_5_kb(demo_campus: CampusHarness) -> None:
+    """Issue 38, point 1. Strict: when the goal is met this passes and the marker must go."""
+    student = await demo_campus.student_principal("student1")
+    async with demo_campus.mcp(principal=student) as client:
+        sizes = {tool.name: definition_bytes(tool) for tool in (await client.list_tools()).tools}
+    assert sum(sizes.values()) <= TOOLS_LIST_GOAL_38, sum(sizes.values())
+    assert {name: size for name, size in sizes.items() if size > TOOL_DEFINITION_GOAL_38} == {}
+
+
+async def test_an_output_schema_gives_each_note_once_and_only_keys_with_notes(demo_campus: CampusHarness) -> None:
+    """The friends, the requests received and the requests sent each have an untrusted display
+    name: list_friends' output schema says so once (three times before), and lists no key that
+    carries no note (offset and limit of a search page: the answer shows them)."""
+    student = await demo_campus.student_principal("student1")
+    async with demo_campus.mcp(principal=student) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    friends = listed["list_friends"].output_schema or {}
+    text = str(friends)
+    assert text.count("untrusted_text: Written by another student") == 1, friends
+    assert set(friends["properties"]) >= {"friends"}
+    page = (listed["search_sections"].output_schema or {})["properties"]
+    assert "offset" not in page and "limit" not in page
+    assert "R is Thursday" in page["sections"]["description"]
+
+
 async def test_every_read_example_answers_in_under_16_kb(demo_campus: CampusHarness) -> None:
     # The shared demo campus is read-only here: a write tool's example would change it.
     examples = [
@@ -58,3 +91,15 @@ async def test_every_read_example_answers_in_under_16_kb(demo_campus: CampusHarn
         if answer_bytes(result) >= ANSWER_GOAL:
             too_big.append((example.tool, dict(example.arguments), answer_bytes(result)))
     assert too_big == []
+
+
+async def test_the_default_answers_a_model_reads_most_are_compact(demo_campus: CampusHarness) -> None:
+    """Issue 38, point 2: my_calendar_settings within 3 KB and list_term_electives within 6 KB of
+    structured content when called with no arguments (the rest on request: their own tests)."""
+    student = await demo_campus.student_principal("student1")
+    sizes = {}
+    for tool in DEFAULT_ANSWER_GOALS:
+        result = await demo_campus.call(tool, {}, principal=student)
+        assert not result.is_error, result.content
+        sizes[tool] = structured_bytes(result)
+    assert {tool: size for tool, size in sizes.items() if size > DEFAULT_ANSWER_GOALS[tool]} == {}, sizes

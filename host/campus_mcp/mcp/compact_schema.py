@@ -13,16 +13,17 @@ model's context for every chat (``tools/list`` was mostly output schemas), so wh
 A validator accepts exactly what it accepted before (a default is an annotation, not a rule).
 
 An output schema (:func:`compact_output_schema`) goes further, because it is read, not obeyed: a
-client checks an answer against it and the model reads the answer itself, whose field names say
-what most fields are. So it types each key of the answer, and an object inside (a section, a
-term, a meeting, the advisory) is a loose ``object``, or a list of them, whose description keeps
-every note written on its fields (``seats.available: 0 or less: full.``). Every word a plugin
-wrote for the model stays; what goes is the structure the answer shows anyway: property lists,
-types of self-explanatory fields, the models' docstrings (written for developers), and the
-``required`` lists, which only repeated the property names (an answer model writes every field,
-null when empty; seed 000's rule that ``required`` names no key that can be missing still holds).
-It roughly halves ``tools/list`` (docs/performance.md); an answer that held to the full schema
-holds to this one.
+client checks an answer against it and the model reads the answer itself, whose field names and
+values say what most fields are and hold. So it lists only the keys of the answer that carry a
+note: the key's own description, then every note written on the fields of the objects inside it
+(``seats.available: 0 or less: full``), and its ``enum``. What goes is the structure the answer
+shows anyway: types (a note says what a null means), property lists, the keys nobody wrote a note
+for, the models' docstrings (written for developers), the ``required`` lists (seed 000's rule that
+``required`` names no key that can be missing still holds), and a note said already on a field of
+the same name under another key of the same answer (the untrusted display name of a friend, of a
+request received and of a request sent is one note). Every distinct word a plugin wrote for the
+model stays once; an answer that held to the full schema holds to this one (it only constrains
+less), so the SDK's check of structured content still passes.
 """
 
 from __future__ import annotations
@@ -87,45 +88,61 @@ def _fold_nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def compact_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` of an answer, compact, with every object below its keys loose (see the module)."""
+    """``schema`` of an answer, compact: only the keys with a note, each note once (see the module)."""
     compact = compact_schema(schema)
     definitions: Mapping[str, Any] = compact.get("$defs", {})
     left_out = ("$defs", "description", "properties", "required")
     out = {key: value for key, value in compact.items() if key not in left_out}
-    out["properties"] = {name: _loose(field, definitions) for name, field in compact.get("properties", {}).items()}
+    said: set[tuple[str, str]] = set()
+    properties: dict[str, Any] = {}
+    for name, field in compact.get("properties", {}).items():
+        noted = _loose(field, definitions, said)
+        if noted:
+            properties[name] = noted
+    out["properties"] = properties
     return out
 
 
-def _loose(field: Mapping[str, Any], definitions: Mapping[str, Any]) -> dict[str, Any]:
-    """One key of an answer: its objects loose, their fields' notes appended to its description."""
-    notes: list[str] = []
-    loose = _without_objects(field, definitions, notes)
-    if notes:
-        own = loose.get("description", "")
-        loose["description"] = f"{own} {'; '.join(notes)}." if own else f"{'; '.join(notes)}."
-    return loose
+# What a key of an answer keeps besides its notes: the values it can take, which a model acts on.
+_KEPT_WITH_NOTES = ("enum", "const")
 
 
-def _without_objects(schema: Mapping[str, Any], definitions: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def _loose(field: Mapping[str, Any], definitions: Mapping[str, Any], said: set[tuple[str, str]]) -> dict[str, Any]:
+    """One key of an answer: its description and its objects' fields' notes, each note not said
+    already on another key of the answer (``said``, updated), and its enum; {} when none is left.
+    Its type goes: the answer shows it, and a note says what a null means."""
+    fresh: list[str] = []
+    for path, text in _notes_in(field, definitions):
+        # The same note on a field of the same name (display_name.untrusted_text in the friends,
+        # then in the requests received and sent): said once is enough.
+        seen = (path.rsplit(".", 1)[-1], text)
+        if seen not in said:
+            said.add(seen)
+            fresh.append(f"{path}: {text}")
+    out: dict[str, Any] = {key: field[key] for key in _KEPT_WITH_NOTES if key in field}
+    own = field.get("description", "")
+    described = "; ".join(fresh)
+    if own and described:
+        out["description"] = f"{own} {described}."
+    elif own or described:
+        out["description"] = own or f"{described}."
+    return out
+
+
+def _notes_in(schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(path, note) for every described field of the objects ``schema`` holds (itself, its list's
+    items, its map's values, a nullable object's ``anyOf``)."""
     target = _object_of(schema, definitions)
     if target is not None:
-        notes.extend(_field_notes(target, definitions, "", frozenset()))
-        return {**{k: v for k, v in schema.items() if k not in _OBJECT_KEYWORDS}, "type": "object"}
-    out = dict(schema)
-    if isinstance(schema.get("items"), Mapping):
-        out["items"] = _without_objects(schema["items"], definitions, notes)
-    if isinstance(schema.get("additionalProperties"), Mapping):
-        out["additionalProperties"] = _without_objects(schema["additionalProperties"], definitions, notes)
-    if isinstance(schema.get("anyOf"), list):
-        out["anyOf"] = [
-            _without_objects(m, definitions, notes) if isinstance(m, Mapping) else m for m in schema["anyOf"]
-        ]
-        out = _fold_nullable(out)
-    return out
-
-
-# What describes an object's inside: left out of a loose object.
-_OBJECT_KEYWORDS = frozenset({"$ref", "properties", "required", "additionalProperties", "type"})
+        return _field_notes(target, definitions, "", frozenset())
+    notes: list[tuple[str, str]] = []
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), Mapping):
+            notes.extend(_notes_in(schema[key], definitions))
+    for member in schema.get("anyOf", []):
+        if isinstance(member, Mapping):
+            notes.extend(_notes_in(member, definitions))
+    return notes
 
 
 def _object_of(schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -139,18 +156,18 @@ def _object_of(schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> Map
 
 def _field_notes(
     target: Mapping[str, Any], definitions: Mapping[str, Any], prefix: str, seen: frozenset[int]
-) -> list[str]:
-    """``path: description`` for every described field inside ``target``, its objects' fields included."""
+) -> list[tuple[str, str]]:
+    """(path, description) for every described field inside ``target``, its objects' fields included."""
     if id(target) in seen:  # a model that contains itself
         return []
     seen = seen | {id(target)}
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     for name, field in target.get("properties", {}).items():
         if not isinstance(field, Mapping):
             continue
         description = field.get("description")
         if isinstance(description, str) and description:
-            notes.append(f"{prefix}{name}: {description.rstrip('.')}")
+            notes.append((f"{prefix}{name}", description.rstrip(".")))
         for inner in _inner_schemas(field):
             nested = _object_of(inner, definitions)
             if nested is not None:

@@ -35,6 +35,14 @@ def tools_list_goal(tools: int) -> int:
 
 
 SEARCH_PAGE_GOAL = 8 * KB  # a default search_sections page (25 sections)
+# Issue 38's goals: tools/list for a signed-in student with every family and the dining example,
+# no definition over 3.5 KB, the default answers a model reads most (structured content), and a
+# planning prompt's typical request (campus_mcp.mcp.prompt_walkthrough).
+TOOLS_LIST_GOAL_38 = 45 * KB
+TOOL_DEFINITION_GOAL_38 = 3500
+DEFAULT_ANSWER_GOALS = {"my_calendar_settings": 3 * KB, "list_term_electives": 6 * KB}
+PROMPT_RUN_CALLS_GOAL = 4
+PROMPT_RUN_BYTES_GOAL = 10 * KB
 ANSWER_GOAL = 16 * KB  # any example's answer, unless the student asked for more
 
 
@@ -62,6 +70,11 @@ def definition_parts(tool: ListedTool) -> dict[str, int]:
     parts = {part: _compact_bytes(listed[part]) if part in listed else 0 for part in DEFINITION_PARTS}
     parts["other"] = _compact_bytes(listed) - sum(parts.values())
     return parts
+
+
+def structured_bytes(result: CallToolResult) -> int:
+    """The compact JSON of an answer's structured content (what a client that reads it gives the model)."""
+    return _compact_bytes(result.structured_content) if result.structured_content is not None else 0
 
 
 def answer_bytes(result: CallToolResult) -> int:

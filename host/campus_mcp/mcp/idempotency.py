@@ -43,8 +43,8 @@ SCHEMA: dict[str, Any] = {
     "minLength": 1,
     "maxLength": KEY_LIMIT,
     "description": (
-        "Optional: a value you make up for this change (a UUID). A retry with the same key and arguments "
-        "returns the first answer and changes nothing."
+        # Repeated in every write tool's schema: short. The README's write-tool section says the rest.
+        "Optional UUID you make up: a retry with the same key and arguments changes nothing."
     ),
 }
 

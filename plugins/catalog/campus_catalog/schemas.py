@@ -666,13 +666,15 @@ class ProgramDetail(ProgramBrief):
 class TermElectivesQuery(Arguments):
     term: str | None = Field(default=None, description="Term uid or name. Default: the current term, else the next.")
     school: str | None = Field(default=None, description="Only this school's lists (part of its name).")
-    include_full_text: bool = Field(default=True, description="False leaves out the text of each PDF.")
+    # Issue 38: by default the lists and their courses; the rest on request.
+    include_full_text: bool = Field(default=False, description="Also the full text of each list (its PDF).")
+    include_crns: bool = Field(default=False, description="Also the CRNs of each course's sections in the term.")
 
 
 class ElectiveHeading(Answer):
     code: str | None
     title: str
-    crns: list[str]
+    crns: list[str] | None = Field(description="With include_crns only.")
 
 
 class TermElectiveListOut(Answer):
@@ -682,7 +684,7 @@ class TermElectiveListOut(Answer):
     fetched_at: datetime | None = Field(description="Campus time.")
     fetched_at_text: str | None = None
     course_headings: list[ElectiveHeading]
-    full_text: str | None
+    full_text: str | None = Field(description="With include_full_text only.")
 
 
 class TermElectives(Answer):

@@ -59,15 +59,15 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         "list_terms": (
             f"Lists the {short} terms (semesters), with the current term and the next term, their "
             "dates, registration windows and parts of term. Call it first: the other catalog tools take its term "
-            "uid. Use it for: 'What semester is it now?', 'When does the spring semester start or end?', 'When "
+            "uid. Use it for: 'Which term or semester is it now?', 'When does the spring semester start or end?', 'When "
             "does registration open for next term?', 'Is the fall schedule posted yet?' (section_count 0: its "
             "sections are not listed yet). "
             f"Dates are in {tz}."
         ),
         "list_subjects": (
             f"Lists the {short} subjects (COMP, MATH, ...) with their names, school and number of sections in a "
-            f"term. Use it for: 'What subjects does {short} offer?', 'What is the subject code for mechanical "
-            "engineering classes?', 'Which departments have the most classes this spring?'. "
+            f"term. Use it for: 'Every department or subject, with its abbreviation', 'What is the subject code (abbreviation) for "
+            "mechanical engineering?', 'Which departments have the most classes this spring?'. "
             "Do not use it to find a course by topic: use search_courses."
         ),
         "search_sections": (
@@ -77,11 +77,9 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
             "after 10 AM that keeps Fridays free', 'Which sections fit my schedule?', 'Who teaches the Calculus "
             "II sections or labs this spring?', 'Any online or evening HSS electives next term?', 'a class about "
             "the stock market' (q with semantic=true). "
-            "Filters: term, subject, course_number, q (title words; with semantic=true, by meaning), instructor, "
-            "days (meets only on these days, e.g. 'TR'), free_days (days that must stay free), begins_after, "
-            "ends_before, campus, part_of_term, schedule_type, instructional_method, open_only, credits, "
-            "attribute. Results come a page at a time (limit at most 100): call again with offset=next_offset "
-            f"while next_offset is not null. Days are Banner letters (R is Thursday); times are {tz}.\n"
+            # Its filters are in its input schema and paging in its output schema (next_offset), each
+            # described there. The waitlist rule stays: seed 000 puts it in search_sections too.
+            f"Days are Banner letters (R is Thursday); times are {tz}.\n"
             f"{waitlists}\n{electives}"
             "Do not use it for descriptions and prerequisites (get_course)."
         ),
@@ -96,7 +94,7 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         "search_courses": (
             f"Finds {short} catalog courses (not sections) by code ('COMP 2350', or a subject such as 'MATH'), "
             "by title words, or by meaning (semantic=true). Use it for: 'Is there a course on machine learning?', "
-            "'Which courses teach a topic?', 'What is the course code or number for Statics?', 'a class about the "
+            "'Are there courses about a topic I like?', 'What is the course code or number for Statics?', 'a class about the "
             "stock market'. "
             "Then call get_course for prerequisites and details, or search_sections for times and seats."
         ),
@@ -132,8 +130,9 @@ def descriptions(settings: Settings, catalog: CatalogSettings) -> dict[str, str]
         ),
         "list_term_electives": (
             f"Gives the elective lists that the {short} schools published for one term (technical, HSS and other "
-            "electives), with the heading of each course and the full text of each list. Use it for: 'What "
-            "humanities electives are offered next spring?', 'Which technical electives can I take this fall?'. "
+            "electives) and the courses on each; their CRNs (include_crns) and each list's full text "
+            "(include_full_text) when asked. Use it for: 'What humanities electives are offered next spring?', "
+            "'Which technical electives can I take this fall?'. "
             + (
                 rules.elective_rule
                 or "An elective missing from the schedule may still be added: tell the student to ask their school."

@@ -101,8 +101,13 @@ async def test_programs_and_degree_requirements(catalog: Any) -> None:
 
 
 async def test_term_electives(catalog: Any) -> None:
+    # Issue 38: by default the lists and their courses; the CRNs and each PDF's text when asked.
     electives = await catalog.ok("list_term_electives", term="202720")
     listed = electives["lists"][0]
+    assert listed["course_headings"] == [{"code": "MGMT 3100", "title": "Investments", "crns": None}]
+    assert listed["full_text"] is None
+    full = await catalog.ok("list_term_electives", term="202720", include_full_text=True, include_crns=True)
+    listed = full["lists"][0]
     assert listed["course_headings"] == [{"code": "MGMT 3100", "title": "Investments", "crns": ["20007"]}]
     assert "CRN 20007" in listed["full_text"]
     short = await catalog.ok("list_term_electives", term="202720", include_full_text=False, school="sciences")

@@ -153,7 +153,7 @@ OPERATIONS = [
             "Every term the signed-in {short} student has courses on record for, newest first, "
             "with the courses of each term (CRN, code, title, credits) and its status: completed (courses "
             "taken), in_progress (being taken) or upcoming (planned). Use it for: 'What courses have I "
-            "taken?', 'Which classes did I take last spring?', 'Have I done Calculus I yet?'. It has no "
+            "taken?', 'Which classes did I take last spring?', 'Did I already pass Calculus I?'. It has no "
             "grades: when a prerequisite needs a minimum grade, ask the student for their grade. Terms the "
             "campus has no record of are missing; ask the student about gaps. Needs schedule:read."
         ),
@@ -214,7 +214,7 @@ OPERATIONS = [
             "Sets the whole list of sections the signed-in {short} student takes in one term, by "
             "CRN: sections left out are removed, new ones added. Call my_courses for that term first and send "
             "every CRN the student keeps plus the new ones. Use it for: 'Add CRN 21345 to my schedule', 'Drop "
-            "CRN 21346 from my schedule', 'I switched to CRN 21350, update my schedule'. term: a uid or name from list_terms; crns: "
+            "CRN 21346 from my schedule', 'I switched to CRN 21350, update my saved sections'. term: a uid or name from list_terms; crns: "
             "the whole list (at most 20). Every CRN is checked first: when one is unknown, cancelled or in "
             "another term nothing changes and the error names it. A time conflict is not refused: the answer "
             "lists it in conflicts. The same list again changes nothing and asks nothing. This records the courses for the "

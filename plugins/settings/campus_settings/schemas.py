@@ -93,7 +93,15 @@ class LevelPath(Arguments):
 
 
 class SettingsQuery(Arguments):
-    pass
+    # Issue 38: the answer is read before every settings change, so by default it says what the
+    # student has; the rest comes when asked.
+    every_level: bool = Field(
+        default=False,
+        description="Every level with the value that applies and where it comes from, and each class's preview "
+        "(default: the levels with settings of their own).",
+    )
+    colors: bool = Field(default=False, description="The color names and ids the settings tools take.")
+    template_variables: bool = Field(default=False, description="The {{name}} placeholders a template takes.")
 
 
 class PreviewRequest(Arguments):
@@ -185,7 +193,7 @@ class ClassSettingsAnswer(Answer):
     class_settings: StoredSettings | None
     resolved: Resolved
     sources: Sources
-    preview: Preview
+    preview: Preview | None = Field(description="my_calendar_settings: with every_level only.")
     not_changed: NotChanged | None = None
 
 
@@ -223,12 +231,13 @@ class Notifications(Answer):
 
 
 class MyCalendarSettings(Answer):
-    levels: list[LevelEntry]
+    levels: list[LevelEntry] = Field(description="The levels with settings of their own; every level with every_level.")
     classes: list[ClassSettingsAnswer] = Field(description="The class meetings with settings of their own.")
     notifications: Notifications
-    colors: list[ColorEntry]
-    template_variables: list[TemplateVariable]
+    colors: list[ColorEntry] = Field(description="Empty unless asked for (colors).")
+    template_variables: list[TemplateVariable] = Field(description="Empty unless asked for (template_variables).")
     levels_allowed: list[str]
+    left_out: str | None = Field(default=None, description="What this answer left out and how to ask for it.")
 
 
 class LevelSettingsAnswer(Answer):

@@ -53,6 +53,7 @@ from campus_settings.schemas import (
     PreviewAnswer,
     PreviewRequest,
     Resolved,
+    SettingsQuery,
     Sources,
     StoredSettings,
     TemplateVariable,
@@ -115,7 +116,12 @@ def _level_entry(level: str, row: LevelSetting | None, bundle: StudentSettings, 
     )
 
 
-async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str) -> MyCalendarSettings:
+async def my_calendar_settings(
+    session: AsyncSession, student_id: int, zone: str, shown: SettingsQuery | None = None
+) -> MyCalendarSettings:
+    """Everything (the dashboard's page), or what ``shown`` asks for (the tool: issue 38's compact
+    default, the levels and classes with settings of their own)."""
+    shown = shown or SettingsQuery(every_level=True, colors=True, template_variables=True)
     # Five statements: the class settings, the level settings, the kinds of the student's classes,
     # the meetings with settings of their own (when there are), the notifications. The rows of
     # the settings are the bundle's: it read each row again, and each meeting's section (nine).
@@ -123,12 +129,16 @@ async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str
     kinds = await class_kinds(session, student_id)
     order = [ALL_CLASSES, *kinds, FINAL_EXAM, UNIVERSITY]
     order += sorted(level for level in bundle.level_rows if level not in order)
+    if not shown.every_level:
+        order = [level for level in order if level in bundle.level_rows]
     levels = [_level_entry(lv, bundle.level_rows.get(lv), bundle, zone) for lv in order]
     meetings = await meetings_by_id(session, student_id, sorted(bundle.classes))
     classes = [
         class_answer(meeting, bundle, bundle.class_rows.get(meeting_id), zone)
         for meeting_id, meeting in meetings.items()
     ]
+    if not shown.every_level:  # the preview is what the templates give: on request
+        classes = [c.model_copy(update={"preview": None}) for c in classes]
     classes.sort(key=lambda c: (c.meeting.term, c.meeting.course_code, c.meeting.meeting_time_id))
     notifications = await store.notification_row(session, student_id)
     return MyCalendarSettings(
@@ -141,15 +151,30 @@ async def my_calendar_settings(session: AsyncSession, student_id: int, zone: str
                 zone,
             )
         ),
-        colors=[ColorEntry(name=name, id=color_id, hex=hexa) for name, (color_id, hexa) in COLORS.items()],
-        template_variables=[TemplateVariable(name=name, description=text) for name, text in VARIABLES.items()],
+        colors=[ColorEntry(name=name, id=color_id, hex=hexa) for name, (color_id, hexa) in COLORS.items()]
+        if shown.colors
+        else [],
+        template_variables=[TemplateVariable(name=name, description=text) for name, text in VARIABLES.items()]
+        if shown.template_variables
+        else [],
         levels_allowed=levels_allowed(kinds),
+        left_out=_left_out(shown),
     )
 
 
-async def run_my_calendar_settings(context: ToolContext, args: Any) -> MyCalendarSettings:
+def _left_out(shown: SettingsQuery) -> str | None:
+    asks = [
+        (shown.every_level, "every_level"),
+        (shown.colors, "colors"),
+        (shown.template_variables, "template_variables"),
+    ]
+    missing = [name for given, name in asks if not given]
+    return f"More with {', '.join(missing)}: true." if missing else None
+
+
+async def run_my_calendar_settings(context: ToolContext, args: SettingsQuery) -> MyCalendarSettings:
     async with context.session(read_only=True) as session:
-        return await my_calendar_settings(session, context.user_id, context.settings.timezone)
+        return await my_calendar_settings(session, context.user_id, context.settings.timezone, args)
 
 
 # --- preview_template -----------------------------------------------------------------------

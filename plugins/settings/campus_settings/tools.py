@@ -74,11 +74,10 @@ OPERATIONS = [
         name="my_calendar_settings",
         title="My calendar settings",
         description=_words(
-            "The signed-in {short} student's calendar event settings at each level (all classes, each "
-            "kind of class, final exams, university events and their categories: what each sets, the value "
-            "that applies and the level or default it comes from), the class meetings with "
-            "settings of their own (with resolved values, the level each comes from, and a preview), whether "
-            "reminders are paused (until when, in campus time), and the color names and template variables the settings tools take. Use it "
+            "The signed-in {short} student's calendar event settings: the levels (all classes, a kind of class, "
+            "final exams, university events) and class meetings with settings of their own, each with the value "
+            "that applies and where it comes from, and whether reminders are paused. On request: every_level, "
+            "colors (the color names), template_variables. Use it "
             "for: 'What color are my lab events?', 'What are my reminders?', 'How are my class events titled?', "
             "before changing a setting. Needs settings:read."
         ),
@@ -163,7 +162,7 @@ OPERATIONS = [
         title="Pause or resume reminders",
         description=_words(
             "Pauses or resumes every reminder of the {short} student's calendar sync (also those of "
-            "class settings). Use it for: 'Turn off my reminders for finals week', 'Pause my notifications for 2 "
+            "class settings). Use it for: 'Stop my reminders for finals week', 'Pause my notifications for 2 "
             "hours', 'Pause my reminders until Monday', 'Turn my reminders back on'. paused: true or false; a "
             "length in minutes or hours (whole minutes, at least one), or until: a date and time in campus time, "
             "a date or a weekday as the student said it (no arithmetic); else until turned on. "

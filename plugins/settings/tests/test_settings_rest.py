@@ -98,6 +98,12 @@ async def test_reads_answer_what_the_tools_answer(unwritten: CampusHarness) -> N
         got = await client.get(API)
         assert got.status_code == 200
         assert got.json() == await _tool(campus, "my_calendar_settings")
+        # Issue 38: the rest on request, the same through the twin's query string.
+        asked = {"every_level": True, "colors": True, "template_variables": True}
+        full = await client.get(API, params={name: "true" for name in asked})
+        assert full.status_code == 200, full.text
+        assert full.json() == await _tool(campus, "my_calendar_settings", asked)
+        assert full.json()["colors"] and not got.json()["colors"]
         body = {"meeting_time_id": meeting, "title_template": "{{crn}} {{room}}"}
         preview = await client.post(f"{API}/preview", json=body)
         assert preview.status_code == 200, preview.text
@@ -130,6 +136,9 @@ async def test_class_and_level_changes_answer_what_the_tools_answer(campus: Camp
         gone = await client.delete(f"{API}/final_exam")
         assert gone.status_code == 200 and gone.json()["result"] == "deleted" and gone.json()["settings"] is None
         listed = await client.get(API)
+        # The level has no settings of its own now: listed with every_level only (issue 38).
+        assert "final_exam" not in [lv["level"] for lv in listed.json()["levels"]]
+        listed = await client.get(API, params={"every_level": "true"})
         assert [lv["settings"] for lv in listed.json()["levels"] if lv["level"] == "final_exam"] == [None]
 
 

@@ -139,7 +139,9 @@ async def list_term_electives(
                 fetched_at=campus_moment(item.fetched_at, settings.timezone)[0],
                 fetched_at_text=campus_moment(item.fetched_at, settings.timezone)[1],
                 course_headings=[
-                    ElectiveHeading.model_validate({"code": None, "crns": [], **heading})
+                    ElectiveHeading.model_validate(
+                        {"code": None, **heading, "crns": heading.get("crns", []) if query.include_crns else None}
+                    )
                     for heading in item.course_headings or []
                     if isinstance(heading, dict) and "title" in heading
                 ],
