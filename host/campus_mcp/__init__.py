@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from campus_mcp.assembly.calendar_sources import calendar_events_for
-    from campus_mcp.assembly.change_bus import publish_changes
+    from campus_mcp.assembly.change_bus import change_bus, publish_changes
     from campus_mcp.assembly.deployment import Deployment, open_deployment
     from campus_mcp.assembly.registry import PluginError
     from campus_mcp.base.db import Base, UTCDateTime, utcnow
     from campus_mcp.base.logsafe import escaped
     from campus_mcp.base.lru import LRU
+    from campus_mcp.base.mail import MailNotSent, looks_like_address, mask_address, send_mail
     from campus_mcp.base.metrics import count as count_metric
     from campus_mcp.base.metrics import count_import_failures
     from campus_mcp.base.outside_documents import DocumentLimit, DocumentTooLarge, read_document
@@ -100,11 +101,12 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "campus_mcp.assembly.calendar_sources": ("calendar_events_for",),
-    "campus_mcp.assembly.change_bus": ("publish_changes",),
+    "campus_mcp.assembly.change_bus": ("change_bus", "publish_changes"),
     "campus_mcp.assembly.deployment": ("Deployment", "open_deployment"),
     "campus_mcp.assembly.registry": ("PluginError",),
     "campus_mcp.base.db": ("Base", "UTCDateTime", "utcnow"),
     "campus_mcp.base.logsafe": ("escaped",),
+    "campus_mcp.base.mail": ("MailNotSent", "looks_like_address", "mask_address", "send_mail"),
     "campus_mcp.base.lru": ("LRU",),
     "campus_mcp.base.metrics": ("count_import_failures", "count_metric"),
     "campus_mcp.base.outside_documents": ("DocumentLimit", "DocumentTooLarge", "read_document"),
@@ -227,6 +229,7 @@ __all__ = [
     "Job",
     "JobContext",
     "JobOutcome",
+    "MailNotSent",
     "Migrations",
     "NotChanged",
     "NotFound",
@@ -261,6 +264,7 @@ __all__ = [
     "calendar_events_for",
     "campus_id_problem",
     "campus_time_text",
+    "change_bus",
     "check_rate_limit",
     "clean_student_text",
     "confirmation_template",
@@ -276,6 +280,8 @@ __all__ = [
     "hookimpl",
     "keep_for_one_display",
     "last_success",
+    "looks_like_address",
+    "mask_address",
     "name_feed_students",
     "not_changed",
     "open_deployment",
@@ -289,6 +295,7 @@ __all__ = [
     "read_versions",
     "record_run",
     "seal_secret",
+    "send_mail",
     "session_user",
     "shown_name",
     "student_for_feed",

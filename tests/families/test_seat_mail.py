@@ -234,10 +234,10 @@ def test_the_watch_sentence_says_when_nobody_is_emailed_and_when_seats_are_not_r
         monkeypatch.delenv(f"CAMPUS_MCP_CATALOG_{name}", raising=False)
     monkeypatch.setenv("CAMPUS_MCP_CATALOG_BANNER_URL", "https://banner.wit.edu/StudentRegistrationSsb")
     live = settings_for("sqlite+aiosqlite://", plugins=["catalog", "schedule"])
-    no_mail = how_told(live, load_plugins(live), ADDRESS)
+    no_mail = how_told(live, load_plugins(live).jobs, ADDRESS)
     monkeypatch.delenv("CAMPUS_MCP_CATALOG_BANNER_URL")
     unrefreshed = settings_for("sqlite+aiosqlite://", plugins=["catalog", "schedule"], **mail_settings(25))
-    by_hand = how_told(unrefreshed, load_plugins(unrefreshed), ADDRESS)
+    by_hand = how_told(unrefreshed, load_plugins(unrefreshed).jobs, ADDRESS)
     assert no_mail.startswith("You won't be e-mailed: WIT has not set up e-mail"), no_mail
     assert "Seats are refreshed every 30 minutes" in no_mail, no_mail
     assert by_hand.startswith("When a seat opens you get one e-mail at j***@wit.edu"), by_hand

@@ -33,6 +33,7 @@ from campus_mcp.dashboard.chrome import (
     last_read_line,
     when,
 )
+from campus_mcp.dashboard.confirmation_routes import ConfirmationController
 from campus_mcp.dashboard.tokens import PERSONAL_TOKEN_DEPENDENCIES, AccessTokensController, token_item
 from campus_mcp.mcp.instructions import topics
 from campus_mcp.oauth.pages import hidden, html_response, page
@@ -42,7 +43,6 @@ from campus_mcp.oauth.session import CSRF_FIELD, csrf_ok, csrf_token, session_us
 from campus_mcp.oauth.store import OAuthStore
 from campus_mcp.students.access_log import last_reads
 from campus_mcp.students.connections import connections_of
-from campus_mcp.web.confirmation_routes import ConfirmationController
 
 NO_PARITY = {"exclude_from_parity": True}
 DASHBOARD_DEPENDENCIES = {**OAUTH_DEPENDENCIES, **PERSONAL_TOKEN_DEPENDENCIES}

@@ -5,7 +5,7 @@ A write tool called by a client that cannot show the student a form (``confirmat
 database so every worker sees the same one: the student, the tool, the exact arguments, the
 question's text and digest, the record's version, an expiry and a state. The tool answers the
 question and a link to ``/confirm/{id}`` on the server's public URL; the page
-(campus_mcp.web.confirmation_routes) needs the student's signed-in browser session, shows the question,
+(campus_mcp.dashboard.confirmation_routes) needs the student's signed-in browser session, shows the question,
 and its Confirm makes the change once.
 
 Why a page: the in-band code (campus_mcp.mcp.confirmation_code) and form elicitation both go back

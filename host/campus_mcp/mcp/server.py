@@ -469,6 +469,8 @@ class CampusServer:
             plugin_settings=self.registry.plugin_settings.get(plugin),
             dependency_settings=self.registry.dependency_settings(plugin),
             tool_names=self.registry.tools.keys(),
+            plugin_names=self.registry.plugins.keys(),
+            jobs=self.registry.jobs,
         )
 
     async def call_tool(

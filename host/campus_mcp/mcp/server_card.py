@@ -39,7 +39,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from campus_mcp.assembly.deployment import Deployment
 from campus_mcp.assembly.icons import icons_of
 from campus_mcp.assembly.registry import Registry
-from campus_mcp.mcp.endpoint import MCP_PATH, PRM_PATH, serves_endpoint
+from campus_mcp.base.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.mcp.endpoint import serves_endpoint
 from campus_mcp.mcp.instructions import topics
 from campus_mcp.mcp.server import with_dependencies
 from campus_mcp.plugin.contributions import AppResource, Prompt, Tool

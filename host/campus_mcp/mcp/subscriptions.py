@@ -31,6 +31,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent, SubscriptionBus
 from mcp.shared.exceptions import MCPError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.mcp.resources import CampusResources, followed_uris, read_error
@@ -48,6 +49,12 @@ class ResourceServer(Protocol):
 
     @property
     def resources(self) -> CampusResources: ...
+
+    @property
+    def offers(self) -> offers.Offers: ...
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]: ...
 
     def tool_context(
         self, ctx: ServerRequestContext[Any, Any] | None, principal: Principal, plugin: str = ""

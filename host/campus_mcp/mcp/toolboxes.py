@@ -26,6 +26,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.assembly.icons import Icons
 from campus_mcp.assembly.registry import Registry
@@ -33,6 +34,7 @@ from campus_mcp.base import metrics
 from campus_mcp.mcp.instructions import offers_something
 from campus_mcp.plugin.contributions import InstructionFragment, Prompt, Tool
 from campus_mcp.plugin.errors import quote_input
+from campus_mcp.plugin.offers import Offers
 from campus_mcp.plugin.principal import Principal, current_principal
 from campus_mcp.plugin.route_errors import describe_problems, field_problems
 
@@ -55,7 +57,15 @@ class ToolServer(Protocol):
     @property
     def inline_icons(self) -> bool: ...
 
+    @property
+    def offers(self) -> Offers: ...
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]: ...
+
     def visible_tools(self, principal: Principal) -> list[Tool]: ...
+
+    def listed_prompts(self) -> list[Prompt]: ...
 
     def describe(self, tool: Tool) -> types.Tool: ...
 

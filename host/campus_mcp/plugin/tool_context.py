@@ -13,6 +13,7 @@ from campus_mcp.base.read_sessions import read_sessions
 from campus_mcp.base.settings import Settings
 from campus_mcp.plugin.confirmation import Decision, PlannedChange
 from campus_mcp.plugin.errors import PermissionMissing
+from campus_mcp.plugin.job_context import Job
 from campus_mcp.plugin.principal import Principal
 
 
@@ -34,6 +35,12 @@ class ToolContext:
     # The names of the deployment's tools: what a prompt (or an answer) may point the assistant to,
     # when it names another plugin's tool that a campus may not run.
     tool_names: Set[str] = frozenset()
+    # The names of the deployment's plugins: whom a family may ask for something it does not keep
+    # itself (the catalog asks the schedule family for a student's sections).
+    plugin_names: Set[str] = frozenset()
+    # The deployment's scheduled jobs by name: what an answer may say about how often data is read
+    # again (a seat watch tells how often seats are refreshed here).
+    jobs: Mapping[str, Job] = dataclasses.field(default_factory=dict)
     # A write tool's run: what the student answered the host's question (campus_mcp.plugin.confirmation).
     # "not_asked" on the REST twin and for a client that cannot be asked (seed 000: it changes).
     confirmation: Decision = "not_asked"

@@ -24,13 +24,14 @@ from campus_mcp.assembly.icons import ICON_HANDLERS
 from campus_mcp.assembly.registry import PluginError, Registry, load_registry
 from campus_mcp.base import metrics
 from campus_mcp.base.db import DATABASE_UNREACHABLE_TEXT, database_unreachable, make_engine, make_sessions
+from campus_mcp.base.mcp_paths import MCP_PATH
 from campus_mcp.base.settings import Settings
 from campus_mcp.base.speedups import Switches
 from campus_mcp.dashboard.home import HOST_CONTROLLERS
 from campus_mcp.jobs.scheduler import scheduler_election
 from campus_mcp.jobs.warm_ups import warm_ups
 from campus_mcp.limits import bad_token_middleware, limits_middleware, request_limits
-from campus_mcp.mcp.endpoint import MCP_PATH, McpEndpoint, TokenResolver, mcp_route_handlers
+from campus_mcp.mcp.endpoint import McpEndpoint, TokenResolver, mcp_route_handlers
 from campus_mcp.mcp.server_card import SERVER_CARD_HANDLERS
 from campus_mcp.oauth import build_oauth
 from campus_mcp.oauth.personal_tokens import PersonalTokens, bearer_resolver, rest_token_middleware_factory

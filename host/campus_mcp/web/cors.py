@@ -25,7 +25,8 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 
 from campus_mcp.assembly.icons import ICONS_PATH
 from campus_mcp.assembly.registry import Registry
-from campus_mcp.mcp.endpoint import MCP_PATH, PRM_PATH, transport_security
+from campus_mcp.base.mcp_paths import MCP_PATH, PRM_PATH
+from campus_mcp.mcp.endpoint import transport_security
 from campus_mcp.mcp.server_card import AI_CATALOG_PATH, CARD_PATH, CARD_SUFFIX, CARDS_PATH
 from campus_mcp.oauth.server import REGISTER_PATH, REVOKE_PATH, TOKEN_PATH
 

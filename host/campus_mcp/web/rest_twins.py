@@ -126,6 +126,8 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
                 plugin_settings=plugin_settings,
                 dependency_settings=registry.dependency_settings(tool.plugin),
                 tool_names=registry.tools.keys(),
+                plugin_names=registry.plugins.keys(),
+                jobs=registry.jobs,
             )
             answer = await operation.call(context, args)
             outcome = "ok"

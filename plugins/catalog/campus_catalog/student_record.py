@@ -50,6 +50,6 @@ async def student_record(context: ToolContext, session: AsyncSession, term_uid: 
     if student is None:
         return None
     for plugin, reader in _readers.items():
-        if plugin in context.registry.plugins:
+        if plugin in context.plugin_names:
             return await reader(session, student, term_uid, campus_today(context.settings.timezone))
     return None

@@ -30,8 +30,18 @@ from datetime import timedelta
 from email.message import EmailMessage
 
 from campus_catalog.api import Course, Section, Term
-from campus_mcp import Interval, Job, JobContext, JobOutcome, Settings, count_metric, utcnow
-from campus_mcp.base.mail import MailNotSent, looks_like_address, send_mail
+from campus_mcp import (
+    Interval,
+    Job,
+    JobContext,
+    JobOutcome,
+    MailNotSent,
+    Settings,
+    count_metric,
+    looks_like_address,
+    send_mail,
+    utcnow,
+)
 from sqlalchemy import and_, column, or_, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -281,7 +291,7 @@ def on_section_changes(settings: Settings) -> Callable[[async_sessionmaker[Async
     async def listen(sessions: async_sessionmaker[AsyncSession]) -> None:
         if not settings.mail_configured:
             return
-        from campus_mcp.assembly.change_bus import change_bus
+        from campus_mcp import change_bus
 
         heard = asyncio.Event()
 

@@ -23,10 +23,10 @@ from campus_mcp import (
     csrf_token,
     dashboard_page,
     hidden,
+    mask_address,
     session_user,
     to_login,
 )
-from campus_mcp.base.mail import mask_address
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.response import Redirect
@@ -117,7 +117,7 @@ async def watches_page(request: Request[Any, Any, Any], deployment: NamedDepende
         return to_login(WATCHES_PAGE)
     async with deployment.session() as session:
         rows = await _rows(session, user[0])
-        told = how_told(deployment.settings, deployment.registry, await address_of(session, user[0]))
+        told = how_told(deployment.settings, deployment.registry.jobs, await address_of(session, user[0]))
     body = _body(rows, told, csrf_token(request), deployment.settings.timezone)
     return dashboard_page(deployment, request, "Seat watches", body)
 

@@ -123,7 +123,7 @@ async def plan_watch(context: ToolContext, args: SectionWatch) -> PlannedChange 
                 "(list_watches lists them), then watch this one."
             )
         what = _described(section, term, await _course_code(session, section))
-        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
+        told = how_told(context.settings, context.jobs, await address_of(session, context.user_id))
     return PlannedChange(
         message=(
             f"Watch {what} for an open seat.\nYou will see it on your schedule page and in my_courses; an app that "
@@ -154,7 +154,7 @@ async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -
     student = context.user_id
     async with context.session() as session:
         section, term = await _section(session, context, args)
-        told = how_told(context.settings, context.registry, await address_of(session, student))
+        told = how_told(context.settings, context.jobs, await address_of(session, student))
         if context.confirmation in UNCHANGED:
             return WatchChange(
                 watches=await watched_sections(session, student, timezone=context.settings.timezone),
@@ -188,6 +188,6 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
         term_uid = None
         if args.term is not None:
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
-        told = how_told(context.settings, context.registry, await address_of(session, context.user_id))
+        told = how_told(context.settings, context.jobs, await address_of(session, context.user_id))
         watches = await watched_sections(session, context.user_id, term_uid, timezone=context.settings.timezone)
         return MyWatches(watches=watches, how_told=told)
