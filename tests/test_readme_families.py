@@ -36,8 +36,10 @@ def test_each_family_row_names_what_it_contributes() -> None:
     for plugin in rows:
         tools = {name for name, tool in registry.tools.items() if tool.plugin == plugin}
         assert named(rows[plugin]) & set(registry.tools) == tools, plugin
+        # A family's prompts are named in its own row (the prompts family's, and canvas's plan_my_week).
+        prompts = {name for name, prompt in registry.prompts.items() if prompt.plugin == plugin}
+        assert named(rows[plugin]) & set(registry.prompts) == prompts, plugin
     assert named(rows["apps"]) == set(registry.app_resources)
-    assert named(rows["prompts"]) == set(registry.prompts)
     assert "shell" not in "".join(rows.values())
 
 

@@ -62,7 +62,7 @@ async def test_a_client_over_ipv6_signs_in_calls_a_tool_and_is_counted_by_its_64
             assert signed_in.status_code == 303, signed_in.text
             assert signed_in.headers["location"] == "/dashboard"
             dashboard = await browser.get(base + "/dashboard")
-            assert dashboard.status_code == 200 and "student1" in dashboard.text
+            assert dashboard.status_code == 200 and "Signed in as Demo Student 1" in dashboard.text
 
         # The SDK client over [::1] with a real token: a tool answers.
         token = await token_for(campus.deployment, ["schedule:read"])

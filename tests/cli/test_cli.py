@@ -94,7 +94,7 @@ def test_db_upgrade_creates_every_enabled_plugins_tables(
     created = len(tables - {"alembic_version"})
     assert f"created {created} tables. It is now up to date." in upgraded.stdout
     assert re.search(r": applied \d+ migrations, created", upgraded.stdout), upgraded.stdout
-    assert upgraded.stdout.startswith("Migrated the database (core, catalog,")
+    assert upgraded.stdout.startswith("Migrated the database (core, canvas, catalog,")
 
     again = run_cli("db", "upgrade", cwd=folder, **env)
     assert again.returncode == 0, again.stderr
