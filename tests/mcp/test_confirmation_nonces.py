@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from campus_mcp.base.db import utcnow
-from campus_mcp.mcp.confirmation_state import PRUNE_JOB_ID, AnsweredRequestState, invalid_state, mark_answered
+from campus_mcp.mcp.answered_states import PRUNE_JOB_ID, AnsweredRequestState
+from campus_mcp.mcp.confirmation_state import invalid_state, mark_answered
 from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS
 from campus_mcp.testing import CampusFactory
 from mcp.shared.exceptions import MCPError

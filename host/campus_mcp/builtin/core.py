@@ -7,6 +7,7 @@ from typing import Any
 
 from campus_mcp.base.settings import Settings
 from campus_mcp.limits.platforms import platform_ranges_job
+from campus_mcp.mcp import answered_states
 from campus_mcp.oauth.accounts import demo_students_loader
 from campus_mcp.oauth.cleanup import cleanup_job
 from campus_mcp.oauth.students_cli import students
@@ -40,15 +41,11 @@ def register_demo_data(settings: Settings) -> list[DemoData]:
 
 @hookimpl
 def register_jobs(settings: Settings) -> list[Job]:
-    # Here, not at the top: the confirmation state imports the MCP SDK, which a command that serves
-    # no MCP (db upgrade, import, token) never loads.
-    from campus_mcp.mcp import confirmation_state
-
     # The platform ranges job only where there is a list to read (CAMPUS_MCP_PLATFORM_RANGES_SOURCE).
     return [
         cleanup_job(),
         prune_job(),
-        confirmation_state.prune_job(),
+        answered_states.prune_job(),
         *([platform_ranges_job()] if settings.platform_ranges_source else []),
     ]
 

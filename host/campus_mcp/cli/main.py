@@ -193,8 +193,8 @@ def _host_models() -> None:
     imported in the process (campus_mcp.cli.demo.load_demo), and a command no longer imports them all by
     importing ``campus_mcp``."""
     import campus_mcp.jobs.scheduler
+    import campus_mcp.mcp.answered_states
     import campus_mcp.mcp.confirmation_page
-    import campus_mcp.mcp.confirmation_state
     import campus_mcp.mcp.idempotency
     import campus_mcp.oauth.accounts
     import campus_mcp.oauth.models

@@ -31,7 +31,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from campus_mcp.base.db import utcnow
-from campus_mcp.mcp.confirmation_state import AnsweredRequestState, still_current
+from campus_mcp.mcp.answered_states import AnsweredRequestState
+from campus_mcp.mcp.confirmation_state import still_current
 from campus_mcp.plugin.confirmation import REQUEST_STATE_TTL_SECONDS, PlannedChange
 from campus_mcp.plugin.errors import InvalidInput
 

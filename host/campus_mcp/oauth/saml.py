@@ -50,7 +50,7 @@ from campus_mcp.base.db import utcnow
 from campus_mcp.base.outbound import FetchRefused, guarded_get
 from campus_mcp.base.outside_documents import DocumentTooLarge, sign_in_limit
 from campus_mcp.base.settings import Settings
-from campus_mcp.mcp.confirmation_state import AnsweredRequestState
+from campus_mcp.mcp.answered_states import AnsweredRequestState
 from campus_mcp.oauth.accounts import IdentityRefused, Student, campus_id_of, oidc_student
 from campus_mcp.oauth.campus_id import CampusIdRefused, checked_campus_id
 from campus_mcp.oauth.oidc import TOO_LARGE, OidcError, OidcRefused, no_answer_words
