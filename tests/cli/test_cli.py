@@ -56,9 +56,11 @@ def test_plugins_lists_the_six_families_and_the_example(workdir: tuple[Path, dic
     assert dining["jobs"] == ["dining.refresh_hours"]
     assert "GET /api/v1/dining/halls" in dining["routes"]
     assert {"campus_plugin_info", "register_tools", "register_routes", "register_jobs"} <= set(dining["hooks"])
-    # A family offers a scope only with a tool that needs it: friends has its tools and their scope,
-    # prompts (prompts only, no tool) offers none, so the consent page has no box for it.
-    assert report["friends"]["scopes"] == ["friends:read"]
+    # A family offers a scope only with a tool that needs it, or reserved for tools to come (issue 37):
+    # friends has its tools' scope and the three reserved ones, prompts (prompts only, no tool) none.
+    assert sorted(report["friends"]["scopes"]) == sorted(
+        ["friends:read", "friends:requests", "friends:meetings", "friends:groups"]
+    )
     assert report["prompts"]["tools"] == [] and report["prompts"]["scopes"] == []
 
 

@@ -109,7 +109,9 @@ async def test_calendar_settings_shows_the_students_kinds_and_stays_a_readable_h
             page = await signed_in(browser, base, "/dashboard/calendar-settings", viewport)
             await shot(page, f"calendar-settings-{name}")
             height = await page.evaluate("document.documentElement.scrollHeight")
-            assert height <= 3000, f"Calendar settings is {height} px tall at {name} width"
+            assert height <= 3200, (
+                f"Calendar settings is {height} px tall at {name} width"
+            )  # 3,000 before the pause end field (issue 39)
             width = await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             assert width[0] <= width[1], f"Calendar settings is {width[0]} px wide in a {width[1]} px window"
             if name == "desktop":

@@ -101,7 +101,7 @@ def level(settings: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 async def my_settings(http: httpx2.AsyncClient, mcp_url: str) -> dict[str, Any]:
     async with client(http, mcp_url) as session:
-        result = await session.call_tool("my_calendar_settings", {})
+        result = await session.call_tool("my_calendar_settings", {"every_level": True})
     assert not result.is_error, result.content
     answer: dict[str, Any] = result.structured_content or {}
     assert answer, result.content

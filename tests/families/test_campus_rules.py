@@ -18,7 +18,7 @@ from campus_mcp.oauth.accounts import create_local_student
 from campus_mcp.testing import CampusFactory, CampusHarness
 from mcp import types
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"  # ../shared of the project root
 TAMU = FIXTURES / "banner9-searchResults-tamu-202131-csce.json"
 CALENDAR = FIXTURES / "academic-calendar-princeton-2022-2023.ics"
 FAMILIES = ["catalog", "schedule", "prompts", "friends", "settings", "apps"]

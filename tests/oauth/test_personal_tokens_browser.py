@@ -45,11 +45,11 @@ async def test_make_see_once_and_disconnect_a_token(site: tuple[str, Registry]) 
 
         for scope in registry.scopes.values():
             box = page.get_by_role("checkbox", name=scope.title)
-            if scope.always_on:
+            if scope.always_on or scope.reserved:  # no token holds a reserved scope's nothing (issue 37)
                 assert await box.count() == 0, scope.name
                 continue
             assert await box.is_checked() is (not scope.writes), scope.name
-        write = next(scope for scope in registry.scopes.values() if scope.writes)
+        write = next(scope for scope in registry.scopes.values() if scope.writes and not scope.reserved)
         await page.get_by_role("checkbox", name=write.title).check()
         await page.get_by_label("Name").fill("Claude Desktop")
         await page.get_by_label("Expires after").select_option("7")

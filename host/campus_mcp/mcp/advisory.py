@@ -171,7 +171,12 @@ async def build_advisory(
                 source=source.origin,
                 refresh=source.refresh if source.refresh_words is None else source.refresh_words(latest),
                 last_refresh=_campus(latest, zone) if latest else None,
-                last_refresh_text=f"{campus_time_text(latest, zone)} ({zone} time)" if latest else None,
+                # Said once: a source whose refresh words carry the time (seats "as of ...") has no text twin.
+                last_refresh_text=(
+                    f"{campus_time_text(latest, zone)} ({zone} time)"
+                    if latest and source.refresh_words is None
+                    else None
+                ),
                 last_refresh_by_term=by_term,
             )
         )

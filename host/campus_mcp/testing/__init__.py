@@ -6,6 +6,10 @@ the kit's parts beside it (:mod:`.rest`, :mod:`.serve`, :mod:`.browser`, :mod:`.
 :mod:`.oauth`) are its own. Nothing in the runtime imports this package.
 """
 
+# A local student with a password, for a test that signs in as one (the kit's campuses make the demo
+# students); the offer checks' module, whose RECHECK_SECONDS a test of tools appearing may shorten.
+from campus_mcp.oauth.accounts import create_local_student
+from campus_mcp.plugin import offers as offer_checks
 from campus_mcp.testing.kit import (
     CampusFactory,
     CampusHarness,
@@ -36,9 +40,11 @@ __all__ = [
     "TestDatabases",
     "campus_today",
     "cli_main",
+    "create_local_student",
     "free_port",
     "harness_app",
     "load_plugins",
+    "offer_checks",
     "plugin_contract",
     "prepare_database",
     "private_redis",

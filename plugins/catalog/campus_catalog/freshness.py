@@ -156,7 +156,9 @@ def _seats_not_refreshed(refresh: str, timezone: str) -> Callable[[datetime | No
     """The sections' refresh words on a campus with no live Banner: when its seats were read."""
 
     def words(latest: datetime | None) -> str:
-        return refresh if latest is None else f"{seats_as_of(latest, timezone, refreshed=False)} {refresh}"
+        # Once loaded, the seats' words say all a model needs (when, and that nothing reads them
+        # again); who loads them by hand is the administrator's business, not the student's.
+        return refresh if latest is None else seats_as_of(latest, timezone, refreshed=False)
 
     return words
 

@@ -13,8 +13,8 @@ import anyio
 import pytest
 from campus_catalog.operations import catalog_operations
 from campus_catalog.queries.clock import campus_today
-from campus_mcp.plugin import offers
 from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import offer_checks as offers
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 

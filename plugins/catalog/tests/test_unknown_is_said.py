@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 from campus_catalog.models import Section
-from campus_mcp.oauth.accounts import create_local_student
-from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, load_plugins
+from campus_mcp.testing import CampusHarness, TestDatabases, create_local_student, harness_app, load_plugins
 from campus_mcp.testing import test_settings as settings_of
 from campus_schedule.models import SeatWatch
 from sqlalchemy import select

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from campus_catalog.models import Course, Section, Subject, Term
 from campus_catalog.queries.clock import campus_today
-from campus_mcp.oauth.accounts import create_local_student
-from campus_mcp.testing import CampusFactory, CampusHarness
+from campus_mcp.testing import CampusFactory, CampusHarness, create_local_student
 from campus_schedule.models import Enrollment
 
 HELD_FULL, OTHER_FULL, PAST = "30001", "30002", "30000"

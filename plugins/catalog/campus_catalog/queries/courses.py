@@ -223,8 +223,12 @@ _DETAIL_WORDS = {
 
 
 def _known(value: T, loaded: bool) -> T | NotLoaded:
-    """``value`` when its source loaded it (null or []: none), else the words "not loaded here"."""
-    return value if loaded else NOT_LOADED
+    """``value`` when its source loaded it (null or []: none), else the words "not loaded here". A
+    value that is there was loaded by something (a saved detail page imported from a file sets no
+    read time), so it is said as it is."""
+    if loaded or (value is not None and value != []):
+        return value
+    return NOT_LOADED
 
 
 def _not_loaded_note(code: str, fields: list[str]) -> str | None:
