@@ -124,9 +124,10 @@ async def test_an_app_name_from_before_the_rule_is_one_row_of_the_audit(
     store = OAuthStore(campus.sessions)
     # PostgreSQL cannot store NUL in text (a registration that tried answered 500 before the rule),
     # so only SQLite can hold a name with one from before.
-    kept = [
-        name for what, name in HOSTILE.items() if what != "NUL" or campus.settings.database_url.startswith("sqlite")
-    ]
+    # The access log's app_name is VARCHAR(300), which PostgreSQL holds it to (SQLite does not): there
+    # the carriage return's forged line is left out too, the newline's forges the same.
+    on_sqlite = campus.settings.database_url.startswith("sqlite")
+    kept = [name for what, name in HOSTILE.items() if on_sqlite or what not in ("NUL", "carriage return")]
     hostile = "".join(kept)
     await store.save_client(
         ClientRecord(
