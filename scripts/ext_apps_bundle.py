@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-TEST_MODULE = Path(__file__).resolve().parent.parent / "tests" / "test_apps_browser.py"
+TEST_MODULE = Path(__file__).resolve().parent.parent / "tests" / "families" / "test_apps_browser.py"
 
 
 def main() -> int:
