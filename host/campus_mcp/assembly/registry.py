@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -39,6 +39,12 @@ from campus_mcp.plugin.settings import (
     load_plugin_settings,
     plugin_tables,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+    from campus_mcp.plugin.principal import Principal
+    from campus_mcp.plugin.tool_context import ToolContext
 
 ENTRY_POINT_GROUP = "campus_mcp"
 # The host's own features, registered exactly like third-party plugins.
@@ -302,6 +308,25 @@ class Registry:
     _dependency_settings: dict[str, Mapping[str, Any]] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    def tool_context(
+        self, principal: Principal, sessions: async_sessionmaker[AsyncSession], plugin: str, **call: Any
+    ) -> ToolContext:
+        """What a tool of ``plugin`` gets for one call on either door (MCP or its REST twin): the
+        caller and the database, with what the deployment hands every tool of that plugin (its
+        settings and its dependencies', the deployment's tool and plugin names, its jobs). ``call``:
+        the call's own fields (protocol_version, request_meta) or a door's own plugin_settings."""
+        # Here, not at the top: a command that only loads the registry stays without SQLAlchemy.
+        from campus_mcp.plugin.tool_context import ToolContext
+
+        parts: dict[str, Any] = {
+            "plugin_settings": self.plugin_settings.get(plugin),
+            "dependency_settings": self.dependency_settings(plugin),
+            "tool_names": self.tools.keys(),
+            "plugin_names": self.plugins.keys(),
+            "jobs": self.jobs,
+        }
+        return ToolContext(principal=principal, settings=self.settings, sessions=sessions, **(parts | call))
 
     def dependency_settings(self, plugin_name: str) -> Mapping[str, Any]:
         """The settings objects of the plugins ``plugin_name`` declares in ``depends_on``, by name

@@ -20,7 +20,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.response import Redirect
 
-from campus_mcp.assembly.access import TOKENS_PAGE, granted_scope
+from campus_mcp.assembly.access import TOKENS_PAGE, challenged_scopes, granted_scope
 from campus_mcp.assembly.deployment import Deployment
 from campus_mcp.assembly.registry import Registry
 from campus_mcp.dashboard.chrome import dashboard_page, permissions
@@ -208,7 +208,7 @@ class AccessTokensController(Controller):
         checked = frozenset(str(value) for value in form.getall("scope_choice", []))
         raw_days = str(form.get("expiry_days") or "")
         days = int(raw_days) if raw_days.isdigit() and len(raw_days) < 4 else 0
-        offered = [name for name, scope in registry.scopes.items() if not scope.always_on and not scope.reserved]
+        offered = [name for name in challenged_scopes(registry) if not registry.scopes[name].always_on]
         # A box that was not offered (a forged form) grants nothing; the public scopes come with every token.
         _chosen, scope = granted_scope(registry, offered, checked)
         try:

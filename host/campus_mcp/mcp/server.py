@@ -460,17 +460,8 @@ class CampusServer:
     ) -> ToolContext:
         """What a tool's handler gets of one request: the caller, the client's protocol version and
         the request's ``_meta`` (as a JSON object), with the host's settings and sessions."""
-        return ToolContext(
-            principal=principal,
-            settings=self.registry.settings,
-            sessions=self.sessions,
-            protocol_version=protocol_version,
-            request_meta=request_meta,
-            plugin_settings=self.registry.plugin_settings.get(plugin),
-            dependency_settings=self.registry.dependency_settings(plugin),
-            tool_names=self.registry.tools.keys(),
-            plugin_names=self.registry.plugins.keys(),
-            jobs=self.registry.jobs,
+        return self.registry.tool_context(
+            principal, self.sessions, plugin, protocol_version=protocol_version, request_meta=request_meta
         )
 
     async def call_tool(

@@ -24,7 +24,6 @@ from campus_mcp.base import metrics
 from campus_mcp.plugin.contributions import Tool
 from campus_mcp.plugin.errors import InvalidInput, PermissionMissing, SignInNeeded
 from campus_mcp.plugin.operations import PATH_PARAMETER, Operation
-from campus_mcp.plugin.tool_context import ToolContext
 from campus_mcp.students.access_log import touches_student_data
 from campus_mcp.web.openapi import ERROR_RESPONSES, OPERATION_OPT, base_security, operation_class
 
@@ -119,15 +118,8 @@ def operation_route(operation: Operation) -> HTTPRouteHandler:
                 raw = await _body_arguments(request, operation)
             raw.update(request.path_params)
             args = operation.input_model.model_validate(raw)
-            context = ToolContext(
-                principal=principal,
-                settings=deployment.settings,
-                sessions=deployment.sessions,
-                plugin_settings=plugin_settings,
-                dependency_settings=registry.dependency_settings(tool.plugin),
-                tool_names=registry.tools.keys(),
-                plugin_names=registry.plugins.keys(),
-                jobs=registry.jobs,
+            context = registry.tool_context(
+                principal, deployment.sessions, tool.plugin, plugin_settings=plugin_settings
             )
             answer = await operation.call(context, args)
             outcome = "ok"

@@ -123,7 +123,7 @@ async def plan_watch(context: ToolContext, args: SectionWatch) -> PlannedChange 
                 "(list_watches lists them), then watch this one."
             )
         what = _described(section, term, await _course_code(session, section))
-        told = how_told(context.settings, context.jobs, await address_of(session, context.user_id))
+        told = await _how_told(context, session)
     return PlannedChange(
         message=(
             f"Watch {what} for an open seat.\nYou will see it on your schedule page and in my_courses; an app that "
@@ -150,11 +150,16 @@ async def run_unwatch(context: ToolContext, args: SectionWatch) -> WatchChange:
     return await _change(context, args, watching=False)
 
 
+async def _how_told(context: ToolContext, session: AsyncSession) -> str:
+    """How the signed-in student will hear of an opening (by e-mail, or why not) and how often seats are read."""
+    return how_told(context.settings, context.jobs, await address_of(session, context.user_id))
+
+
 async def _change(context: ToolContext, args: SectionWatch, *, watching: bool) -> WatchChange:
     student = context.user_id
     async with context.session() as session:
         section, term = await _section(session, context, args)
-        told = how_told(context.settings, context.jobs, await address_of(session, student))
+        told = await _how_told(context, session)
         if context.confirmation in UNCHANGED:
             return WatchChange(
                 watches=await watched_sections(session, student, timezone=context.settings.timezone),
@@ -188,6 +193,6 @@ async def run_list_watches(context: ToolContext, args: WatchesQuery) -> MyWatche
         term_uid = None
         if args.term is not None:
             term_uid = (await resolve_term(session, args.term, context.settings)).uid
-        told = how_told(context.settings, context.jobs, await address_of(session, context.user_id))
+        told = await _how_told(context, session)
         watches = await watched_sections(session, context.user_id, term_uid, timezone=context.settings.timezone)
         return MyWatches(watches=watches, how_told=told)
