@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 from campus_mcp.cli.main import main
 from campus_mcp.oauth import oidc
@@ -30,7 +29,6 @@ from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
-    MemoryStorage,
     authorization_request,
     callback_params,
     free_port,
@@ -45,13 +43,10 @@ from campus_schedule.models import Enrollment
 from campus_settings.feed import tokens as calendar_feed
 from click.testing import CliRunner
 from joserfc import jwt
-from mcp import Client
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
+from tests.support.endpoints import campus_assistant
 from tests.support.oidc_idp import CLIENT_ID, CLIENT_SECRET, CampusIdp, running_idp, signing_key
 
 require_chromium("the OIDC sign-in from an MCP client")
@@ -192,23 +187,7 @@ async def test_mcp_client_signs_in_through_the_provider_and_sees_the_feeds_cours
 
             return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
 
-        provider = OAuthClientProvider(
-            server_url=f"{base}/api/mcp",
-            client_metadata=OAuthClientMetadata(
-                client_name="Campus Assistant",
-                redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
-                grant_types=["authorization_code", "refresh_token"],
-                response_types=["code"],
-                token_endpoint_auth_method="none",
-            ),
-            storage=MemoryStorage(),
-            redirect_handler=redirect_handler,
-            callback_handler=callback_handler,
-        )
-        async with (
-            httpx2.AsyncClient(auth=provider, timeout=60) as http,
-            Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
-        ):
+        async with campus_assistant(base, redirect_handler, callback_handler) as client:
             answer = await client.call_tool("my_courses", {"term": term_uid})
     assert not answer.is_error, answer.content
     assert [course["crn"] for course in answer.structured_content["courses"]] == [crn]

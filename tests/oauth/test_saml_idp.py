@@ -23,7 +23,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import httpx2
 import pytest
 from campus_mcp.oauth import saml
 from campus_mcp.oauth.accounts import Student, student_for_feed
@@ -31,7 +30,6 @@ from campus_mcp.oauth.saml_algorithms import DIGESTS, SIGNING
 from campus_mcp.testing import CampusFactory, CampusHarness
 from campus_mcp.testing.oauth import (
     TEST_REDIRECT_URI,
-    MemoryStorage,
     authorization_request,
     callback_params,
     free_port,
@@ -44,14 +42,12 @@ from campus_mcp.testing.oauth import (
 from campus_schedule.feed import import_enrollments
 from campus_schedule.models import Enrollment
 from litestar import Litestar, get
-from mcp import Client
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
+from mcp.client.auth import AuthorizationCodeResult
 from saml2.xmldsig import DIGEST_SHA1, SIG_RSA_SHA1, SIG_RSA_SHA256
 from sqlalchemy import select
 
 from tests.support.chromium import chromium, require_chromium
+from tests.support.endpoints import campus_assistant
 from tests.support.faulty_server import FAULTS, faulty_server
 from tests.support.saml_idp import (
     AFFILIATION,
@@ -213,23 +209,7 @@ async def test_mcp_client_signs_in_through_the_saml_idp_and_sees_the_feeds_cours
             async def callback_handler() -> AuthorizationCodeResult:
                 return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
 
-            provider = OAuthClientProvider(
-                server_url=f"{base}/api/mcp",
-                client_metadata=OAuthClientMetadata(
-                    client_name="Campus Assistant",
-                    redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
-                    grant_types=["authorization_code", "refresh_token"],
-                    response_types=["code"],
-                    token_endpoint_auth_method="none",
-                ),
-                storage=MemoryStorage(),
-                redirect_handler=redirect_handler,
-                callback_handler=callback_handler,
-            )
-            async with (
-                httpx2.AsyncClient(auth=provider, timeout=60) as http,
-                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
-            ):
+            async with campus_assistant(base, redirect_handler, callback_handler) as client:
                 answer = await client.call_tool("my_courses", {"term": term_uid})
     assert not answer.is_error, answer.content
     assert [course["crn"] for course in answer.structured_content["courses"]] == [crn]
@@ -284,24 +264,8 @@ async def test_an_mcp_client_hears_at_once_that_a_person_was_not_admitted(
                 raise RefusedByTheCampus(landed["error"])
             return AuthorizationCodeResult(code=landed["code"], state=landed.get("state"), iss=landed.get("iss"))
 
-        provider = OAuthClientProvider(
-            server_url=f"{base}/api/mcp",
-            client_metadata=OAuthClientMetadata(
-                client_name="Campus Assistant",
-                redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
-                grant_types=["authorization_code", "refresh_token"],
-                response_types=["code"],
-                token_endpoint_auth_method="none",
-            ),
-            storage=MemoryStorage(),
-            redirect_handler=redirect_handler,
-            callback_handler=callback_handler,
-        )
         with pytest.raises(BaseException) as failure:
-            async with (
-                httpx2.AsyncClient(auth=provider, timeout=60) as http,
-                Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
-            ):
+            async with campus_assistant(base, redirect_handler, callback_handler) as client:
                 await client.list_tools()
     assert raised(failure.value, RefusedByTheCampus), failure.value
     assert landed["error"] == "access_denied" and landed["iss"] == base

@@ -8,7 +8,7 @@ import contextlib
 import re
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import httpx
@@ -21,9 +21,11 @@ from campus_mcp.oauth.accounts import student_by_username
 from campus_mcp.oauth.store import ClientRecord, OAuthStore
 from campus_mcp.oauth.token_cli import issue
 from campus_mcp.testing import CampusHarness, TestDatabases, harness_app, test_settings
-from campus_mcp.testing.oauth import free_port, parse_forms, serve_on_loopback
+from campus_mcp.testing.oauth import TEST_REDIRECT_URI, MemoryStorage, free_port, parse_forms, serve_on_loopback
 from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 
 MODERN = "2026-07-28"
 # The code a write tool answers a client that cannot be asked (campus_mcp.mcp.confirmation_code).
@@ -117,3 +119,32 @@ def confirmation_code_in(text: str) -> str:
     found = CONFIRMATION_CODE.search(text)
     assert found is not None, f"no confirmation code in: {text}"
     return found.group(1)
+
+
+@contextlib.asynccontextmanager
+async def campus_assistant(
+    base: str,
+    redirect_handler: Callable[[str], Awaitable[None]],
+    callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]],
+) -> AsyncIterator[Client]:
+    """The MCP SDK's own client as the app "Campus Assistant" on ``base``'s /api/mcp, registering
+    itself and signing in with the SDK's OAuth flow; the two handlers are the student's side of that
+    flow (a browser through the campus sign-in in the sign-in tests)."""
+    provider = OAuthClientProvider(
+        server_url=f"{base}/api/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="Campus Assistant",
+            redirect_uris=[TEST_REDIRECT_URI],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=MemoryStorage(),
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=60) as http,
+        Client(streamable_http_client(f"{base}/api/mcp", http_client=http)) as client,  # type: ignore[arg-type]
+    ):
+        yield client
